@@ -1,0 +1,141 @@
+//! The one registry of `FERRY_*` knobs: name, default, meaning. The runtime reads values
+//! through it and `ferry info` prints it, so the two cannot drift apart.
+
+use std::fmt;
+
+/// One configuration knob.
+#[derive(Clone, Copy, Debug)]
+pub struct Knob {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub meaning: &'static str,
+}
+
+pub const EAGER_LIMIT: Knob = Knob {
+    name: "FERRY_EAGER_LIMIT",
+    default: "65536",
+    meaning: "messages up to this many bytes are sent eagerly; larger ones use rendezvous",
+};
+pub const PORT_RANGE: Knob = Knob {
+    name: "FERRY_PORT_RANGE",
+    default: "",
+    meaning: "lo:hi range for every listening socket (empty: any port)",
+};
+pub const IFACE: Knob = Knob {
+    name: "FERRY_IF",
+    default: "",
+    meaning: "interface name or CIDR whose address is advertised (empty: 127.0.0.1 for one-host jobs, else the host's address)",
+};
+pub const SPIN_US: Knob = Knob {
+    name: "FERRY_SPIN_US",
+    default: "50",
+    meaning: "microseconds a blocked call polls before it sleeps on its sockets",
+};
+pub const CONNECT_TIMEOUT: Knob = Knob {
+    name: "FERRY_CONNECT_TIMEOUT",
+    default: "30",
+    meaning: "seconds to establish and authenticate a connection to a peer before the job fails",
+};
+pub const FRONT_NODE: Knob = Knob {
+    name: "FERRY_FRONT_NODE",
+    default: "",
+    meaning: "front-node name in this process's global id (empty: the host name, i.e. a public node)",
+};
+pub const LOG: Knob = Knob {
+    name: "FERRY_LOG",
+    default: "warn",
+    meaning: "log level on stderr: error, warn, info, debug",
+};
+
+/// Every knob, in the order `ferry info` prints them.
+pub const KNOBS: &[Knob] = &[EAGER_LIMIT, PORT_RANGE, IFACE, SPIN_US, CONNECT_TIMEOUT, FRONT_NODE, LOG];
+
+/// A knob whose value could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadValue {
+    pub knob: &'static str,
+    pub value: String,
+    pub expected: &'static str,
+}
+
+impl fmt::Display for BadValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={:?} is invalid: expected {}", self.knob, self.value, self.expected)
+    }
+}
+impl std::error::Error for BadValue {}
+
+impl Knob {
+    /// The value in effect: the environment's, else the default.
+    pub fn value(&self) -> String {
+        match std::env::var(self.name) {
+            Ok(v) if !v.is_empty() => v,
+            _ => self.default.to_string(),
+        }
+    }
+
+    /// Whether the environment sets this knob.
+    pub fn is_set(&self) -> bool {
+        std::env::var(self.name).map(|v| !v.is_empty()).unwrap_or(false)
+    }
+
+    /// Parse the value as an unsigned integer (with optional k/m/g binary suffix).
+    pub fn bytes(&self) -> Result<u64, BadValue> {
+        parse_size(&self.value()).ok_or(BadValue { knob: self.name, value: self.value(), expected: "a byte count such as 65536 or 64k" })
+    }
+
+    pub fn u64(&self) -> Result<u64, BadValue> {
+        self.value().trim().parse().map_err(|_| BadValue { knob: self.name, value: self.value(), expected: "an unsigned integer" })
+    }
+
+    /// Parse `lo:hi` (inclusive); `None` when empty.
+    pub fn port_range(&self) -> Result<Option<(u16, u16)>, BadValue> {
+        let v = self.value();
+        if v.trim().is_empty() {
+            return Ok(None);
+        }
+        let bad = || BadValue { knob: self.name, value: v.clone(), expected: "lo:hi with 1 <= lo <= hi <= 65535" };
+        let (lo, hi) = v.trim().split_once(':').ok_or_else(bad)?;
+        let lo: u16 = lo.parse().map_err(|_| bad())?;
+        let hi: u16 = hi.parse().map_err(|_| bad())?;
+        if lo == 0 || lo > hi {
+            return Err(bad());
+        }
+        Ok(Some((lo, hi)))
+    }
+}
+
+/// `65536`, `64k`, `1m`, `2g` -> bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim().to_ascii_lowercase();
+    let (digits, mult) = match s.chars().last()? {
+        'k' => (&s[..s.len() - 1], 1u64 << 10),
+        'm' => (&s[..s.len() - 1], 1 << 20),
+        'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (&s[..], 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("65536"), Some(65536));
+        assert_eq!(parse_size("64k"), Some(65536));
+        assert_eq!(parse_size("1M"), Some(1 << 20));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size(""), None);
+    }
+
+    #[test]
+    fn registry_names_are_unique_and_prefixed() {
+        let mut names: Vec<_> = KNOBS.iter().map(|k| k.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), KNOBS.len());
+        assert!(KNOBS.iter().all(|k| k.name.starts_with("FERRY_")));
+    }
+}

@@ -1,0 +1,1 @@
+//! The engine: matching, eager and rendezvous protocols, requests and progress.

@@ -1,0 +1,10 @@
+//! Ferry's runtime below the API layer: the configuration registry, bootstrap through PMI-1,
+//! the transports that move frames, the engine that matches and completes messages, and the
+//! datatype maps that say which bytes of a user buffer a message covers.
+
+pub mod bootstrap;
+pub mod config;
+pub mod datatype;
+pub mod engine;
+pub mod log;
+pub mod transport;

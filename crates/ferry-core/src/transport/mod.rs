@@ -1,0 +1,1 @@
+//! Transports move frames between two ranks and report readiness; they know nothing of MPI.

@@ -1,0 +1,21 @@
+//! Ferry's wire format: one fixed little-endian frame header shared by every transport
+//! (and, later, the relay). Pure code: bytes in, typed header or typed error out.
+//!
+//! Layout (40 bytes, all little-endian):
+//!
+//! | offset | size | field                                   |
+//! |-------:|-----:|-----------------------------------------|
+//! |      0 |    4 | magic `b"FRY\x01"`                      |
+//! |      4 |    1 | version (currently 1)                   |
+//! |      5 |    1 | kind ([`Kind`])                         |
+//! |      6 |    2 | flags ([`flags`])                       |
+//! |      8 |    4 | source rank (world)                     |
+//! |     12 |    4 | destination rank (world)                |
+//! |     16 |    4 | communicator context id                 |
+//! |     20 |    4 | tag (signed)                            |
+//! |     24 |    8 | sequence number                         |
+//! |     32 |    8 | payload length in bytes                 |
+
+mod frame;
+
+pub use frame::{flags, Header, Kind, WireError, Limits, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION};
