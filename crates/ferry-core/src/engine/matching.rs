@@ -1,0 +1,220 @@
+//! MPI message matching, pure: posted-receive and unexpected-message queues per communicator
+//! context. Order is the MPI order: an arriving message takes the oldest posted receive that
+//! matches it, a new receive takes the oldest unexpected message that matches it. Because a
+//! pair of ranks shares one ordered channel, this gives MPI's non-overtaking guarantee.
+
+use std::collections::{HashMap, VecDeque};
+
+/// What a message says about itself: who sent it, with which tag, on which context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    pub ctx: u32,
+    pub src: u32,
+    pub tag: i32,
+}
+
+/// What a receive asks for; `None` is the wildcard (MPI_ANY_SOURCE, MPI_ANY_TAG).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    pub ctx: u32,
+    pub src: Option<u32>,
+    pub tag: Option<i32>,
+}
+
+impl Pattern {
+    pub fn matches(&self, e: &Envelope) -> bool {
+        self.ctx == e.ctx && self.src.map_or(true, |s| s == e.src) && self.tag.map_or(true, |t| t == e.tag)
+    }
+}
+
+struct Context<P, U> {
+    posted: VecDeque<(Pattern, P)>,
+    unexpected: VecDeque<(Envelope, U)>,
+}
+
+impl<P, U> Default for Context<P, U> {
+    fn default() -> Self {
+        Context { posted: VecDeque::new(), unexpected: VecDeque::new() }
+    }
+}
+
+/// The two queues of every context. `P` identifies a posted receive, `U` an unexpected message.
+pub struct MatchQueues<P, U> {
+    contexts: HashMap<u32, Context<P, U>>,
+}
+
+impl<P, U> Default for MatchQueues<P, U> {
+    fn default() -> Self {
+        MatchQueues { contexts: HashMap::new() }
+    }
+}
+
+impl<P, U> MatchQueues<P, U> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A message arrived: return the oldest matching posted receive (removed), or queue the
+    /// message as unexpected and return `None`.
+    pub fn arrive(&mut self, env: Envelope, msg: U) -> Option<(P, U)> {
+        let c = self.contexts.entry(env.ctx).or_default();
+        match c.posted.iter().position(|(p, _)| p.matches(&env)) {
+            Some(i) => {
+                let (_, p) = c.posted.remove(i).expect("index from position");
+                Some((p, msg))
+            }
+            None => {
+                c.unexpected.push_back((env, msg));
+                None
+            }
+        }
+    }
+
+    /// A receive was posted: return the oldest matching unexpected message (removed), or
+    /// queue the receive and return `None`.
+    pub fn post(&mut self, pat: Pattern, recv: P) -> Option<(Envelope, U, P)> {
+        let c = self.contexts.entry(pat.ctx).or_default();
+        match c.unexpected.iter().position(|(e, _)| pat.matches(e)) {
+            Some(i) => {
+                let (e, u) = c.unexpected.remove(i).expect("index from position");
+                Some((e, u, recv))
+            }
+            None => {
+                c.posted.push_back((pat, recv));
+                None
+            }
+        }
+    }
+
+    /// The oldest unexpected message matching `pat`, left in place (MPI_Iprobe).
+    pub fn peek(&self, pat: &Pattern) -> Option<(&Envelope, &U)> {
+        let c = self.contexts.get(&pat.ctx)?;
+        c.unexpected.iter().find(|(e, _)| pat.matches(e)).map(|(e, u)| (e, u))
+    }
+
+    /// Remove and return the oldest unexpected message matching `pat` (MPI_Improbe).
+    pub fn take(&mut self, pat: &Pattern) -> Option<(Envelope, U)> {
+        let c = self.contexts.get_mut(&pat.ctx)?;
+        let i = c.unexpected.iter().position(|(e, _)| pat.matches(e))?;
+        c.unexpected.remove(i)
+    }
+
+    /// Remove a posted receive that has not matched yet (MPI_Cancel). True if it was there.
+    pub fn cancel(&mut self, ctx: u32, mut is_it: impl FnMut(&P) -> bool) -> Option<P> {
+        let c = self.contexts.get_mut(&ctx)?;
+        let i = c.posted.iter().position(|(_, p)| is_it(p))?;
+        c.posted.remove(i).map(|(_, p)| p)
+    }
+
+    /// Find an unexpected message in place, e.g. to update it while its payload arrives.
+    pub fn unexpected_mut(&mut self, ctx: u32, mut is_it: impl FnMut(&U) -> bool) -> Option<&mut U> {
+        self.contexts.get_mut(&ctx)?.unexpected.iter_mut().find(|(_, u)| is_it(u)).map(|(_, u)| u)
+    }
+
+    pub fn posted_len(&self) -> usize {
+        self.contexts.values().map(|c| c.posted.len()).sum()
+    }
+
+    pub fn unexpected_len(&self) -> usize {
+        self.contexts.values().map(|c| c.unexpected.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn env(src: u32, tag: i32) -> Envelope {
+        Envelope { ctx: 0, src, tag }
+    }
+    fn pat(src: Option<u32>, tag: Option<i32>) -> Pattern {
+        Pattern { ctx: 0, src, tag }
+    }
+
+    #[test]
+    fn arrival_then_post() {
+        let mut q: MatchQueues<u32, &str> = MatchQueues::new();
+        assert!(q.arrive(env(1, 5), "a").is_none());
+        assert!(q.post(pat(Some(2), None), 10).is_none());
+        let (e, u, r) = q.post(pat(Some(1), Some(5)), 11).unwrap();
+        assert_eq!((e, u, r), (env(1, 5), "a", 11));
+        // The receive for rank 2 is still posted.
+        assert_eq!(q.posted_len(), 1);
+        assert_eq!(q.arrive(env(2, 0), "b"), Some((10, "b")));
+    }
+
+    #[test]
+    fn non_overtaking_with_wildcards() {
+        let mut q: MatchQueues<u32, u32> = MatchQueues::new();
+        for i in 0..5 {
+            q.arrive(env(1, 7), i);
+        }
+        for i in 0..5 {
+            let (_, u, _) = q.post(pat(None, None), 0).unwrap();
+            assert_eq!(u, i);
+        }
+    }
+
+    #[test]
+    fn tags_select_past_older_messages() {
+        let mut q: MatchQueues<u32, u32> = MatchQueues::new();
+        q.arrive(env(1, 1), 100);
+        q.arrive(env(1, 2), 200);
+        q.arrive(env(1, 1), 101);
+        assert_eq!(q.post(pat(Some(1), Some(2)), 0).unwrap().1, 200);
+        assert_eq!(q.post(pat(Some(1), Some(1)), 0).unwrap().1, 100);
+        assert_eq!(q.post(pat(Some(1), None), 0).unwrap().1, 101);
+    }
+
+    #[test]
+    fn contexts_are_separate() {
+        let mut q: MatchQueues<u32, u32> = MatchQueues::new();
+        q.arrive(Envelope { ctx: 4, src: 0, tag: 0 }, 1);
+        assert!(q.post(pat(None, None), 9).is_none());
+        assert!(q.peek(&Pattern { ctx: 4, src: None, tag: None }).is_some());
+        assert_eq!(q.take(&Pattern { ctx: 4, src: Some(0), tag: Some(0) }).map(|x| x.1), Some(1));
+        assert_eq!(q.unexpected_len(), 0);
+    }
+
+    #[test]
+    fn cancel_removes_only_unmatched() {
+        let mut q: MatchQueues<u32, u32> = MatchQueues::new();
+        q.post(pat(Some(3), None), 1);
+        q.post(pat(Some(3), None), 2);
+        assert_eq!(q.cancel(0, |r| *r == 2), Some(2));
+        assert_eq!(q.cancel(0, |r| *r == 2), None);
+        assert_eq!(q.arrive(env(3, 0), 9), Some((1, 9)));
+    }
+
+    proptest! {
+        /// Against a naive model: every message is delivered exactly once, and messages from
+        /// one source with one tag are received in the order they were sent.
+        #[test]
+        fn matches_like_the_model(ops in proptest::collection::vec((any::<bool>(), 0u32..3, 0i32..3, any::<bool>(), any::<bool>()), 1..200)) {
+            let mut q: MatchQueues<usize, (u32, i32, usize)> = MatchQueues::new();
+            let mut sent = 0usize;
+            let mut delivered: Vec<(u32, i32, usize)> = Vec::new();
+            for (is_send, src, tag, any_src, any_tag) in ops {
+                if is_send {
+                    let m = (src, tag, sent);
+                    sent += 1;
+                    if let Some((_, m)) = q.arrive(env(src, tag), m) { delivered.push(m); }
+                } else {
+                    let p = pat(if any_src { None } else { Some(src) }, if any_tag { None } else { Some(tag) });
+                    if let Some((e, m, _)) = q.post(p, 0) {
+                        prop_assert!(p.matches(&e));
+                        delivered.push(m);
+                    }
+                }
+            }
+            // Drain with wildcard receives.
+            while let Some((_, m, _)) = q.post(pat(None, None), 0) { delivered.push(m); }
+            prop_assert_eq!(delivered.len(), sent);
+            for s in 0..3 { for t in 0..3 {
+                let seq: Vec<usize> = delivered.iter().filter(|m| m.0 == s && m.1 == t).map(|m| m.2).collect();
+                prop_assert!(seq.windows(2).all(|w| w[0] < w[1]), "order broken for ({}, {}): {:?}", s, t, seq);
+            }}
+        }
+    }
+}
