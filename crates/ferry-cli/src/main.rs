@@ -1,1 +1,134 @@
-fn main() {}
+//! `ferry`: Ferry's command line. `ferry run` launches MPI jobs on this host (it is what
+//! `mpiexec` runs); `ferry info` shows the build and its configuration.
+
+mod info;
+mod launcher;
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "ferry", version, about = "Ferry: an MPI runtime")]
+struct Cli {
+    #[command(subcommand)]
+    command: Commands,
+}
+
+#[derive(Subcommand)]
+enum Commands {
+    /// Start N copies of PROGRAM on this host as one MPI job and wait for them.
+    ///
+    /// Exit status: 0 when every rank exits 0; else the first failing rank's exit code,
+    /// 128+N for a rank killed by signal N, the MPI_Abort code, 1 when a rank exits without
+    /// MPI_Finalize, 124 on --timeout, 127 when PROGRAM is not found.
+    Run(RunArgs),
+    /// Show the build, and every FERRY_* knob with its value, default and meaning.
+    Info,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Number of ranks (also -np N).
+    #[arg(short = 'n', long = "np", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    ranks: u32,
+    /// Prefix every line a rank prints with "[RANK] ".
+    #[arg(long)]
+    tag_output: bool,
+    /// Kill the job if it is still running after SECONDS (exit status 124).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
+    /// Set an environment variable in every rank (repeatable).
+    #[arg(long = "env", value_name = "NAME=VALUE", value_parser = parse_env_assignment)]
+    env: Vec<(String, String)>,
+    /// The program to run and its arguments.
+    #[arg(value_name = "PROGRAM", required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    command: Vec<OsString>,
+}
+
+fn parse_env_assignment(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
+        _ => Err(format!("expected NAME=VALUE, got {s:?}")),
+    }
+}
+
+/// MPICH and Open MPI users type `-np N`, which clap cannot take as a short option: turn it
+/// into `--np N`, but only among `ferry run`'s own options, never in the program's arguments.
+fn translate_np(mut args: Vec<OsString>) -> Vec<OsString> {
+    if args.get(1).map(|a| a != "run").unwrap_or(true) {
+        return args;
+    }
+    let mut i = 2;
+    while i < args.len() {
+        match args[i].to_str() {
+            Some("-np") => {
+                args[i] = OsString::from("--np");
+                i += 2;
+            }
+            Some("-n" | "--np" | "--timeout" | "--env") => i += 2,
+            Some("--") => break,
+            Some(a) if a.starts_with('-') => i += 1,
+            _ => break, // the program: the rest is its own
+        }
+    }
+    args
+}
+
+fn main() {
+    let cli = Cli::parse_from(translate_np(std::env::args_os().collect()));
+    let code = match cli.command {
+        Commands::Run(run) => {
+            let mut command = run.command.into_iter();
+            let program = command.next().expect("clap requires PROGRAM");
+            launcher::run(launcher::RunOptions {
+                ranks: run.ranks,
+                tag_output: run.tag_output,
+                timeout: run.timeout.map(Duration::from_secs),
+                env: run.env,
+                program,
+                args: command.collect(),
+            })
+        }
+        Commands::Info => {
+            print!("{}", info::render());
+            0
+        }
+    };
+    std::process::exit(code);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &[&str]) -> Vec<OsString> {
+        s.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn np_is_translated_only_before_the_program() {
+        assert_eq!(translate_np(args(&["ferry", "run", "-np", "4", "prog", "-np", "2"])), args(&["ferry", "run", "--np", "4", "prog", "-np", "2"]));
+        assert_eq!(
+            translate_np(args(&["ferry", "run", "--tag-output", "--env", "A=-np", "-np", "2", "p"])),
+            args(&["ferry", "run", "--tag-output", "--env", "A=-np", "--np", "2", "p"])
+        );
+        assert_eq!(translate_np(args(&["ferry", "info", "-np"])), args(&["ferry", "info", "-np"]));
+    }
+
+    #[test]
+    fn run_arguments_parse() {
+        let cli = Cli::try_parse_from(translate_np(args(&["ferry", "run", "-np", "3", "--timeout", "9", "prog", "--tag-output", "-n", "1"]))).unwrap();
+        let Commands::Run(run) = cli.command else { panic!("not run") };
+        assert_eq!((run.ranks, run.timeout, run.tag_output), (3, Some(9), false));
+        assert_eq!(run.command, args(&["prog", "--tag-output", "-n", "1"]));
+        assert!(Cli::try_parse_from(args(&["ferry", "run", "-n", "0", "prog"])).is_err());
+        assert!(Cli::try_parse_from(args(&["ferry", "run", "-n", "2"])).is_err());
+        assert!(Cli::try_parse_from(args(&["ferry", "run", "prog"])).is_err());
+        assert!(Cli::try_parse_from(args(&["ferry", "run", "-n", "2", "--env", "NOEQUALS", "prog"])).is_err());
+        let cli = Cli::try_parse_from(args(&["ferry", "run", "-n", "2", "--env", "A=b=c", "--env", "B=", "prog"])).unwrap();
+        let Commands::Run(run) = cli.command else { panic!("not run") };
+        assert_eq!(run.env, [("A".to_owned(), "b=c".to_owned()), ("B".to_owned(), String::new())]);
+    }
+}

@@ -109,7 +109,7 @@ fn unexpected_order_and_truncation() {
     let mut seen = 0;
     while seen < 1 {
         b.progress(Some(Duration::from_millis(10))).unwrap();
-        if b.iprobe(&probe).is_some() {
+        if b.peek(&probe).is_some() {
             seen += 1;
         }
     }
@@ -157,7 +157,7 @@ fn wrong_secret_cannot_connect() {
         let _ = evil.progress(Some(Duration::from_millis(5)));
         good[1].progress(Some(Duration::from_millis(5))).unwrap();
     }
-    assert!(good[1].iprobe(&Pattern { ctx: 0, src: None, tag: None }).is_none());
+    assert!(good[1].peek(&Pattern { ctx: 0, src: None, tag: None }).is_none());
     assert_eq!(good[1].connection_count(), 0);
     // The evil side notices its handshake failed.
     assert!(evil.progress(Some(Duration::ZERO)).is_err());

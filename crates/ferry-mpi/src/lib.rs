@@ -1,2 +1,32 @@
 //! Ferry's MPI C ABI, binary compatible with MPICH: int handles with MPICH's values, MPICH's
 //! `MPI_Status` layout, the sonames `libmpi.so.12` and `libmpich.so.12`.
+//!
+//! Every exported function is defined twice by [`mpi_export!`]: as `PMPI_x`, the
+//! implementation, and as `MPI_x`, which calls it, so profiling tools can interpose.
+
+#![allow(non_snake_case)]
+#![allow(clippy::missing_safety_doc)]
+
+/// Define `PMPI_name` with the body and `MPI_name` forwarding to it.
+#[macro_export]
+macro_rules! mpi_export {
+    ($mpi:ident, $pmpi:ident, ($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        #[no_mangle]
+        pub unsafe extern "C" fn $pmpi($($arg: $ty),*) -> std::os::raw::c_int $body
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($arg: $ty),*) -> std::os::raw::c_int { $pmpi($($arg),*) }
+    };
+}
+
+pub mod consts;
+pub mod predefined;
+
+mod boundary;
+mod comm;
+mod completion;
+mod error;
+mod internal;
+mod misc;
+mod p2p;
+mod runtime;
+mod types;

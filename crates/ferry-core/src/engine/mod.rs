@@ -395,7 +395,7 @@ impl Engine {
     // ----- probe, cancel, matched probe --------------------------------------------------
 
     /// The envelope and size of the oldest unexpected message matching `pat` (MPI_Iprobe).
-    pub fn iprobe(&mut self, pat: &Pattern) -> Option<Status> {
+    pub fn peek(&self, pat: &Pattern) -> Option<Status> {
         let (env, mid) = self.queues.peek(pat)?;
         let m = self.inmsgs.get(mid)?;
         Some(Status { source: env.src, tag: env.tag, bytes: msg_len(m), cancelled: false, truncated: false })

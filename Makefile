@@ -1,0 +1,66 @@
+# Ferry: build, demo, tests and benchmarks. `make demo` and `make test` install what they need.
+
+CARGO   ?= cargo
+FERRY   := target/release/ferry
+LIBDIR  := lib
+BUILD   := build
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# System packages: a C compiler for the MPI programs; MPICH and Open MPI for the ABI check,
+# the Hydra launch test and the side-by-side benchmarks; python3 for the hostile-peer test.
+DEMO_PKGS := gcc make
+TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev
+
+.PHONY: all build demo test test-long bench deps-demo deps-test clean
+
+all: build
+
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+endef
+
+deps-demo:
+	$(call apt_install,$(DEMO_PKGS))
+
+deps-test:
+	$(call apt_install,$(TEST_PKGS))
+
+build:
+	$(CARGO) build --release --workspace
+	@mkdir -p $(LIBDIR)
+	@cp -f target/release/libmpi.so $(LIBDIR)/libmpi.so.12
+	@ln -sf libmpi.so.12 $(LIBDIR)/libmpi.so
+	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so.12
+	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so
+
+$(BUILD)/examples/%: examples/%.c include/mpi.h build
+	@mkdir -p $(BUILD)/examples
+	bin/mpicc -O2 -Wall -o $@ $<
+
+demo: deps-demo build $(BUILD)/examples/ring $(BUILD)/examples/halo
+	@echo "== ring: a token travels around 4 ranks =="
+	$(FERRY) run -n 4 --timeout 60 $(BUILD)/examples/ring
+	@echo
+	@echo "== halo: 1-D halo exchange and Jacobi sweeps on 4 ranks =="
+	$(FERRY) run -n 4 --timeout 60 $(BUILD)/examples/halo
+
+test: deps-test build
+	$(CARGO) test --release --workspace
+	bash tests/check-purity.sh
+	bash tests/abi/check.sh
+	bash tests/run-c-tests.sh
+	bash tests/hostile-peers.sh
+
+test-long: test
+	bash tests/fuzz.sh
+
+bench: deps-test build
+	bash bench/run.sh -o $(BUILD)/bench
+
+clean:
+	$(CARGO) clean
+	rm -rf $(LIBDIR) $(BUILD)

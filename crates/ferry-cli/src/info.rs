@@ -1,0 +1,79 @@
+//! `ferry info`: what this build is and how it is configured, in the manner of `ompi_info`.
+//! The report is a list of sections; transports and algorithms get theirs as they land.
+
+use ferry_core::config::KNOBS;
+
+/// The whole report.
+pub fn render() -> String {
+    let sections: [fn() -> String; 2] = [build_section, knobs_section];
+    sections.iter().map(|section| section()).collect::<Vec<_>>().join("\n")
+}
+
+fn build_section() -> String {
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    let rows = vec![
+        vec!["build".to_owned(), format!("{profile}, {}-{}", std::env::consts::ARCH, std::env::consts::OS)],
+        vec!["bootstrap".to_owned(), "PMI-1.1 (client and `ferry run` server; also runs under Hydra)".to_owned()],
+    ];
+    format!("Ferry {}\n{}", env!("CARGO_PKG_VERSION"), table(&rows))
+}
+
+fn knobs_section() -> String {
+    let mut rows = vec![["KNOB", "VALUE", "SOURCE", "DEFAULT", "MEANING"].map(str::to_owned).to_vec()];
+    for knob in KNOBS {
+        let shown = |v: &str| if v.is_empty() { "(empty)".to_owned() } else { v.to_owned() };
+        rows.push(vec![
+            knob.name.to_owned(),
+            shown(&knob.value()),
+            if knob.is_set() { "env" } else { "default" }.to_owned(),
+            shown(knob.default),
+            knob.meaning.to_owned(),
+        ]);
+    }
+    format!("Configuration (environment variables)\n{}", table(&rows))
+}
+
+/// Rows as left-aligned columns two spaces apart, indented by two; the last column is not
+/// padded.
+pub fn table(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> =
+        (0..columns).map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::from("  ");
+        for (c, cell) in row.iter().enumerate() {
+            if c + 1 < row.len() {
+                line.push_str(&format!("{cell:<width$}  ", width = widths[c]));
+            } else {
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_line_up() {
+        let rows = vec![
+            vec!["A".to_owned(), "long value".to_owned(), "x".to_owned()],
+            vec!["BBBB".to_owned(), "v".to_owned(), "y".to_owned()],
+        ];
+        assert_eq!(table(&rows), "  A     long value  x\n  BBBB  v           y\n");
+    }
+
+    #[test]
+    fn lists_every_knob() {
+        let report = render();
+        assert!(report.starts_with(&format!("Ferry {}\n", env!("CARGO_PKG_VERSION"))));
+        for knob in KNOBS {
+            assert!(report.lines().any(|l| l.trim_start().starts_with(knob.name) && l.ends_with(knob.meaning)), "{}", knob.name);
+        }
+    }
+}

@@ -1,0 +1,351 @@
+//! `ferry run`: start N ranks on this host and serve them PMI-1 until they are done.
+//!
+//! One thread, one `poll` loop over the signal pipe, every rank's PMI socket and output
+//! pipes, with timers as the poll timeout: nothing spins. The PMI protocol itself lives in
+//! `ferry_core::bootstrap::PmiServer`; this module only moves its bytes and watches the
+//! processes.
+//!
+//! A job ends early, with one line on stderr naming the rank and the cause, when a rank
+//! exits non-zero, is killed by a signal, exits 0 after PMI init without PMI finalize, calls
+//! abort through PMI (MPI_Abort), leaves others waiting in a barrier it will never enter, or
+//! when `--timeout` expires. The other ranks then get SIGTERM and, 1 s later, SIGKILL.
+//! SIGINT and SIGTERM sent to the launcher are forwarded to the ranks, which get SIGKILL 5 s
+//! later (or at once on a second signal).
+//!
+//! Exit status: 0 when every rank exits 0; otherwise that of the first failure: the rank's
+//! exit code, 128 + the signal number for a rank killed by a signal (or for an interrupted
+//! job), the MPI_Abort error code (modulo 256; 1 if that is 0), 1 for a missing finalize or
+//! a broken barrier, 124 for `--timeout`, 127 when the program is not found and 126 when it
+//! cannot be executed.
+
+mod failure;
+mod output;
+mod rank;
+mod signals;
+
+use std::ffi::OsString;
+use std::time::{Duration, Instant};
+
+use ferry_core::bootstrap::{generate_job_secret, Action, PmiServer, RankState};
+
+use failure::Failure;
+use rank::{ExitKind, LaunchSpec, Rank};
+use signals::SignalPipe;
+
+/// Between SIGTERM and SIGKILL when the launcher stops a job.
+const STOP_GRACE: Duration = Duration::from_secs(1);
+/// Between a forwarded SIGINT/SIGTERM and SIGKILL.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+/// How long to wait for output pipes after every rank has exited (a rank's child may hold
+/// them open).
+const DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// What `ferry run` was asked to do.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub ranks: u32,
+    pub tag_output: bool,
+    pub timeout: Option<Duration>,
+    pub env: Vec<(String, String)>,
+    pub program: OsString,
+    pub args: Vec<OsString>,
+}
+
+/// Run the job and return the launcher's exit status.
+pub fn run(opts: RunOptions) -> i32 {
+    match Job::start(&opts) {
+        Ok(mut job) => job.run(),
+        Err(e) => {
+            eprintln!("ferry run: {e}");
+            1
+        }
+    }
+}
+
+/// Why a descriptor is in the poll set.
+#[derive(Clone, Copy)]
+enum Source {
+    Signals,
+    Pmi(usize),
+    Stdout(usize),
+    Stderr(usize),
+}
+
+struct Job {
+    signals: SignalPipe,
+    server: PmiServer,
+    ranks: Vec<Rank>,
+    /// The first failure: it was reported and decides the exit status.
+    failure: Option<Failure>,
+    /// The job is being stopped: later deaths are consequences, not news.
+    stopping: bool,
+    kill_at: Option<Instant>,
+    timeout: Option<(Instant, u64)>,
+    interrupts: u32,
+    all_exited_at: Option<Instant>,
+}
+
+impl Job {
+    fn start(opts: &RunOptions) -> Result<Job, String> {
+        ensure_fd_limit(opts.ranks)?;
+        let signals = SignalPipe::install(&[libc::SIGCHLD, libc::SIGINT, libc::SIGTERM])
+            .map_err(|e| format!("cannot install signal handlers: {e}"))?;
+        let secret = generate_job_secret().map_err(|e| e.to_string())?;
+        let kvsname = format!("kvs_{}_0", std::process::id());
+        let server = PmiServer::new(opts.ranks, &kvsname, &secret).map_err(|e| e.to_string())?;
+        let mut job = Job {
+            signals,
+            server,
+            ranks: Vec::with_capacity(opts.ranks as usize),
+            failure: None,
+            stopping: false,
+            kill_at: None,
+            timeout: opts.timeout.map(|t| (Instant::now() + t, t.as_secs())),
+            interrupts: 0,
+            all_exited_at: None,
+        };
+        let spec = LaunchSpec { program: &opts.program, args: &opts.args, size: opts.ranks, env: &opts.env, tag_output: opts.tag_output };
+        for index in 0..opts.ranks {
+            match Rank::spawn(&spec, index) {
+                Ok(rank) => job.ranks.push(rank),
+                Err(error) => {
+                    // The ranks already started are stopped and reaped by the loop.
+                    job.fail(Failure::LaunchFailed { rank: index, program: opts.program.clone(), error });
+                    break;
+                }
+            }
+        }
+        Ok(job)
+    }
+
+    fn run(&mut self) -> i32 {
+        loop {
+            let now = Instant::now();
+            if self.ranks.iter().all(|r| !r.is_live()) {
+                let drained = self.ranks.iter().all(|r| r.stdout.is_none() && r.stderr.is_none());
+                let since = *self.all_exited_at.get_or_insert(now);
+                if drained || now >= since + DRAIN_GRACE {
+                    break;
+                }
+            }
+            self.fire_timers(now);
+            let (mut fds, sources) = self.poll_set();
+            let wake = [self.timeout.map(|(t, _)| t), self.kill_at, self.all_exited_at.map(|t| t + DRAIN_GRACE)]
+                .into_iter()
+                .flatten()
+                .min();
+            poll(&mut fds, wake.map(|w| w.saturating_duration_since(now)));
+            for (pfd, source) in fds.iter().zip(sources) {
+                if pfd.revents != 0 {
+                    self.dispatch(source, pfd.revents);
+                }
+            }
+        }
+        for rank in &mut self.ranks {
+            for out in [rank.stdout.as_mut(), rank.stderr.as_mut()].into_iter().flatten() {
+                out.flush_partial();
+            }
+        }
+        self.failure.as_ref().map_or(0, Failure::exit_code)
+    }
+
+    fn poll_set(&self) -> (Vec<libc::pollfd>, Vec<Source>) {
+        let mut fds = vec![pollfd(self.signals.fd(), libc::POLLIN)];
+        let mut sources = vec![Source::Signals];
+        for (i, r) in self.ranks.iter().enumerate() {
+            if let Some(pmi) = &r.pmi {
+                use std::os::fd::AsRawFd;
+                let events = if r.pmi_queue.is_empty() { libc::POLLIN } else { libc::POLLIN | libc::POLLOUT };
+                fds.push(pollfd(pmi.as_raw_fd(), events));
+                sources.push(Source::Pmi(i));
+            }
+            if let Some(out) = &r.stdout {
+                fds.push(pollfd(out.fd(), libc::POLLIN));
+                sources.push(Source::Stdout(i));
+            }
+            if let Some(err) = &r.stderr {
+                fds.push(pollfd(err.fd(), libc::POLLIN));
+                sources.push(Source::Stderr(i));
+            }
+        }
+        (fds, sources)
+    }
+
+    fn dispatch(&mut self, source: Source, revents: libc::c_short) {
+        match source {
+            Source::Signals => {
+                for sig in self.signals.drain() {
+                    match sig {
+                        libc::SIGCHLD => self.reap(),
+                        libc::SIGINT | libc::SIGTERM => self.interrupt(sig),
+                        _ => {}
+                    }
+                }
+            }
+            Source::Pmi(i) => {
+                if revents & libc::POLLOUT != 0 {
+                    self.ranks[i].flush_pmi();
+                }
+                if revents & !libc::POLLOUT != 0 {
+                    if let Some(bytes) = self.ranks[i].read_pmi(false) {
+                        let actions = self.server.receive(i as u32, &bytes);
+                        self.apply(actions);
+                    }
+                }
+            }
+            Source::Stdout(i) => {
+                if let Some(out) = self.ranks[i].stdout.as_mut() {
+                    if !out.pump() {
+                        self.ranks[i].stdout = None;
+                    }
+                }
+            }
+            Source::Stderr(i) => {
+                if let Some(err) = self.ranks[i].stderr.as_mut() {
+                    if !err.pump() {
+                        self.ranks[i].stderr = None;
+                    }
+                }
+            }
+        }
+    }
+
+    fn apply(&mut self, actions: Vec<Action>) {
+        for action in actions {
+            match action {
+                Action::Reply { rank, bytes } => self.ranks[rank as usize].send_pmi(&bytes),
+                Action::ReplyAll { bytes } => self.ranks.iter_mut().for_each(|r| r.send_pmi(&bytes)),
+                Action::Abort { rank, code, message } => self.fail(Failure::Aborted { rank, code, message }),
+                Action::BarrierBroken { gone, waiting } => self.fail(Failure::BarrierBroken { gone, waiting }),
+                // The server has answered and logged the refusal; finalize needs no action.
+                Action::Refused { .. } | Action::Finalized { .. } => {}
+            }
+        }
+    }
+
+    /// Reap every rank that has ended, reading its last PMI words before judging its exit.
+    fn reap(&mut self) {
+        for i in 0..self.ranks.len() {
+            let Some(kind) = self.ranks[i].try_reap() else { continue };
+            if let Some(bytes) = self.ranks[i].read_pmi(true) {
+                let actions = self.server.receive(i as u32, &bytes);
+                self.apply(actions);
+            }
+            let (rank, pid) = (i as u32, self.ranks[i].pid);
+            ferry_core::debug!("run", "rank {rank} (pid {pid}) ended: {kind:?}");
+            if !self.stopping {
+                match kind {
+                    ExitKind::Signaled { signal, core_dumped } => self.fail(Failure::Signaled { rank, pid, signal, core_dumped }),
+                    ExitKind::Exited(0) if self.server.state(rank) == Some(RankState::Initialized) => {
+                        self.fail(Failure::NoFinalize { rank, pid })
+                    }
+                    ExitKind::Exited(0) => {}
+                    ExitKind::Exited(code) => self.fail(Failure::Exited { rank, pid, code }),
+                }
+            }
+            let actions = self.server.rank_gone(rank);
+            self.apply(actions);
+        }
+    }
+
+    fn live(&self) -> usize {
+        self.ranks.iter().filter(|r| r.is_live()).count()
+    }
+
+    /// Report `failure` if it is the first, and stop the job.
+    fn fail(&mut self, failure: Failure) {
+        if self.failure.is_none() && !self.stopping {
+            eprintln!("ferry run: {}", failure.message());
+            self.failure = Some(failure);
+        }
+        self.stop(libc::SIGTERM, STOP_GRACE);
+    }
+
+    /// Send `signal` to every live rank and SIGKILL whatever is left after `grace`.
+    fn stop(&mut self, signal: libc::c_int, grace: Duration) {
+        if self.stopping {
+            return;
+        }
+        self.stopping = true;
+        for r in &self.ranks {
+            r.signal(signal);
+            // A stopped process would not act on SIGTERM until continued.
+            r.signal(libc::SIGCONT);
+        }
+        self.kill_at = Some(Instant::now() + grace);
+    }
+
+    fn interrupt(&mut self, signal: libc::c_int) {
+        self.interrupts += 1;
+        let live = self.live();
+        if self.interrupts == 1 && !self.stopping {
+            let failure = Failure::Interrupted { signal, live };
+            eprintln!("ferry run: {}", failure.message());
+            self.failure = Some(failure);
+            self.stop(signal, INTERRUPT_GRACE);
+        } else {
+            let name = failure::signal_name(signal).unwrap_or("a signal");
+            eprintln!("ferry run: received {name} again; killing {live} {}", if live == 1 { "rank" } else { "ranks" });
+            self.kill_all();
+        }
+    }
+
+    fn kill_all(&mut self) {
+        self.ranks.iter().for_each(|r| r.signal(libc::SIGKILL));
+        self.kill_at = None;
+    }
+
+    fn fire_timers(&mut self, now: Instant) {
+        if let Some((at, seconds)) = self.timeout {
+            if now >= at {
+                self.timeout = None;
+                if !self.stopping {
+                    let live = self.live();
+                    self.fail(Failure::TimedOut { seconds, live });
+                }
+            }
+        }
+        if self.kill_at.is_some_and(|at| now >= at) {
+            self.kill_all();
+        }
+    }
+}
+
+fn pollfd(fd: i32, events: libc::c_short) -> libc::pollfd {
+    libc::pollfd { fd, events, revents: 0 }
+}
+
+/// poll(2), rounding the timeout up so a timer is never polled for early in a loop.
+/// EINTR (a signal) just returns: the signal pipe is then readable.
+fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) {
+    let ms = match timeout {
+        None => -1,
+        Some(t) => i32::try_from(t.as_micros().div_ceil(1000)).unwrap_or(i32::MAX),
+    };
+    // SAFETY: `fds` is a valid, exclusively borrowed array of pollfd of the given length.
+    let r = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+    if r < 0 {
+        fds.iter_mut().for_each(|f| f.revents = 0);
+    }
+}
+
+/// Every rank costs the launcher three descriptors (PMI socket, stdout, stderr). Raise the
+/// soft limit as far as needed and allowed, or say why the job cannot start.
+fn ensure_fd_limit(ranks: u32) -> Result<(), String> {
+    let needed = 3 * u64::from(ranks) + 32;
+    // SAFETY: getrlimit/setrlimit with a local struct.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 || lim.rlim_cur >= needed {
+            return Ok(());
+        }
+        let raised = libc::rlimit { rlim_cur: needed.min(lim.rlim_max), rlim_max: lim.rlim_max };
+        if raised.rlim_cur >= needed && libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+            return Ok(());
+        }
+        Err(format!(
+            "-n {ranks} needs about {needed} open files but the limit is {} (see ulimit -n)",
+            lim.rlim_max
+        ))
+    }
+}

@@ -1,0 +1,54 @@
+//! The C boundary: every exported function goes through [`call`], which checks that MPI is
+//! initialised, runs the body with the runtime locked, catches panics, and applies the
+//! communicator's error handler to any error.
+
+use std::os::raw::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::consts::*;
+use crate::error::MpiError;
+use crate::runtime::{self, Runtime};
+
+/// Run `body` for the MPI function `name`; errors go through `comm`'s error handler.
+pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Result<(), MpiError>) -> c_int {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut guard = runtime::lock();
+        let Some(rt) = guard.as_mut() else {
+            let why = if runtime::finalized() { "after MPI_Finalize" } else { "before MPI_Init" };
+            drop(guard);
+            die(&format!("{name} was called {why}"), 1);
+        };
+        match body(rt) {
+            Ok(()) => MPI_SUCCESS,
+            Err(e) => {
+                if rt.errhandler_of(e.comm.unwrap_or(comm)) == MPI_ERRORS_RETURN {
+                    e.class
+                } else {
+                    let msg = format!("Fatal error in {name}: {e}");
+                    rt.abort_job(&msg, e.class.max(1));
+                }
+            }
+        }
+    }));
+    match outcome {
+        Ok(code) => code,
+        Err(p) => {
+            let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+            die(&format!("internal error in {name}: {what}"), 1)
+        }
+    }
+}
+
+/// Like [`call`] for the few functions MPI allows before `MPI_Init` / after `MPI_Finalize`.
+pub fn call_anytime(name: &'static str, body: impl FnOnce() -> c_int) -> c_int {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(code) => code,
+        Err(_) => die(&format!("internal error in {name}"), 1),
+    }
+}
+
+/// Report and end the process (no runtime to tell the job through).
+pub fn die(msg: &str, code: i32) -> ! {
+    eprintln!("ferry: {msg}");
+    std::process::exit(code)
+}

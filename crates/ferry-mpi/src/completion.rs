@@ -1,0 +1,440 @@
+//! Requests as the API sees them, and the Wait/Test families that complete them.
+
+use std::os::raw::c_int;
+use std::sync::Arc;
+
+use ferry_core::datatype::Datatype;
+use ferry_core::engine::Status;
+
+use crate::boundary::call;
+use crate::comm::out_arg;
+use crate::consts::*;
+use crate::error::{err, MpiError, MpiResult};
+use crate::runtime::Runtime;
+
+/// Where a non-contiguous receive is unpacked once its bytes have arrived.
+pub struct Unpack {
+    pub tmp: Vec<u8>,
+    pub dt: Datatype,
+    pub base: *mut u8,
+    pub count: usize,
+}
+
+pub enum Body {
+    /// An engine request.
+    Engine(u64),
+    /// Complete from the start (MPI_PROC_NULL, buffered sends): the status to report.
+    Done { source: i32, tag: i32 },
+}
+
+pub struct ApiReq {
+    pub body: Body,
+    pub comm: i32,
+    /// World ranks of the communicator, to report the source as a communicator rank.
+    pub group: Option<Arc<Vec<u32>>>,
+    pub unpack: Option<Unpack>,
+    /// Packed send data the engine reads from until completion.
+    pub keep: Option<Vec<u8>>,
+}
+
+/// The outcome of one completed request, ready to write into an `MPI_Status`.
+#[derive(Clone, Copy)]
+pub struct Outcome {
+    pub source: i32,
+    pub tag: i32,
+    pub bytes: usize,
+    pub cancelled: bool,
+    pub error: i32,
+}
+
+impl Outcome {
+    /// The status of a completed send or of a null request (MPI's "empty" status).
+    pub fn empty() -> Outcome {
+        Outcome { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG, bytes: 0, cancelled: false, error: MPI_SUCCESS }
+    }
+}
+
+pub fn status_ignored(st: *const MPI_Status) -> bool {
+    st.is_null() || st as usize == 1
+}
+
+/// Write an outcome into a caller's status (unless it is `MPI_STATUS_IGNORE`).
+pub fn write_status(st: *mut MPI_Status, o: &Outcome, with_error: bool) {
+    if status_ignored(st) {
+        return;
+    }
+    // SAFETY: a status pointer other than MPI_STATUS_IGNORE points to caller storage.
+    let s = unsafe { &mut *st };
+    s.count_lo = o.bytes as u32 as i32;
+    s.count_hi_and_cancelled = (((o.bytes as u64) >> 32) << 1) as i32 | o.cancelled as i32;
+    s.MPI_SOURCE = o.source;
+    s.MPI_TAG = o.tag;
+    if with_error {
+        s.MPI_ERROR = o.error;
+    }
+}
+
+pub fn status_bytes(st: &MPI_Status) -> usize {
+    (st.count_lo as u32 as u64 | (((st.count_hi_and_cancelled as u32 as u64) >> 1) << 32)) as usize
+}
+
+impl Runtime {
+    fn req(&self, h: i32) -> MpiResult<&ApiReq> {
+        self.reqs.get(&h).ok_or_else(|| MpiError::new(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
+    }
+
+    pub fn req_done(&self, h: i32) -> bool {
+        match self.reqs.get(&h).map(|r| &r.body) {
+            Some(Body::Engine(id)) => self.engine.is_done(*id),
+            _ => true,
+        }
+    }
+
+    /// Finish a completed request: unpack, translate the source, forget the handle.
+    pub fn finish_req(&mut self, h: i32) -> Outcome {
+        let Some(mut r) = self.reqs.remove(&h) else { return Outcome::empty() };
+        match r.body {
+            Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
+            Body::Engine(id) => match self.engine.take(id) {
+                Some(Ok(st)) => {
+                    if let Some(u) = r.unpack.take() {
+                        // SAFETY: `base` is the user's receive buffer, valid for `count`
+                        // elements of `dt` (MPI's contract for the receive).
+                        unsafe { u.dt.unpack(&u.tmp[..st.bytes.min(u.tmp.len())], u.base, u.count) };
+                    }
+                    outcome_of(&r, &st)
+                }
+                Some(Err(e)) => {
+                    ferry_core::error!("mpi", "request failed: {e}");
+                    Outcome { error: MPI_ERR_OTHER, ..Outcome::empty() }
+                }
+                None => Outcome::empty(),
+            },
+        }
+    }
+
+    /// Wait for one request and return its outcome, which may carry an error class
+    /// (truncation); `Err` only when the engine itself failed.
+    pub fn wait_raw(&mut self, h: i32) -> MpiResult<(Outcome, i32)> {
+        let comm = self.req(h)?.comm;
+        if let Body::Engine(id) = self.req(h)?.body {
+            self.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
+        }
+        Ok((self.finish_req(h), comm))
+    }
+
+    /// Wait for one request; its error (truncation, lost peer) is reported on its communicator.
+    pub fn wait_req(&mut self, h: i32) -> MpiResult<Outcome> {
+        let (o, comm) = self.wait_raw(h)?;
+        check(o, comm)
+    }
+
+    pub fn progress_once(&mut self) -> MpiResult<()> {
+        self.engine.progress(Some(std::time::Duration::ZERO))?;
+        Ok(())
+    }
+}
+
+fn outcome_of(r: &ApiReq, st: &Status) -> Outcome {
+    let source = match &r.group {
+        Some(g) => crate::comm::rank_in(g, st.source),
+        None => MPI_ANY_SOURCE,
+    };
+    if st.cancelled {
+        return Outcome { source, tag: MPI_ANY_TAG, bytes: 0, cancelled: true, error: MPI_SUCCESS };
+    }
+    let (source, tag) = if r.group.is_some() { (source, st.tag) } else { (MPI_ANY_SOURCE, MPI_ANY_TAG) };
+    Outcome { source, tag, bytes: st.bytes, cancelled: false, error: if st.truncated { MPI_ERR_TRUNCATE } else { MPI_SUCCESS } }
+}
+
+pub fn check(o: Outcome, comm: i32) -> MpiResult<Outcome> {
+    match o.error {
+        MPI_SUCCESS => Ok(o),
+        MPI_ERR_TRUNCATE => Err(MpiError::new(MPI_ERR_TRUNCATE, format!("message of more than {} bytes truncated to the receive buffer", o.bytes)).on_comm(comm)),
+        class => Err(MpiError::new(class, "communication failed").on_comm(comm)),
+    }
+}
+
+/// Read the handles of an array argument.
+fn handles<'a>(count: c_int, reqs: *mut MPI_Request) -> MpiResult<&'a mut [MPI_Request]> {
+    if count < 0 {
+        return err(MPI_ERR_COUNT, format!("negative count {count}"));
+    }
+    if count == 0 {
+        return Ok(&mut []);
+    }
+    if reqs.is_null() {
+        return err(MPI_ERR_REQUEST, "array of requests is NULL");
+    }
+    // SAFETY: MPI passes an array of `count` request handles.
+    Ok(unsafe { std::slice::from_raw_parts_mut(reqs, count as usize) })
+}
+
+fn validate(rt: &Runtime, hs: &[MPI_Request]) -> MpiResult<()> {
+    for &h in hs {
+        if h != MPI_REQUEST_NULL {
+            rt.req(h)?;
+        }
+    }
+    Ok(())
+}
+
+fn status_at(sts: *mut MPI_Status, i: usize) -> *mut MPI_Status {
+    if status_ignored(sts) {
+        sts
+    } else {
+        // SAFETY: a statuses array has one entry per request.
+        unsafe { sts.add(i) }
+    }
+}
+
+fn wait_one(rt: &mut Runtime, req: *mut MPI_Request, status: *mut MPI_Status) -> MpiResult<()> {
+    let h = *out_arg(req, "request")?;
+    if h == MPI_REQUEST_NULL {
+        write_status(status, &Outcome::empty(), false);
+        return Ok(());
+    }
+    rt.req(h)?;
+    let comm = rt.reqs[&h].comm;
+    if let Body::Engine(id) = rt.reqs[&h].body {
+        rt.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
+    }
+    let o = rt.finish_req(h);
+    // SAFETY: checked non-null by out_arg above.
+    unsafe { *req = MPI_REQUEST_NULL };
+    write_status(status, &o, o.error != MPI_SUCCESS);
+    check(o, comm).map(|_| ())
+}
+
+fn test_one(rt: &mut Runtime, req: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+    let h = *out_arg(req, "request")?;
+    let flag = out_arg(flag, "flag")?;
+    if h == MPI_REQUEST_NULL {
+        *flag = 1;
+        write_status(status, &Outcome::empty(), false);
+        return Ok(());
+    }
+    rt.req(h)?;
+    rt.progress_once()?;
+    if !rt.req_done(h) {
+        *flag = 0;
+        return Ok(());
+    }
+    *flag = 1;
+    wait_one(rt, req, status)
+}
+
+/// Complete request `i` of `hs` and record its outcome; returns its error class.
+fn complete_at(rt: &mut Runtime, hs: &mut [MPI_Request], i: usize, st: *mut MPI_Status, first_err: &mut Option<i32>) -> i32 {
+    let comm = rt.reqs.get(&hs[i]).map_or(MPI_COMM_WORLD, |r| r.comm);
+    let o = rt.finish_req(hs[i]);
+    hs[i] = MPI_REQUEST_NULL;
+    write_status(st, &o, true);
+    if o.error != MPI_SUCCESS && first_err.is_none() {
+        *first_err = Some(comm);
+    }
+    o.error
+}
+
+fn in_status(first_err: Option<i32>) -> MpiResult<()> {
+    match first_err {
+        None => Ok(()),
+        Some(comm) => Err(MpiError::new(MPI_ERR_IN_STATUS, "a request completed with an error; see the statuses").on_comm(comm)),
+    }
+}
+
+fn engine_ids(rt: &Runtime, hs: &[MPI_Request]) -> Vec<u64> {
+    hs.iter()
+        .filter_map(|h| match rt.reqs.get(h).map(|r| &r.body) {
+            Some(Body::Engine(id)) => Some(*id),
+            _ => None,
+        })
+        .collect()
+}
+
+fn waitall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) -> MpiResult<()> {
+    let hs = handles(count, reqs)?;
+    validate(rt, hs)?;
+    let ids = engine_ids(rt, hs);
+    let r = rt.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)));
+    r?;
+    let mut first_err = None;
+    for i in 0..hs.len() {
+        if hs[i] == MPI_REQUEST_NULL {
+            write_status(status_at(sts, i), &Outcome::empty(), true);
+        } else {
+            complete_at(rt, hs, i, status_at(sts, i), &mut first_err);
+        }
+    }
+    in_status(first_err)
+}
+
+fn testall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
+    let hs = handles(count, reqs)?;
+    let flag = out_arg(flag, "flag")?;
+    validate(rt, hs)?;
+    rt.progress_once()?;
+    if !hs.iter().all(|&h| h == MPI_REQUEST_NULL || rt.req_done(h)) {
+        *flag = 0;
+        return Ok(());
+    }
+    *flag = 1;
+    waitall(rt, count, reqs, sts)
+}
+
+/// Complete one finished request of `hs`, if any. Returns its index.
+fn any_done(rt: &mut Runtime, hs: &mut [MPI_Request], status: *mut MPI_Status) -> MpiResult<Option<usize>> {
+    let Some(i) = hs.iter().position(|&h| h != MPI_REQUEST_NULL && rt.req_done(h)) else { return Ok(None) };
+    let comm = rt.reqs[&hs[i]].comm;
+    let o = rt.finish_req(hs[i]);
+    hs[i] = MPI_REQUEST_NULL;
+    write_status(status, &o, o.error != MPI_SUCCESS);
+    check(o, comm)?;
+    Ok(Some(i))
+}
+
+fn waitany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+    let hs = handles(count, reqs)?;
+    let index = out_arg(index, "index")?;
+    validate(rt, hs)?;
+    if hs.iter().all(|&h| h == MPI_REQUEST_NULL) {
+        *index = MPI_UNDEFINED;
+        write_status(status, &Outcome::empty(), false);
+        return Ok(());
+    }
+    let ids = engine_ids(rt, hs);
+    let immediate = hs.iter().any(|&h| h != MPI_REQUEST_NULL && rt.req_done(h));
+    if !immediate {
+        rt.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
+    }
+    let i = any_done(rt, hs, status);
+    *index = match &i {
+        Ok(Some(i)) => *i as c_int,
+        _ => MPI_UNDEFINED,
+    };
+    i.map(|_| ())
+}
+
+fn testany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+    let hs = handles(count, reqs)?;
+    let index = out_arg(index, "index")?;
+    let flag = out_arg(flag, "flag")?;
+    validate(rt, hs)?;
+    if hs.iter().all(|&h| h == MPI_REQUEST_NULL) {
+        *flag = 1;
+        *index = MPI_UNDEFINED;
+        write_status(status, &Outcome::empty(), false);
+        return Ok(());
+    }
+    rt.progress_once()?;
+    let r = any_done(rt, hs, status);
+    match &r {
+        Ok(Some(i)) => {
+            *flag = 1;
+            *index = *i as c_int;
+        }
+        Ok(None) => {
+            *flag = 0;
+            *index = MPI_UNDEFINED;
+        }
+        Err(_) => *flag = 1,
+    }
+    r.map(|_| ())
+}
+
+fn some(rt: &mut Runtime, hs: &mut [MPI_Request], outcount: &mut c_int, indices: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
+    let mut first_err = None;
+    let mut k = 0usize;
+    for i in 0..hs.len() {
+        if hs[i] != MPI_REQUEST_NULL && rt.req_done(hs[i]) {
+            complete_at(rt, hs, i, status_at(sts, k), &mut first_err);
+            if !indices.is_null() {
+                // SAFETY: `indices` has room for one entry per request.
+                unsafe { *indices.add(k) = i as c_int };
+            }
+            k += 1;
+        }
+    }
+    *outcount = k as c_int;
+    in_status(first_err)
+}
+
+fn waitsome(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
+    let hs = handles(count, reqs)?;
+    let outcount = out_arg(outcount, "outcount")?;
+    validate(rt, hs)?;
+    if hs.iter().all(|&h| h == MPI_REQUEST_NULL) {
+        *outcount = MPI_UNDEFINED;
+        return Ok(());
+    }
+    let ids = engine_ids(rt, hs);
+    let immediate = hs.iter().any(|&h| h != MPI_REQUEST_NULL && rt.req_done(h));
+    if !immediate {
+        rt.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
+    }
+    some(rt, hs, outcount, indices, sts)
+}
+
+fn testsome(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
+    let hs = handles(count, reqs)?;
+    let outcount = out_arg(outcount, "outcount")?;
+    validate(rt, hs)?;
+    if hs.iter().all(|&h| h == MPI_REQUEST_NULL) {
+        *outcount = MPI_UNDEFINED;
+        return Ok(());
+    }
+    rt.progress_once()?;
+    some(rt, hs, outcount, indices, sts)
+}
+
+fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
+    let o = out_arg(req, "request")?;
+    let h = *o;
+    if h == MPI_REQUEST_NULL {
+        return err(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
+    }
+    rt.req(h)?;
+    if rt.req_done(h) {
+        rt.finish_req(h);
+    } else {
+        let r = rt.reqs.remove(&h).expect("validated above");
+        if let Body::Engine(id) = r.body {
+            if r.unpack.is_some() || r.keep.is_some() {
+                // Buffers the engine still uses must outlive it: keep them until finalize.
+                rt.orphans.push((id, r));
+            } else {
+                rt.engine.detach(id);
+            }
+        }
+    }
+    *o = MPI_REQUEST_NULL;
+    Ok(())
+}
+
+crate::mpi_export! { MPI_Wait, PMPI_Wait, (req: *mut MPI_Request, status: *mut MPI_Status) {
+    call("MPI_Wait", MPI_COMM_WORLD, |rt| wait_one(rt, req, status))
+}}
+crate::mpi_export! { MPI_Test, PMPI_Test, (req: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) {
+    call("MPI_Test", MPI_COMM_WORLD, |rt| test_one(rt, req, flag, status))
+}}
+crate::mpi_export! { MPI_Waitall, PMPI_Waitall, (count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) {
+    call("MPI_Waitall", MPI_COMM_WORLD, |rt| waitall(rt, count, reqs, sts))
+}}
+crate::mpi_export! { MPI_Testall, PMPI_Testall, (count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) {
+    call("MPI_Testall", MPI_COMM_WORLD, |rt| testall(rt, count, reqs, flag, sts))
+}}
+crate::mpi_export! { MPI_Waitany, PMPI_Waitany, (count: c_int, reqs: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) {
+    call("MPI_Waitany", MPI_COMM_WORLD, |rt| waitany(rt, count, reqs, index, status))
+}}
+crate::mpi_export! { MPI_Testany, PMPI_Testany, (count: c_int, reqs: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status) {
+    call("MPI_Testany", MPI_COMM_WORLD, |rt| testany(rt, count, reqs, index, flag, status))
+}}
+crate::mpi_export! { MPI_Waitsome, PMPI_Waitsome, (count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) {
+    call("MPI_Waitsome", MPI_COMM_WORLD, |rt| waitsome(rt, count, reqs, outcount, indices, sts))
+}}
+crate::mpi_export! { MPI_Testsome, PMPI_Testsome, (count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) {
+    call("MPI_Testsome", MPI_COMM_WORLD, |rt| testsome(rt, count, reqs, outcount, indices, sts))
+}}
+crate::mpi_export! { MPI_Request_free, PMPI_Request_free, (req: *mut MPI_Request) {
+    call("MPI_Request_free", MPI_COMM_WORLD, |rt| request_free(rt, req))
+}}

@@ -1,0 +1,46 @@
+//! MPI errors as the API layer raises them: an error class and a message naming the argument.
+
+use std::fmt;
+
+use crate::consts::*;
+
+#[derive(Debug, Clone)]
+pub struct MpiError {
+    pub class: i32,
+    pub msg: String,
+    /// The communicator whose error handler applies, when not the call's own (an error found
+    /// while completing a request uses the request's communicator).
+    pub comm: Option<i32>,
+}
+
+impl MpiError {
+    pub fn new(class: i32, msg: impl Into<String>) -> MpiError {
+        MpiError { class, msg: msg.into(), comm: None }
+    }
+}
+
+impl MpiError {
+    pub fn on_comm(mut self, comm: i32) -> MpiError {
+        self.comm.get_or_insert(comm);
+        self
+    }
+}
+
+impl fmt::Display for MpiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = crate::predefined::error_class_name(self.class).unwrap_or("MPI_ERR_UNKNOWN");
+        write!(f, "{name}: {}", self.msg)
+    }
+}
+
+pub type MpiResult<T> = Result<T, MpiError>;
+
+pub fn err<T>(class: i32, msg: impl Into<String>) -> MpiResult<T> {
+    Err(MpiError::new(class, msg))
+}
+
+impl From<ferry_core::engine::EngineError> for MpiError {
+    fn from(e: ferry_core::engine::EngineError) -> Self {
+        MpiError::new(MPI_ERR_OTHER, e.to_string())
+    }
+}

@@ -1,0 +1,476 @@
+//! Point-to-point: the send modes, receives, probes, cancel, and buffered-send buffers.
+
+use std::os::raw::{c_int, c_void};
+
+use ferry_core::engine::matching::Pattern;
+
+use crate::boundary::call;
+use crate::comm::{out_arg, Comm};
+use crate::completion::{check, status_bytes, write_status, ApiReq, Body, Outcome, Unpack};
+use crate::consts::*;
+use crate::error::{err, MpiError, MpiResult};
+use crate::runtime::{ApiMessage, Runtime};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Standard,
+    Synchronous,
+    Ready,
+    Buffered,
+}
+
+fn check_count(count: c_int) -> MpiResult<()> {
+    if count < 0 {
+        return err(MPI_ERR_COUNT, format!("count {count} is negative"));
+    }
+    Ok(())
+}
+
+fn check_dest(c: &Comm, r: c_int) -> MpiResult<()> {
+    if r == MPI_PROC_NULL || (0..c.size()).contains(&r) {
+        Ok(())
+    } else {
+        err(MPI_ERR_RANK, format!("invalid rank {r} (communicator size {})", c.size()))
+    }
+}
+
+fn check_source(c: &Comm, r: c_int) -> MpiResult<()> {
+    if r == MPI_ANY_SOURCE {
+        Ok(())
+    } else {
+        check_dest(c, r)
+    }
+}
+
+fn check_send_tag(tag: c_int) -> MpiResult<()> {
+    if tag < 0 {
+        return err(MPI_ERR_TAG, format!("invalid send tag {tag} (tags are 0 ..= {})", i32::MAX));
+    }
+    Ok(())
+}
+
+fn check_recv_tag(tag: c_int) -> MpiResult<()> {
+    if tag < 0 && tag != MPI_ANY_TAG {
+        return err(MPI_ERR_TAG, format!("invalid receive tag {tag}"));
+    }
+    Ok(())
+}
+
+fn check_buf(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<()> {
+    // MPI_BOTTOM (NULL) is legal with derived types that hold absolute addresses.
+    if buf.is_null() && count > 0 && Runtime::is_predefined_type(dt) {
+        return err(MPI_ERR_BUFFER, format!("buffer is NULL with count {count}"));
+    }
+    Ok(())
+}
+
+/// The bytes a send transmits: the user's buffer itself when the type is contiguous, else a
+/// packed copy.
+pub struct SendData {
+    pub ptr: *const u8,
+    pub len: usize,
+    pub keep: Option<Vec<u8>>,
+}
+
+pub fn send_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<SendData> {
+    let t = rt.datatype(dt)?;
+    let len = t.size() * count as usize;
+    if t.is_contiguous() || len == 0 {
+        return Ok(SendData { ptr: buf as *const u8, len, keep: None });
+    }
+    let mut v = vec![0u8; len];
+    // SAFETY: `buf` holds `count` elements of `t` (MPI's contract for the send buffer).
+    unsafe { t.pack(buf as *const u8, count as usize, &mut v) };
+    Ok(SendData { ptr: v.as_ptr(), len, keep: Some(v) })
+}
+
+pub struct RecvTarget {
+    pub ptr: *mut u8,
+    pub cap: usize,
+    pub unpack: Option<Unpack>,
+}
+
+pub fn recv_target(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<RecvTarget> {
+    let t = rt.datatype(dt)?;
+    let cap = t.size() * count as usize;
+    if t.is_contiguous() || cap == 0 {
+        return Ok(RecvTarget { ptr: buf as *mut u8, cap, unpack: None });
+    }
+    let mut tmp = vec![0u8; cap];
+    let ptr = tmp.as_mut_ptr();
+    Ok(RecvTarget { ptr, cap, unpack: Some(Unpack { tmp, dt: t, base: buf as *mut u8, count: count as usize }) })
+}
+
+/// Start a send in any mode; returns the request handle.
+pub fn start_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<i32> {
+    let c = rt.comm(comm)?;
+    check_count(count)?;
+    check_dest(c, dest)?;
+    check_send_tag(tag)?;
+    check_buf(buf, count, dt)?;
+    let (ctx, group) = (c.ctx, c.group.clone());
+    let data = send_data(rt, buf, count, dt)?;
+    if dest == MPI_PROC_NULL {
+        return Ok(rt.add_req(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }));
+    }
+    let to = group[dest as usize];
+    if mode == Mode::Buffered {
+        reap_bsends(rt, false)?;
+        let need = data.len + MPI_BSEND_OVERHEAD as usize;
+        let used: usize = rt.bsend.pending.iter().map(|p| p.1).sum();
+        if rt.bsend.size < used + need {
+            return err(MPI_ERR_BUFFER, format!("buffered send of {} bytes does not fit: attached buffer {} bytes, {} in use", data.len, rt.bsend.size, used));
+        }
+        let copy = match data.keep {
+            Some(v) => v,
+            // SAFETY: the send buffer holds `len` bytes.
+            None => unsafe { std::slice::from_raw_parts(data.ptr, data.len) }.to_vec(),
+        };
+        // SAFETY: `copy` lives in the pending list until the engine request completes.
+        let id = unsafe { rt.engine.isend(to, ctx, tag, copy.as_ptr(), copy.len(), false) };
+        rt.bsend.pending.push((id, need, copy));
+        return Ok(rt.add_req(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }));
+    }
+    // SAFETY: the user buffer (or `keep`) stays valid until the request completes.
+    let id = unsafe { rt.engine.isend(to, ctx, tag, data.ptr, data.len, mode == Mode::Synchronous) };
+    Ok(rt.add_req(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep: data.keep }))
+}
+
+pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<i32> {
+    let c = rt.comm(comm)?;
+    check_count(count)?;
+    check_source(c, source)?;
+    check_recv_tag(tag)?;
+    check_buf(buf, count, dt)?;
+    let (ctx, group) = (c.ctx, c.group.clone());
+    let target = recv_target(rt, buf, count, dt)?;
+    if source == MPI_PROC_NULL {
+        return Ok(rt.add_req(ApiReq { body: Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }));
+    }
+    let pat = Pattern { ctx, src: (source >= 0).then(|| group[source as usize]), tag: (tag != MPI_ANY_TAG).then_some(tag) };
+    // SAFETY: the receive buffer (or the unpack buffer inside the request) stays valid until
+    // the request completes.
+    let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
+    Ok(rt.add_req(ApiReq { body: Body::Engine(id), comm, group: Some(group), unpack: target.unpack, keep: None }))
+}
+
+/// Forget buffered sends that have completed; with `all`, wait for every one first.
+pub fn reap_bsends(rt: &mut Runtime, all: bool) -> MpiResult<()> {
+    if all {
+        let ids: Vec<u64> = rt.bsend.pending.iter().map(|p| p.0).collect();
+        rt.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
+        let orphans: Vec<u64> = rt.orphans.iter().map(|o| o.0).collect();
+        rt.engine.wait_until(|e| orphans.iter().all(|id| e.is_done(*id)))?;
+        rt.orphans.clear();
+    }
+    let engine = &mut rt.engine;
+    rt.bsend.pending.retain(|(id, _, _)| {
+        if engine.is_done(*id) {
+            let _ = engine.take(*id);
+            false
+        } else {
+            true
+        }
+    });
+    Ok(())
+}
+
+fn send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<()> {
+    let h = start_send(rt, buf, count, dt, dest, tag, comm, mode)?;
+    rt.wait_req(h).map(|_| ())
+}
+
+fn isend(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode, req: *mut MPI_Request) -> MpiResult<()> {
+    let o = out_arg(req, "request")?;
+    *o = start_send(rt, buf, count, dt, dest, tag, comm, mode)?;
+    Ok(())
+}
+
+fn recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+    let h = start_recv(rt, buf, count, dt, source, tag, comm)?;
+    let (o, comm) = rt.wait_raw(h)?;
+    // The status tells what arrived, also when it was truncated.
+    write_status(status, &o, o.error != MPI_SUCCESS);
+    check(o, comm).map(|_| ())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn sendrecv(
+    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
+    rbuf: *mut c_void, rcount: c_int, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status,
+) -> MpiResult<()> {
+    let r = start_recv(rt, rbuf, rcount, rdt, source, rtag, comm)?;
+    let s = start_send(rt, sbuf, scount, sdt, dest, stag, comm, Mode::Standard)?;
+    rt.wait_req(s)?;
+    let o = rt.wait_req(r)?;
+    write_status(status, &o, false);
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn sendrecv_replace(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+    check_count(count)?;
+    check_buf(buf, count, dt)?;
+    let t = rt.datatype(dt)?;
+    let n = t.size() * count as usize;
+    // Receive into a packed buffer first: the send still reads the user's buffer.
+    let mut packed_in = vec![0u8; n];
+    let mut packed_out = vec![0u8; n];
+    // SAFETY: `buf` holds `count` elements of `t`.
+    unsafe { t.pack(buf as *const u8, count as usize, &mut packed_out) };
+    let r = start_recv(rt, packed_in.as_mut_ptr() as *mut c_void, n as c_int, MPI_BYTE, source, rtag, comm)?;
+    let s = start_send(rt, packed_out.as_ptr() as *const c_void, n as c_int, MPI_BYTE, dest, stag, comm, Mode::Standard)?;
+    rt.wait_req(s)?;
+    let o = rt.wait_req(r)?;
+    // SAFETY: as above; unpack only what arrived.
+    unsafe { t.unpack(&packed_in[..o.bytes], buf as *mut u8, count as usize) };
+    write_status(status, &o, false);
+    Ok(())
+}
+
+fn pattern(rt: &Runtime, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<(Pattern, std::sync::Arc<Vec<u32>>)> {
+    let c = rt.comm(comm)?;
+    check_source(c, source)?;
+    check_recv_tag(tag)?;
+    Ok((Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.world(source)), tag: (tag != MPI_ANY_TAG).then_some(tag) }, c.group.clone()))
+}
+
+fn probe_outcome(group: &[u32], st: &ferry_core::engine::Status) -> Outcome {
+    Outcome { source: crate::comm::rank_in(group, st.source), tag: st.tag, bytes: st.bytes, cancelled: false, error: MPI_SUCCESS }
+}
+
+fn proc_null_status(status: *mut MPI_Status) {
+    write_status(status, &Outcome { source: MPI_PROC_NULL, ..Outcome::empty() }, false);
+}
+
+fn iprobe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+    let flag = out_arg(flag, "flag")?;
+    let (pat, group) = pattern(rt, source, tag, comm)?;
+    if source == MPI_PROC_NULL {
+        *flag = 1;
+        proc_null_status(status);
+        return Ok(());
+    }
+    rt.progress_once()?;
+    match rt.engine.peek(&pat) {
+        Some(st) => {
+            *flag = 1;
+            write_status(status, &probe_outcome(&group, &st), false);
+        }
+        None => *flag = 0,
+    }
+    Ok(())
+}
+
+fn probe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+    let (pat, group) = pattern(rt, source, tag, comm)?;
+    if source == MPI_PROC_NULL {
+        proc_null_status(status);
+        return Ok(());
+    }
+    let mut found = None;
+    rt.engine.wait_until(|e| {
+        found = e.peek(&pat);
+        found.is_some()
+    })?;
+    write_status(status, &probe_outcome(&group, &found.expect("wait ended on a match")), false);
+    Ok(())
+}
+
+fn improbe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status, block: bool) -> MpiResult<()> {
+    let (pat, group) = pattern(rt, source, tag, comm)?;
+    let m = out_arg(message, "message")?;
+    if source == MPI_PROC_NULL {
+        if !flag.is_null() {
+            *out_arg(flag, "flag")? = 1;
+        }
+        *m = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        return Ok(());
+    }
+    if block {
+        rt.engine.wait_until(|e| e.peek(&pat).is_some())?;
+    } else {
+        rt.progress_once()?;
+    }
+    match rt.engine.improbe(&pat) {
+        Some((mid, st)) => {
+            if !flag.is_null() {
+                *out_arg(flag, "flag")? = 1;
+            }
+            *m = rt.add_msg(ApiMessage { mid, comm });
+            write_status(status, &probe_outcome(&group, &st), false);
+        }
+        None => *out_arg(flag, "flag")? = 0,
+    }
+    Ok(())
+}
+
+fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message) -> MpiResult<i32> {
+    let m = out_arg(message, "message")?;
+    check_count(count)?;
+    check_buf(buf, count, dt)?;
+    if *m == MPI_MESSAGE_NO_PROC {
+        *m = MPI_MESSAGE_NULL;
+        return Ok(rt.add_req(ApiReq { body: Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG }, comm: MPI_COMM_WORLD, group: None, unpack: None, keep: None }));
+    }
+    let Some(msg) = rt.msgs.remove(m) else { return err(MPI_ERR_REQUEST, format!("invalid message handle {:#x}", *m)) };
+    *m = MPI_MESSAGE_NULL;
+    let group = rt.comm(msg.comm).map(|c| c.group.clone()).ok();
+    let target = recv_target(rt, buf, count, dt)?;
+    // SAFETY: as for irecv.
+    let id = unsafe { rt.engine.imrecv(msg.mid, target.ptr, target.cap) };
+    Ok(rt.add_req(ApiReq { body: Body::Engine(id), comm: msg.comm, group, unpack: target.unpack, keep: None }))
+}
+
+fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
+    let h = *out_arg(req, "request")?;
+    let Some(r) = rt.reqs.get(&h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")) };
+    // Only receives can be cancelled; cancelling a send is allowed to fail, and does.
+    if let (Body::Engine(id), true) = (&r.body, r.group.is_some()) {
+        let id = *id;
+        rt.engine.cancel(id);
+    }
+    Ok(())
+}
+
+fn buffer_attach(rt: &mut Runtime, buf: *mut c_void, size: c_int) -> MpiResult<()> {
+    if size < 0 {
+        return err(MPI_ERR_ARG, format!("buffer size {size} is negative"));
+    }
+    if rt.bsend.size > 0 {
+        return err(MPI_ERR_BUFFER, "a buffer is already attached");
+    }
+    rt.bsend.addr = buf as usize;
+    rt.bsend.size = size as usize;
+    Ok(())
+}
+
+fn buffer_detach(rt: &mut Runtime, buf: *mut c_void, size: *mut c_int) -> MpiResult<()> {
+    reap_bsends(rt, true)?;
+    let b = out_arg(buf as *mut *mut c_void, "buffer")?;
+    let s = out_arg(size, "size")?;
+    *b = rt.bsend.addr as *mut c_void;
+    *s = rt.bsend.size as c_int;
+    rt.bsend.addr = 0;
+    rt.bsend.size = 0;
+    Ok(())
+}
+
+// ----- exports ---------------------------------------------------------------------------
+
+crate::mpi_export! { MPI_Send, PMPI_Send, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
+    call("MPI_Send", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Standard))
+}}
+crate::mpi_export! { MPI_Ssend, PMPI_Ssend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
+    call("MPI_Ssend", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Synchronous))
+}}
+crate::mpi_export! { MPI_Rsend, PMPI_Rsend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
+    call("MPI_Rsend", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Ready))
+}}
+crate::mpi_export! { MPI_Bsend, PMPI_Bsend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
+    call("MPI_Bsend", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Buffered))
+}}
+crate::mpi_export! { MPI_Isend, PMPI_Isend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Isend", comm, |rt| isend(rt, buf, count, dt, dest, tag, comm, Mode::Standard, req))
+}}
+crate::mpi_export! { MPI_Issend, PMPI_Issend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Issend", comm, |rt| isend(rt, buf, count, dt, dest, tag, comm, Mode::Synchronous, req))
+}}
+crate::mpi_export! { MPI_Irsend, PMPI_Irsend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Irsend", comm, |rt| isend(rt, buf, count, dt, dest, tag, comm, Mode::Ready, req))
+}}
+crate::mpi_export! { MPI_Ibsend, PMPI_Ibsend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ibsend", comm, |rt| isend(rt, buf, count, dt, dest, tag, comm, Mode::Buffered, req))
+}}
+crate::mpi_export! { MPI_Recv, PMPI_Recv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
+    call("MPI_Recv", comm, |rt| recv(rt, buf, count, dt, source, tag, comm, status))
+}}
+crate::mpi_export! { MPI_Irecv, PMPI_Irecv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Irecv", comm, |rt| { let o = out_arg(req, "request")?; *o = start_recv(rt, buf, count, dt, source, tag, comm)?; Ok(()) })
+}}
+crate::mpi_export! { MPI_Sendrecv, PMPI_Sendrecv, (sbuf: *const c_void, scount: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
+        rbuf: *mut c_void, rcount: c_int, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
+    call("MPI_Sendrecv", comm, |rt| sendrecv(rt, sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status))
+}}
+crate::mpi_export! { MPI_Sendrecv_replace, PMPI_Sendrecv_replace, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int,
+        source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
+    call("MPI_Sendrecv_replace", comm, |rt| sendrecv_replace(rt, buf, count, dt, dest, stag, source, rtag, comm, status))
+}}
+crate::mpi_export! { MPI_Probe, PMPI_Probe, (source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
+    call("MPI_Probe", comm, |rt| probe(rt, source, tag, comm, status))
+}}
+crate::mpi_export! { MPI_Iprobe, PMPI_Iprobe, (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) {
+    call("MPI_Iprobe", comm, |rt| iprobe(rt, source, tag, comm, flag, status))
+}}
+crate::mpi_export! { MPI_Mprobe, PMPI_Mprobe, (source: c_int, tag: c_int, comm: MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status) {
+    call("MPI_Mprobe", comm, |rt| improbe(rt, source, tag, comm, std::ptr::null_mut(), message, status, true))
+}}
+crate::mpi_export! { MPI_Improbe, PMPI_Improbe, (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status) {
+    call("MPI_Improbe", comm, |rt| { out_arg(flag, "flag")?; improbe(rt, source, tag, comm, flag, message, status, false) })
+}}
+crate::mpi_export! { MPI_Mrecv, PMPI_Mrecv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status) {
+    call("MPI_Mrecv", MPI_COMM_WORLD, |rt| {
+        let h = imrecv(rt, buf, count, dt, message)?;
+        let o = rt.wait_req(h)?;
+        write_status(status, &o, false);
+        Ok(())
+    })
+}}
+crate::mpi_export! { MPI_Imrecv, PMPI_Imrecv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message, req: *mut MPI_Request) {
+    call("MPI_Imrecv", MPI_COMM_WORLD, |rt| { let o = out_arg(req, "request")?; *o = imrecv(rt, buf, count, dt, message)?; Ok(()) })
+}}
+crate::mpi_export! { MPI_Cancel, PMPI_Cancel, (req: *mut MPI_Request) {
+    call("MPI_Cancel", MPI_COMM_WORLD, |rt| cancel(rt, req))
+}}
+crate::mpi_export! { MPI_Test_cancelled, PMPI_Test_cancelled, (status: *const MPI_Status, flag: *mut c_int) {
+    call("MPI_Test_cancelled", MPI_COMM_WORLD, |_| {
+        // SAFETY: MPI passes a status filled by a completion call.
+        let st = unsafe { status.as_ref() }.ok_or_else(|| MpiError::new(MPI_ERR_ARG, "status is NULL"))?;
+        *out_arg(flag, "flag")? = st.count_hi_and_cancelled & 1;
+        Ok(())
+    })
+}}
+crate::mpi_export! { MPI_Buffer_attach, PMPI_Buffer_attach, (buf: *mut c_void, size: c_int) {
+    call("MPI_Buffer_attach", MPI_COMM_WORLD, |rt| buffer_attach(rt, buf, size))
+}}
+crate::mpi_export! { MPI_Buffer_detach, PMPI_Buffer_detach, (buf: *mut c_void, size: *mut c_int) {
+    call("MPI_Buffer_detach", MPI_COMM_WORLD, |rt| buffer_detach(rt, buf, size))
+}}
+
+/// Elements of `dt` in a status's byte count (MPI_Get_count).
+pub fn get_count(rt: &mut Runtime, status: *const MPI_Status, dt: MPI_Datatype) -> MpiResult<c_int> {
+    // SAFETY: MPI passes a status filled by a completion call.
+    let st = unsafe { status.as_ref() }.ok_or_else(|| MpiError::new(MPI_ERR_ARG, "status is NULL"))?;
+    let t = rt.any_datatype(dt)?;
+    let bytes = status_bytes(st);
+    Ok(match t.count_of(bytes) {
+        Some(n) if n <= c_int::MAX as usize => n as c_int,
+        _ => MPI_UNDEFINED,
+    })
+}
+
+pub fn get_elements(rt: &mut Runtime, status: *const MPI_Status, dt: MPI_Datatype) -> MpiResult<Option<usize>> {
+    // SAFETY: as in get_count.
+    let st = unsafe { status.as_ref() }.ok_or_else(|| MpiError::new(MPI_ERR_ARG, "status is NULL"))?;
+    let t = rt.any_datatype(dt)?;
+    Ok(t.elements(status_bytes(st)))
+}
+
+crate::mpi_export! { MPI_Get_count, PMPI_Get_count, (status: *const MPI_Status, dt: MPI_Datatype, count: *mut c_int) {
+    call("MPI_Get_count", MPI_COMM_WORLD, |rt| { let o = out_arg(count, "count")?; *o = get_count(rt, status, dt)?; Ok(()) })
+}}
+crate::mpi_export! { MPI_Get_elements, PMPI_Get_elements, (status: *const MPI_Status, dt: MPI_Datatype, count: *mut c_int) {
+    call("MPI_Get_elements", MPI_COMM_WORLD, |rt| {
+        let o = out_arg(count, "count")?;
+        *o = match get_elements(rt, status, dt)? { Some(n) if n <= c_int::MAX as usize => n as c_int, _ => MPI_UNDEFINED };
+        Ok(())
+    })
+}}
+crate::mpi_export! { MPI_Get_elements_x, PMPI_Get_elements_x, (status: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) {
+    call("MPI_Get_elements_x", MPI_COMM_WORLD, |rt| {
+        let o = out_arg(count, "count")?;
+        *o = match get_elements(rt, status, dt)? { Some(n) => n as MPI_Count, None => MPI_UNDEFINED as MPI_Count };
+        Ok(())
+    })
+}}
