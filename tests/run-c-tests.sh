@@ -13,7 +13,10 @@
 # launcher's --timeout ends does not count), with exit status `exit` if given
 # and with `stderr` (a fixed string, case-sensitive) somewhere in its stderr.
 # In --mpi mpich mode only the non-zero exit and the time limit of a failure
-# run are checked: the exit status and message text are Ferry's own.
+# run are checked: the exit status and message text are Ferry's own. A
+# program that MPICH itself cannot pass says so, and is skipped in that mode:
+#
+#   /* mpich: skip <reason> */
 #
 # Two extra cases run when their tools exist, and say `skip` otherwise:
 #   abi:NAME    NAME built by Debian's mpicc.mpich (MPICH's header and
@@ -139,6 +142,12 @@ parse_expect() {
     if [[ $line =~ stderr=\"([^\"]*)\" ]]; then exp_stderr=${BASH_REMATCH[1]}; fi
 }
 
+# The reason given by a `mpich: skip` line, if any.
+mpich_skip_reason() {
+    sed -n 's|^[[:space:]]*/\*[[:space:]]*mpich:[[:space:]]*skip[[:space:]]*\(.*\)\*/.*|\1|p' "$1" |
+        head -n 1 | sed 's/[[:space:]]*$//'
+}
+
 now_ns() { date +%s%N; }
 
 show_tail() {
@@ -169,8 +178,13 @@ run_case() {
     rc=$?
     t1=$(now_ns)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+    # 124 is timeout(1)'s own status; 137 (SIGKILL) counts as a time-out only
+    # when the limit was reached, as a rank killed by SIGKILL ends that way too.
     local timed_out=0
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then timed_out=1; fi
+    if [ $rc -eq 124 ] ||
+       awk -v s="$secs" -v t="$run_timeout" 'BEGIN { exit !(s >= t) }'; then
+        timed_out=1
+    fi
 
     if [ "$exp_kind" = pass ]; then
         if [ $rc -eq 0 ]; then
@@ -301,6 +315,10 @@ for src in "${sources[@]}"; do
     any=0
     for np in $ranks; do np_selected "$np" && any=1; done
     [ $any -eq 1 ] || continue
+    if [ "$mode" = mpich ] && grep -qE '^[[:space:]]*/\*[[:space:]]*mpich:[[:space:]]*skip' "$src"; then
+        echo "skip $name (MPICH: $(mpich_skip_reason "$src"))"
+        continue
+    fi
     exe="$work/bin/$name"
     compile "$cc" "$exe" "$src" "${cflags[@]}" || continue
     parse_expect "$src"

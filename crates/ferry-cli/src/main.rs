@@ -109,7 +109,10 @@ mod tests {
 
     #[test]
     fn np_is_translated_only_before_the_program() {
-        assert_eq!(translate_np(args(&["ferry", "run", "-np", "4", "prog", "-np", "2"])), args(&["ferry", "run", "--np", "4", "prog", "-np", "2"]));
+        assert_eq!(
+            translate_np(args(&["ferry", "run", "-np", "4", "prog", "-np", "2"])),
+            args(&["ferry", "run", "--np", "4", "prog", "-np", "2"])
+        );
         assert_eq!(
             translate_np(args(&["ferry", "run", "--tag-output", "--env", "A=-np", "-np", "2", "p"])),
             args(&["ferry", "run", "--tag-output", "--env", "A=-np", "--np", "2", "p"])
@@ -119,7 +122,19 @@ mod tests {
 
     #[test]
     fn run_arguments_parse() {
-        let cli = Cli::try_parse_from(translate_np(args(&["ferry", "run", "-np", "3", "--timeout", "9", "prog", "--tag-output", "-n", "1"]))).unwrap();
+        let cli = Cli::try_parse_from(translate_np(args(&[
+            "ferry",
+            "run",
+            "-np",
+            "3",
+            "--timeout",
+            "9",
+            "prog",
+            "--tag-output",
+            "-n",
+            "1",
+        ])))
+        .unwrap();
         let Commands::Run(run) = cli.command else { panic!("not run") };
         assert_eq!((run.ranks, run.timeout, run.tag_output), (3, Some(9), false));
         assert_eq!(run.command, args(&["prog", "--tag-output", "-n", "1"]));

@@ -32,18 +32,18 @@ struct Finished {
 }
 
 fn collect(mut child: Child, start: Instant) -> Finished {
-    let mut out = child.stdout.take().expect("piped");
-    let mut err = child.stderr.take().expect("piped");
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
+    // Either pipe may already have been taken over by the caller.
+    fn reader(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut s);
+            }
+            s
+        })
+    }
+    let out_reader = reader(child.stdout.take());
+    let err_reader = reader(child.stderr.take());
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
             break Some(status);
@@ -138,7 +138,16 @@ fn all_ranks_exit_zero() {
 
 #[test]
 fn np_and_env_are_accepted() {
-    let f = ferry(&["run", "-np", "2", "--env", "GREETING=hi there", "sh", "-c", "echo \"$GREETING $MPI_LOCALRANKID/$MPI_LOCALNRANKS\""]);
+    let f = ferry(&[
+        "run",
+        "-np",
+        "2",
+        "--env",
+        "GREETING=hi there",
+        "sh",
+        "-c",
+        "echo \"$GREETING $MPI_LOCALRANKID/$MPI_LOCALNRANKS\"",
+    ]);
     assert_eq!(f.code, Some(0), "{}", f.stderr);
     let mut lines: Vec<&str> = f.stdout.lines().collect();
     lines.sort();
@@ -281,7 +290,11 @@ fn a_garbage_pmi_line_is_answered_and_logged_and_the_job_goes_on() {
          reply: cmd=put_result rc=-1 msg=cmd=put:_missing_attribute_value\n\
          reply: cmd=finalize_ack\n"
     );
-    assert!(f.stderr.contains("rank 0 sent a malformed PMI line (PMI line does not start with \"cmd=\"): \"this is not PMI\""), "{}", f.stderr);
+    assert!(
+        f.stderr.contains("rank 0 sent a malformed PMI line (PMI line does not start with \"cmd=\"): \"this is not PMI\""),
+        "{}",
+        f.stderr
+    );
 }
 
 #[test]
@@ -307,10 +320,11 @@ fn a_missing_program_is_a_clear_error() {
     assert_eq!(f.code, Some(2));
 }
 
-#[test]
-fn sigint_is_forwarded_to_the_ranks() {
+/// Start `ferry run -n 2 sh -c SCRIPT` (SCRIPT must print "ready" once per rank), send the
+/// launcher SIGINT `times` times, 200 ms apart, and collect the result.
+fn interrupt_job(script: &str, times: usize) -> Finished {
     let start = Instant::now();
-    let mut child = spawn_ferry(&["run", "-n", "2", "sh", "-c", "echo ready; exec sleep 20"], &[]);
+    let mut child = spawn_ferry(&["run", "-n", "2", "sh", "-c", script], &[]);
     // Wait (bounded) until both ranks run, so the launcher has its handlers in place.
     let stdout = child.stdout.take().expect("piped");
     let (tx, rx) = mpsc::channel();
@@ -322,21 +336,30 @@ fn sigint_is_forwarded_to_the_ranks() {
     for _ in 0..2 {
         assert_eq!(rx.recv_timeout(LIMIT).expect("ranks start"), "ready");
     }
-    // SAFETY: kill(2) on our own child.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    child.stdout = None;
-    let mut stderr = String::new();
-    let mut err = child.stderr.take().expect("piped");
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
+    for i in 0..times {
+        if i > 0 {
+            std::thread::sleep(Duration::from_millis(200));
         }
-        assert!(start.elapsed() < LIMIT, "ferry run did not stop on SIGINT");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let _ = err.read_to_string(&mut stderr);
-    assert_eq!(status.code(), Some(128 + 2), "{stderr}");
-    assert!(stderr.contains("ferry run: received SIGINT; forwarding it to 2 ranks"), "{stderr}");
+        // SAFETY: kill(2) on our own child.
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGINT);
+        }
+    }
+    collect(child, start)
+}
+
+#[test]
+fn sigint_is_forwarded_to_the_ranks() {
+    let f = interrupt_job("echo ready; exec sleep 20", 1);
+    assert_eq!(f.code, Some(128 + 2), "{}", f.stderr);
+    assert_eq!(f.stderr, "ferry run: received SIGINT; forwarding it to 2 ranks\n");
+    assert!(f.elapsed < Duration::from_secs(4), "{:?}", f.elapsed);
+}
+
+#[test]
+fn a_second_sigint_kills_ranks_that_ignore_the_first() {
+    let f = interrupt_job("trap '' INT; echo ready; exec sleep 20", 2);
+    assert_eq!(f.code, Some(128 + 2), "{}", f.stderr);
+    assert!(f.stderr.contains("ferry run: received SIGINT while stopping the job; killing 2 ranks"), "{}", f.stderr);
+    assert!(f.elapsed < Duration::from_secs(4), "{:?}", f.elapsed);
 }

@@ -30,16 +30,20 @@ fn sorted_lines(bytes: &[u8]) -> Vec<String> {
 
 #[test]
 fn mpiexec_translates_np_and_env_before_the_program_only() {
-    let out = wrapper("mpiexec", &["-np", "2", "-genv", "GREETING", "hi there", "sh", "-c", "echo \"$GREETING $PMI_RANK\" \"$@\"", "sh", "-np", "5"]);
+    let out = wrapper(
+        "mpiexec",
+        &["-np", "2", "-genv", "GREETING", "hi there", "sh", "-c", "echo \"$GREETING $PMI_RANK\" \"$@\"", "sh", "-np", "5"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(sorted_lines(&out.stdout), ["hi there 0 -np 5", "hi there 1 -np 5"]);
 }
 
 #[test]
 fn mpirun_is_mpiexec() {
-    let out = wrapper("mpirun", &["-np", "3", "--tag-output", "sh", "-c", "exit $PMI_RANK"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("exited with code"));
+    let out = wrapper("mpirun", &["-np", "3", "--tag-output", "sh", "-c", "echo hi; if [ $PMI_RANK = 2 ]; then exit 5; fi"]);
+    assert_eq!(out.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ferry run: rank 2 (pid "));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[2] hi\n"));
 }
 
 #[test]

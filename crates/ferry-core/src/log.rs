@@ -42,7 +42,13 @@ pub fn enabled(l: Level) -> bool {
 pub fn emit(l: Level, target: &str, msg: std::fmt::Arguments<'_>) {
     if enabled(l) {
         let prefix = PREFIX.get().map(String::as_str).unwrap_or("ferry");
-        eprintln!("{prefix}: {:?} [{target}] {msg}", l);
+        let level = match l {
+            Level::Error => "error",
+            Level::Warn => "warning",
+            Level::Info => "info",
+            Level::Debug => "debug",
+        };
+        eprintln!("{prefix}: {level} [{target}] {msg}");
     }
 }
 

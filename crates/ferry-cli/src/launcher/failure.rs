@@ -56,7 +56,9 @@ impl Failure {
                     list.join(",")
                 )
             }
-            Failure::TimedOut { seconds, live } => format!("job timed out after {seconds} s; killing {live} {}", plural(*live, "rank")),
+            Failure::TimedOut { seconds, live } => {
+                format!("job timed out after {seconds} s; killing {live} {}", plural(*live, "rank"))
+            }
             Failure::Interrupted { signal, live } => {
                 let name = signal_name(*signal).unwrap_or("a signal");
                 format!("received {name}; forwarding it to {live} {}", plural(*live, "rank"))

@@ -81,7 +81,6 @@ struct Job {
     stopping: bool,
     kill_at: Option<Instant>,
     timeout: Option<(Instant, u64)>,
-    interrupts: u32,
     all_exited_at: Option<Instant>,
 }
 
@@ -101,10 +100,15 @@ impl Job {
             stopping: false,
             kill_at: None,
             timeout: opts.timeout.map(|t| (Instant::now() + t, t.as_secs())),
-            interrupts: 0,
             all_exited_at: None,
         };
-        let spec = LaunchSpec { program: &opts.program, args: &opts.args, size: opts.ranks, env: &opts.env, tag_output: opts.tag_output };
+        let spec = LaunchSpec {
+            program: &opts.program,
+            args: &opts.args,
+            size: opts.ranks,
+            env: &opts.env,
+            tag_output: opts.tag_output,
+        };
         for index in 0..opts.ranks {
             match Rank::spawn(&spec, index) {
                 Ok(rank) => job.ranks.push(rank),
@@ -223,26 +227,42 @@ impl Job {
         }
     }
 
-    /// Reap every rank that has ended, reading its last PMI words before judging its exit.
+    /// Reap every rank that has ended and judge how it ended.
+    ///
+    /// A dead rank's peers soon notice and complain (MPI_Abort over PMI, "connection to rank
+    /// 1 lost"), and their complaints can reach us before the death does. So the ranks'
+    /// own deaths are judged before anything their PMI sockets still held is applied, and
+    /// deaths by signal before plain non-zero exits: the line printed names the cause, not
+    /// a symptom.
     fn reap(&mut self) {
+        let mut ended = Vec::new();
+        let mut deferred = Vec::new();
         for i in 0..self.ranks.len() {
             let Some(kind) = self.ranks[i].try_reap() else { continue };
+            ferry_core::debug!("run", "rank {i} (pid {}) ended: {kind:?}", self.ranks[i].pid);
+            // Its last words (an abort just before exiting) tell the server how it left.
             if let Some(bytes) = self.ranks[i].read_pmi(true) {
-                let actions = self.server.receive(i as u32, &bytes);
-                self.apply(actions);
+                deferred.extend(self.server.receive(i as u32, &bytes));
             }
-            let (rank, pid) = (i as u32, self.ranks[i].pid);
-            ferry_core::debug!("run", "rank {rank} (pid {pid}) ended: {kind:?}");
-            if !self.stopping {
-                match kind {
-                    ExitKind::Signaled { signal, core_dumped } => self.fail(Failure::Signaled { rank, pid, signal, core_dumped }),
-                    ExitKind::Exited(0) if self.server.state(rank) == Some(RankState::Initialized) => {
-                        self.fail(Failure::NoFinalize { rank, pid })
-                    }
-                    ExitKind::Exited(0) => {}
-                    ExitKind::Exited(code) => self.fail(Failure::Exited { rank, pid, code }),
+            ended.push((i as u32, kind));
+        }
+        ended.sort_by_key(|(rank, kind)| (death_rank(*kind), *rank));
+        for &(rank, kind) in &ended {
+            let pid = self.ranks[rank as usize].pid;
+            if self.stopping || self.server.state(rank) == Some(RankState::Aborted) {
+                continue; // a consequence of the stop, or reported by its Abort action
+            }
+            match kind {
+                ExitKind::Signaled { signal, core_dumped } => self.fail(Failure::Signaled { rank, pid, signal, core_dumped }),
+                ExitKind::Exited(0) if self.server.state(rank) == Some(RankState::Initialized) => {
+                    self.fail(Failure::NoFinalize { rank, pid })
                 }
+                ExitKind::Exited(0) => {}
+                ExitKind::Exited(code) => self.fail(Failure::Exited { rank, pid, code }),
             }
+        }
+        self.apply(deferred);
+        for (rank, _) in ended {
             let actions = self.server.rank_gone(rank);
             self.apply(actions);
         }
@@ -254,6 +274,10 @@ impl Job {
 
     /// Report `failure` if it is the first, and stop the job.
     fn fail(&mut self, failure: Failure) {
+        if matches!(failure, Failure::Aborted { .. } | Failure::BarrierBroken { .. }) && !self.stopping {
+            // Often the symptom of another rank's death: let that death speak first.
+            self.reap();
+        }
         if self.failure.is_none() && !self.stopping {
             eprintln!("ferry run: {}", failure.message());
             self.failure = Some(failure);
@@ -275,17 +299,21 @@ impl Job {
         self.kill_at = Some(Instant::now() + grace);
     }
 
+    /// SIGINT or SIGTERM for the launcher: forward it to the ranks; if the job is already
+    /// being stopped (a second ^C), kill the ranks at once.
     fn interrupt(&mut self, signal: libc::c_int) {
-        self.interrupts += 1;
         let live = self.live();
-        if self.interrupts == 1 && !self.stopping {
+        if !self.stopping {
             let failure = Failure::Interrupted { signal, live };
             eprintln!("ferry run: {}", failure.message());
-            self.failure = Some(failure);
+            self.failure.get_or_insert(failure);
             self.stop(signal, INTERRUPT_GRACE);
-        } else {
+        } else if live > 0 {
             let name = failure::signal_name(signal).unwrap_or("a signal");
-            eprintln!("ferry run: received {name} again; killing {live} {}", if live == 1 { "rank" } else { "ranks" });
+            eprintln!(
+                "ferry run: received {name} while stopping the job; killing {live} {}",
+                if live == 1 { "rank" } else { "ranks" }
+            );
             self.kill_all();
         }
     }
@@ -308,6 +336,15 @@ impl Job {
         if self.kill_at.is_some_and(|at| now >= at) {
             self.kill_all();
         }
+    }
+}
+
+/// Which deaths explain the most, first: a signal, then a missing finalize, then an exit code.
+fn death_rank(kind: ExitKind) -> u8 {
+    match kind {
+        ExitKind::Signaled { .. } => 0,
+        ExitKind::Exited(0) => 1,
+        ExitKind::Exited(_) => 2,
     }
 }
 
@@ -343,9 +380,6 @@ fn ensure_fd_limit(ranks: u32) -> Result<(), String> {
         if raised.rlim_cur >= needed && libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
             return Ok(());
         }
-        Err(format!(
-            "-n {ranks} needs about {needed} open files but the limit is {} (see ulimit -n)",
-            lim.rlim_max
-        ))
+        Err(format!("-n {ranks} needs about {needed} open files but the limit is {} (see ulimit -n)", lim.rlim_max))
     }
 }

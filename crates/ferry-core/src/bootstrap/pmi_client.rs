@@ -60,7 +60,11 @@ fn parse_env(fd: Option<&str>, rank: Option<&str>, size: Option<&str>) -> Result
         let v = v.ok_or_else(|| PmiError::Env(format!("PMI_FD is set but {name} is not")))?;
         v.parse::<u32>().map_err(|_| PmiError::Env(format!("{name}={v:?} is not a non-negative integer")))
     };
-    let fd = fd.parse::<RawFd>().ok().filter(|fd| *fd >= 0).ok_or_else(|| PmiError::Env(format!("PMI_FD={fd:?} is not a file descriptor number")))?;
+    let fd = fd
+        .parse::<RawFd>()
+        .ok()
+        .filter(|fd| *fd >= 0)
+        .ok_or_else(|| PmiError::Env(format!("PMI_FD={fd:?} is not a file descriptor number")))?;
     let rank = number("PMI_RANK", rank)?;
     let size = number("PMI_SIZE", size)?;
     if size == 0 || rank >= size {
@@ -75,8 +79,14 @@ impl PmiClient {
     /// `get_appnum`, `get_my_kvsname`). `Ok(None)` when `PMI_FD` is absent: the program was
     /// started without a launcher and runs as a singleton of size 1.
     pub fn from_env() -> Result<Option<PmiClient>, PmiError> {
-        let var = |name: &str| std::env::var(name).ok();
-        let Some(env) = parse_env(var("PMI_FD").as_deref(), var("PMI_RANK").as_deref(), var("PMI_SIZE").as_deref())? else {
+        let var = |name: &str| -> Result<Option<String>, PmiError> {
+            match std::env::var_os(name) {
+                None => Ok(None),
+                Some(v) => v.into_string().map(Some).map_err(|v| PmiError::Env(format!("{name}={v:?} is not valid UTF-8"))),
+            }
+        };
+        let (fd, rank, size) = (var("PMI_FD")?, var("PMI_RANK")?, var("PMI_SIZE")?);
+        let Some(env) = parse_env(fd.as_deref(), rank.as_deref(), size.as_deref())? else {
             return Ok(None);
         };
         check_is_socket(env.fd)?;
@@ -109,7 +119,11 @@ impl PmiClient {
         match client.call(Command::Init { version: PMI_VERSION, subversion: PMI_SUBVERSION })? {
             Response::ResponseToInit { version: 1, .. } => {}
             Response::ResponseToInit { version, subversion } => {
-                return Err(PmiError::Refused { cmd: "init", rc: 0, msg: format!("the server speaks PMI {version}.{subversion}, not 1.x") })
+                return Err(PmiError::Refused {
+                    cmd: "init",
+                    rc: 0,
+                    msg: format!("the server speaks PMI {version}.{subversion}, not 1.x"),
+                })
             }
             other => return Err(refusal("init", other)),
         }
@@ -273,7 +287,11 @@ impl PmiClient {
             }
         };
         if !is_job_secret(&secret) {
-            return Err(PmiError::InvalidArgument { what: "job secret", value: "(not shown)".into(), why: "expected 64 lowercase hex digits" });
+            return Err(PmiError::InvalidArgument {
+                what: "job secret",
+                value: "(not shown)".into(),
+                why: "expected 64 lowercase hex digits",
+            });
         }
         self.job_secret = Some(secret.clone());
         Ok(secret)

@@ -123,9 +123,11 @@ impl PmiServer {
             crate::error!("pmi", "bytes from rank {rank}, outside a job of {} ranks", self.size);
             return actions;
         };
+        if slot.gone {
+            return actions;
+        }
         slot.splitter.push(bytes);
-        loop {
-            let Some(line) = self.ranks[rank as usize].splitter.next_line() else { break };
+        while let Some(line) = self.ranks[rank as usize].splitter.next_line() {
             match line {
                 Ok(line) => actions.extend(self.handle_line(rank, &line)),
                 Err(e) => actions.extend(self.refuse(rank, ResponseKind::Error, e, b"")),
@@ -169,14 +171,18 @@ impl PmiServer {
                     self.ranks[rank as usize].state = RankState::Initialized;
                     vec![self.reply(rank, Response::ResponseToInit { version: 1, subversion: 1 })]
                 } else {
-                    self.refuse_semantic(rank, kind, &format!("PMI version {version}.{subversion} is not supported; this server speaks 1.1"))
+                    self.refuse_semantic(
+                        rank,
+                        kind,
+                        &format!("PMI version {version}.{subversion} is not supported; this server speaks 1.1"),
+                    )
                 }
             }
             (_, RankState::NotInitialized) => self.refuse_semantic(rank, kind, "init must come first"),
-            (Command::GetMaxes, _) => vec![self.reply(
-                rank,
-                Response::Maxes { kvsname_max: KVSNAME_MAX, keylen_max: KEYLEN_MAX, vallen_max: VALLEN_MAX },
-            )],
+            (Command::GetMaxes, _) => {
+                vec![self
+                    .reply(rank, Response::Maxes { kvsname_max: KVSNAME_MAX, keylen_max: KEYLEN_MAX, vallen_max: VALLEN_MAX })]
+            }
             (Command::GetAppnum, _) => vec![self.reply(rank, Response::Appnum { appnum: 0 })],
             (Command::GetMyKvsname, _) => vec![self.reply(rank, Response::MyKvsname { kvsname: self.kvsname.clone() })],
             (Command::GetUniverseSize, _) => {
@@ -246,7 +252,10 @@ impl PmiServer {
         }
         self.ranks[rank as usize].in_barrier = true;
         self.barrier_waiting += 1;
-        let absent = self.ranks.iter().position(|s| !s.in_barrier && (s.gone || matches!(s.state, RankState::Finalized | RankState::Aborted)));
+        let absent = self
+            .ranks
+            .iter()
+            .position(|s| !s.in_barrier && (s.gone || matches!(s.state, RankState::Finalized | RankState::Aborted)));
         if let Some(absent) = absent {
             return self.barrier_break(absent as u32);
         }
@@ -338,7 +347,10 @@ mod tests {
     }
 
     fn init(s: &mut PmiServer, rank: u32) {
-        assert_eq!(ask(s, rank, "cmd=init pmi_version=1 pmi_subversion=1"), ["cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"]);
+        assert_eq!(
+            ask(s, rank, "cmd=init pmi_version=1 pmi_subversion=1"),
+            ["cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"]
+        );
     }
 
     #[test]
@@ -377,7 +389,10 @@ mod tests {
         let mut s = server(4);
         init(&mut s, 2);
         assert_eq!(ask(&mut s, 2, "cmd=get key=ferry-job-secret"), [format!("cmd=get_result rc=0 msg=success value={SECRET}\n")]);
-        assert_eq!(ask(&mut s, 2, "cmd=get key=PMI_process_mapping"), ["cmd=get_result rc=0 msg=success value=(vector,(0,1,4))\n"]);
+        assert_eq!(
+            ask(&mut s, 2, "cmd=get key=PMI_process_mapping"),
+            ["cmd=get_result rc=0 msg=success value=(vector,(0,1,4))\n"]
+        );
         let actions = s.handle_line(2, b"cmd=put key=ferry-job-secret value=00");
         assert_eq!(replies_to(&actions, 2), ["cmd=put_result rc=-1 msg=key_ferry-job-secret_is_reserved\n"]);
         assert!(matches!(actions[1], Action::Refused { rank: 2, .. }));
@@ -497,6 +512,7 @@ mod tests {
         init(&mut s, 0);
         assert!(s.rank_gone(0).is_empty());
         assert!(s.rank_gone(0).is_empty());
+        assert!(s.receive(0, b"cmd=get_appnum\n").is_empty(), "a gone rank is not served");
         assert!(s.receive(7, b"cmd=get_appnum\n").is_empty());
         assert!(s.handle_command(7, Command::GetAppnum).is_empty());
     }

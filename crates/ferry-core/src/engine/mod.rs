@@ -533,6 +533,11 @@ impl Engine {
             if done(self) {
                 return Ok(());
             }
+            if !sleep {
+                // Give the core away between polls: on a loaded machine the kernel's network
+                // work (and the peer) may need it to make the data we wait for arrive.
+                std::thread::yield_now();
+            }
             spins += 1;
         }
     }

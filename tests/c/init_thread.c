@@ -1,0 +1,95 @@
+/* ranks: 1 2 */
+/*
+ * MPI_Init_thread asking for MPI_THREAD_MULTIPLE: the level provided may be
+ * anything from MPI_THREAD_SINGLE up, but must be reported consistently by
+ * Query_thread, before and after other calls; Is_thread_main is true on the
+ * thread that initialised; Initialized/Finalized around the whole life.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *test_name = "init_thread";
+static int me = -1, np = 0;
+static int finalized = 0;
+
+__attribute__((format(printf, 2, 3), noreturn))
+static void fail(int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(stderr);
+    if (!finalized)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
+#define CALL(call) do { int rc_ = (call); \
+        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
+
+static const char *level_name(int level)
+{
+    return level == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" :
+           level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" :
+           level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" :
+           level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "not a thread level";
+}
+
+int main(int argc, char **argv)
+{
+    CHECK(MPI_THREAD_SINGLE < MPI_THREAD_FUNNELED &&
+          MPI_THREAD_FUNNELED < MPI_THREAD_SERIALIZED &&
+          MPI_THREAD_SERIALIZED < MPI_THREAD_MULTIPLE, "thread levels are not ordered");
+
+    int flag = -1;
+    CALL(MPI_Initialized(&flag));
+    CHECK(flag == 0, "Initialized before Init_thread gave %d", flag);
+
+    int provided = -12345;
+    CALL(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    CHECK(provided >= MPI_THREAD_SINGLE && provided <= MPI_THREAD_MULTIPLE,
+          "Init_thread provided %d, %s", provided, level_name(provided));
+
+    CALL(MPI_Initialized(&flag));
+    CHECK(flag == 1, "Initialized after Init_thread gave %d", flag);
+    CALL(MPI_Finalized(&flag));
+    CHECK(flag == 0, "Finalized after Init_thread gave %d", flag);
+
+    int queried = -1;
+    CALL(MPI_Query_thread(&queried));
+    CHECK(queried == provided, "Query_thread says %s, Init_thread provided %s",
+          level_name(queried), level_name(provided));
+
+    int is_main = -1;
+    CALL(MPI_Is_thread_main(&is_main));
+    CHECK(is_main == 1, "Is_thread_main on the initialising thread gave %d", is_main);
+
+    /* Every rank reports the same level: the library is one build. */
+    int right = (me + 1) % np, left = (me + np - 1) % np, theirs = -1;
+    CALL(MPI_Sendrecv(&provided, 1, MPI_INT, right, 0, &theirs, 1, MPI_INT, left, 0,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(theirs == provided, "rank %d was provided %s, this rank %s", left,
+          level_name(theirs), level_name(provided));
+
+    queried = -1;
+    CALL(MPI_Query_thread(&queried));
+    CHECK(queried == provided, "Query_thread changed to %s", level_name(queried));
+    if (me == 0)
+        printf("init_thread: requested MPI_THREAD_MULTIPLE, provided %s\n",
+               level_name(provided));
+
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Finalize());
+    finalized = 1;
+    CALL(MPI_Finalized(&flag));
+    CHECK(flag == 1, "Finalized after Finalize gave %d", flag);
+    return 0;
+}
