@@ -32,7 +32,8 @@ deps-test:
 build:
 	$(CARGO) build --release --workspace
 	@mkdir -p $(LIBDIR)
-	@cp -f target/release/libmpi.so $(LIBDIR)/libmpi.so.12
+	@# Replace by rename: rewriting a library in place crashes programs that have it mapped.
+	@cp -f target/release/libmpi.so $(LIBDIR)/.libmpi.so.12.new && mv -f $(LIBDIR)/.libmpi.so.12.new $(LIBDIR)/libmpi.so.12
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpi.so
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so.12
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so

@@ -271,7 +271,17 @@ if [ $list_only -eq 1 ]; then
     for src in "${sources[@]}"; do
         name=$(basename "$src" .c)
         parse_expect "$src"
-        echo "$name: ranks$(ranks_of "$src"); expect $exp_kind"
+        ranks=$(ranks_of "$src")
+        ranks=$(echo $ranks)
+        line="$name: ranks $ranks; expect $exp_kind"
+        if [ "$exp_kind" = fail ]; then
+            [ -n "$exp_exit" ] && line="$line exit=$exp_exit"
+            [ -n "$exp_stderr" ] && line="$line stderr=\"$exp_stderr\""
+            line="$line within=$exp_within"
+        fi
+        reason=$(mpich_skip_reason "$src")
+        [ -n "$reason" ] && line="$line; skipped with --mpi mpich ($reason)"
+        echo "$line"
     done
     for c in "${abi_cases[@]}"; do set -- $c; echo "abi:$1: ranks $2"; done
     for c in "${hydra_cases[@]}"; do set -- $c; echo "hydra:$1: ranks $2"; done

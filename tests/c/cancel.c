@@ -1,4 +1,4 @@
-/* ranks: 1 2 3 */
+/* ranks: 1 2 4 5 */
 /*
  * Cancel of receive requests and Test_cancelled: a receive that nothing
  * matches is cancelled (Wait and Test both complete it, Test_cancelled says

@@ -1,4 +1,4 @@
-/* ranks: 1 2 */
+/* ranks: 1 2 4 5 */
 /*
  * Derived datatypes: contiguous, vector with positive and negative stride,
  * hvector (also of a vector), indexed (with blocks out of address order and

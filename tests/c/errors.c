@@ -1,4 +1,4 @@
-/* ranks: 1 2 */
+/* ranks: 1 2 4 5 */
 /*
  * Error handling with MPI_ERRORS_RETURN: Comm_set_errhandler /
  * Comm_get_errhandler / Errhandler_free; the error class of invalid

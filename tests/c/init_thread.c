@@ -1,4 +1,4 @@
-/* ranks: 1 2 */
+/* ranks: 1 2 4 5 */
 /*
  * MPI_Init_thread asking for MPI_THREAD_MULTIPLE: the level provided may be
  * anything from MPI_THREAD_SINGLE up, but must be reported consistently by

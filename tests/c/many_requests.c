@@ -1,4 +1,4 @@
-/* ranks: 1 2 4 */
+/* ranks: 1 2 4 5 */
 /*
  * 1000 outstanding non-blocking requests in each direction. Every rank posts
  * 1000 receives from its left neighbour (distinct tags, posted in reverse

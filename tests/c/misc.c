@@ -1,4 +1,4 @@
-/* ranks: 1 2 3 4 */
+/* ranks: 1 2 4 5 */
 /*
  * Environment calls: Get_version and Get_library_version (also before Init
  * and after Finalize), Get_processor_name, Wtime (monotonic, advancing with

@@ -1,4 +1,4 @@
-/* ranks: 2 3 4 */
+/* ranks: 2 4 5 */
 /*
  * Non-overtaking order (MPI 4.x, 3.5): messages from one sender on one
  * communicator that match the same receive are received in the order sent.

@@ -1,4 +1,4 @@
-/* ranks: 1 2 3 4 */
+/* ranks: 1 2 4 5 */
 /*
  * Basic point-to-point: Initialized/Finalized around Init/Finalize, blocking
  * Send/Recv between every ordered pair of ranks and to self, status fields

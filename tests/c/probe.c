@@ -1,4 +1,4 @@
-/* ranks: 2 3 4 */
+/* ranks: 2 4 5 */
 /*
  * Probe, Iprobe, Mprobe, Improbe, Mrecv and Imrecv, with MPI_ANY_SOURCE and
  * specific sources: sizes learned from the probe status with Get_count, a

@@ -1,4 +1,4 @@
-/* ranks: 2 3 4 */
+/* ranks: 2 4 5 */
 /*
  * Message sizes from 1 byte to 16 MiB, powers of two and odd sizes, with a
  * position-dependent pattern checked on receipt. Blocking: every ordered

@@ -1,4 +1,4 @@
-/* ranks: 2 3 */
+/* ranks: 2 4 5 */
 /*
  * Multiple completion: Waitany, Testany, Waitsome, Testsome, Waitall and
  * Testall over arrays that contain MPI_REQUEST_NULL entries, and over arrays

@@ -120,6 +120,7 @@ impl Runtime {
         if let Body::Engine(id) = self.req(h)?.body {
             self.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
         }
+        self.reap_orphans();
         Ok((self.finish_req(h), comm))
     }
 
@@ -131,7 +132,23 @@ impl Runtime {
 
     pub fn progress_once(&mut self) -> MpiResult<()> {
         self.engine.progress(Some(std::time::Duration::ZERO))?;
+        self.reap_orphans();
         Ok(())
+    }
+
+    /// Finish freed requests that have completed: unpack what they received, forget them.
+    pub fn reap_orphans(&mut self) {
+        let engine = &mut self.engine;
+        self.orphans.retain_mut(|(id, r)| {
+            if !engine.is_done(*id) {
+                return true;
+            }
+            if let (Some(Ok(st)), Some(u)) = (engine.take(*id), r.unpack.take()) {
+                // SAFETY: as in `finish_req`: the user's receive buffer outlives the request.
+                unsafe { u.dt.unpack(&u.tmp[..st.bytes.min(u.tmp.len())], u.base, u.count) };
+            }
+            false
+        });
     }
 }
 
@@ -282,9 +299,14 @@ fn testall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, flag: *mut c_
     waitall(rt, count, reqs, sts)
 }
 
-/// Complete one finished request of `hs`, if any. Returns its index.
-fn any_done(rt: &mut Runtime, hs: &mut [MPI_Request], status: *mut MPI_Status) -> MpiResult<Option<usize>> {
-    let Some(i) = hs.iter().position(|&h| h != MPI_REQUEST_NULL && rt.req_done(h)) else { return Ok(None) };
+/// Complete one finished request of `hs`, if any, and set `index` to it (also when it
+/// completed with an error, so the caller knows which one failed).
+fn any_done(rt: &mut Runtime, hs: &mut [MPI_Request], index: &mut c_int, status: *mut MPI_Status) -> MpiResult<Option<usize>> {
+    let Some(i) = hs.iter().position(|&h| h != MPI_REQUEST_NULL && rt.req_done(h)) else {
+        *index = MPI_UNDEFINED;
+        return Ok(None);
+    };
+    *index = i as c_int;
     let comm = rt.reqs[&hs[i]].comm;
     let o = rt.finish_req(hs[i]);
     hs[i] = MPI_REQUEST_NULL;
@@ -307,12 +329,7 @@ fn waitany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c
     if !immediate {
         rt.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
     }
-    let i = any_done(rt, hs, status);
-    *index = match &i {
-        Ok(Some(i)) => *i as c_int,
-        _ => MPI_UNDEFINED,
-    };
-    i.map(|_| ())
+    any_done(rt, hs, index, status).map(|_| ())
 }
 
 fn testany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
@@ -327,18 +344,8 @@ fn testany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c
         return Ok(());
     }
     rt.progress_once()?;
-    let r = any_done(rt, hs, status);
-    match &r {
-        Ok(Some(i)) => {
-            *flag = 1;
-            *index = *i as c_int;
-        }
-        Ok(None) => {
-            *flag = 0;
-            *index = MPI_UNDEFINED;
-        }
-        Err(_) => *flag = 1,
-    }
+    let r = any_done(rt, hs, index, status);
+    *flag = !matches!(r, Ok(None)) as c_int;
     r.map(|_| ())
 }
 

@@ -115,6 +115,8 @@ pub fn start_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Da
     }
     let to = group[dest as usize];
     if mode == Mode::Buffered {
+        // Let finished buffered sends return their space before judging the room left.
+        rt.progress_once()?;
         reap_bsends(rt, false)?;
         let need = data.len + MPI_BSEND_OVERHEAD as usize;
         let used: usize = rt.bsend.pending.iter().map(|p| p.1).sum();
@@ -123,6 +125,7 @@ pub fn start_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Da
         }
         let copy = match data.keep {
             Some(v) => v,
+            None if data.len == 0 => Vec::new(),
             // SAFETY: the send buffer holds `len` bytes.
             None => unsafe { std::slice::from_raw_parts(data.ptr, data.len) }.to_vec(),
         };
@@ -159,9 +162,6 @@ pub fn reap_bsends(rt: &mut Runtime, all: bool) -> MpiResult<()> {
     if all {
         let ids: Vec<u64> = rt.bsend.pending.iter().map(|p| p.0).collect();
         rt.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
-        let orphans: Vec<u64> = rt.orphans.iter().map(|o| o.0).collect();
-        rt.engine.wait_until(|e| orphans.iter().all(|id| e.is_done(*id)))?;
-        rt.orphans.clear();
     }
     let engine = &mut rt.engine;
     rt.bsend.pending.retain(|(id, _, _)| {
@@ -202,9 +202,9 @@ fn sendrecv(
     let r = start_recv(rt, rbuf, rcount, rdt, source, rtag, comm)?;
     let s = start_send(rt, sbuf, scount, sdt, dest, stag, comm, Mode::Standard)?;
     rt.wait_req(s)?;
-    let o = rt.wait_req(r)?;
-    write_status(status, &o, false);
-    Ok(())
+    let (o, comm) = rt.wait_raw(r)?;
+    write_status(status, &o, o.error != MPI_SUCCESS);
+    check(o, comm).map(|_| ())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -221,11 +221,11 @@ fn sendrecv_replace(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Da
     let r = start_recv(rt, packed_in.as_mut_ptr() as *mut c_void, n as c_int, MPI_BYTE, source, rtag, comm)?;
     let s = start_send(rt, packed_out.as_ptr() as *const c_void, n as c_int, MPI_BYTE, dest, stag, comm, Mode::Standard)?;
     rt.wait_req(s)?;
-    let o = rt.wait_req(r)?;
+    let (o, comm) = rt.wait_raw(r)?;
     // SAFETY: as above; unpack only what arrived.
     unsafe { t.unpack(&packed_in[..o.bytes], buf as *mut u8, count as usize) };
-    write_status(status, &o, false);
-    Ok(())
+    write_status(status, &o, o.error != MPI_SUCCESS);
+    check(o, comm).map(|_| ())
 }
 
 fn pattern(rt: &Runtime, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<(Pattern, std::sync::Arc<Vec<u32>>)> {
@@ -412,9 +412,9 @@ crate::mpi_export! { MPI_Improbe, PMPI_Improbe, (source: c_int, tag: c_int, comm
 crate::mpi_export! { MPI_Mrecv, PMPI_Mrecv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status) {
     call("MPI_Mrecv", MPI_COMM_WORLD, |rt| {
         let h = imrecv(rt, buf, count, dt, message)?;
-        let o = rt.wait_req(h)?;
-        write_status(status, &o, false);
-        Ok(())
+        let (o, comm) = rt.wait_raw(h)?;
+        write_status(status, &o, o.error != MPI_SUCCESS);
+        check(o, comm).map(|_| ())
     })
 }}
 crate::mpi_export! { MPI_Imrecv, PMPI_Imrecv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message, req: *mut MPI_Request) {

@@ -180,7 +180,10 @@ pub fn finalize() -> MpiResult<()> {
     let mut guard = lock();
     let Some(rt) = guard.as_mut() else { return err(MPI_ERR_OTHER, "MPI_Finalize called before MPI_Init") };
     crate::p2p::reap_bsends(rt, true)?;
+    // Sends the user freed are waited for inside the engine; freed receives that did
+    // complete are unpacked, the others are dropped with the runtime.
     rt.engine.finalize()?;
+    rt.reap_orphans();
     if let Some(p) = rt.pmi.as_mut() {
         p.barrier().map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("PMI: {e}")))?;
         p.finalize().map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("PMI: {e}")))?;

@@ -32,7 +32,7 @@ use request::{RecvReq, RecvState, Req, ReqKind, SendReq, SendState};
 const LISTENER: Token = Token(0);
 /// Rendezvous data travels in frames of at most this many bytes.
 const RNDV_CHUNK: usize = 4 << 20;
-/// An unauthenticated connection that has not finished its handshake by then is dropped.
+/// A connection that has not even said hello by then is dropped.
 const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// What the engine needs to start.
@@ -76,7 +76,6 @@ enum Target {
 struct Peer {
     conn: Option<usize>,
     connecting: Option<usize>,
-    connect_started: Option<Instant>,
     pending: VecDeque<OutFrame>,
     send_seq: u64,
     recv_seq: u64,
@@ -85,7 +84,8 @@ struct Peer {
 }
 
 enum InKind {
-    Eager { data: Vec<u8>, complete: bool, bound: Option<ReqId> },
+    /// `len` is the announced size, known before the payload has arrived.
+    Eager { data: Vec<u8>, len: u64, complete: bool, bound: Option<ReqId> },
     Rts { len: u64, cookie: u64 },
 }
 
@@ -117,6 +117,9 @@ pub struct Engine {
     next_id: u64,
     sync_waits: HashMap<(u32, u64), ReqId>,
     completed: Vec<u64>,
+    /// Scratch list of (token, readable, writable) from the last poll, kept to avoid an
+    /// allocation per progress pass.
+    ready: Vec<(Token, bool, bool)>,
     fatal: Option<EngineError>,
 }
 
@@ -162,6 +165,7 @@ impl Engine {
             next_id: 1,
             sync_waits: HashMap::new(),
             completed: Vec::new(),
+            ready: Vec::new(),
             fatal: None,
         })
     }
@@ -195,7 +199,7 @@ impl Engine {
         self.reqs.insert(rid, Req { kind: ReqKind::Send(SendReq { state: SendState::InFlight, peer: dst }), done: None, detached: false });
         if dst == self.me {
             // SAFETY: the caller guarantees the buffer for the duration of the call.
-            let data = unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec();
+            let data = if len == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec() };
             self.send_to_self(rid, ctx, tag, data, sync);
             return rid;
         }
@@ -289,7 +293,7 @@ impl Engine {
                 self.finish(rid, Ok(Status::default()));
             }
             None => {
-                self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { data, complete: true, bound: None }, sync: sync.then_some(rid) });
+                self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { len: data.len() as u64, data, complete: true, bound: None }, sync: sync.then_some(rid) });
                 if !sync {
                     self.finish(rid, Ok(Status::default()));
                 }
@@ -335,6 +339,7 @@ impl Engine {
                 *bound = Some(rid);
                 if let Some(r) = self.recv_mut(rid) {
                     r.state = RecvState::AwaitEager;
+                    r.status.source = env.src;
                 }
                 self.inmsgs.insert(mid, m);
             }
@@ -492,6 +497,11 @@ impl Engine {
         self.reqs.values().filter(|r| r.done.is_none()).count()
     }
 
+    /// Sends not yet completed, including detached ones.
+    pub fn sends_outstanding(&self) -> usize {
+        self.reqs.values().filter(|r| r.done.is_none() && matches!(r.kind, ReqKind::Send(_))).count()
+    }
+
     /// Whether a pending request cannot complete because its peer is gone.
     fn check_lost(&mut self) {
         let lost: Vec<(ReqId, u32)> = self
@@ -552,13 +562,20 @@ impl Engine {
                 return Err(EngineError::Transport(format!("epoll: {e}")));
             }
         }
-        let ready: Vec<(Token, bool, bool)> = self.events.iter().map(|e| (e.token(), e.is_readable() || e.is_read_closed() || e.is_error(), e.is_writable())).collect();
-        for (tok, readable, writable) in ready {
+        let mut ready = std::mem::take(&mut self.ready);
+        ready.clear();
+        ready.extend(self.events.iter().map(|e| (e.token(), e.is_readable() || e.is_read_closed() || e.is_error(), e.is_writable())));
+        for &(tok, readable, writable) in &ready {
             if tok == LISTENER {
                 self.accept_all();
                 continue;
             }
             let c = tok.0 - 1;
+            if readable {
+                if let Some(slot) = self.slots[c].as_mut() {
+                    slot.conn.mark_readable();
+                }
+            }
             if writable {
                 self.on_writable(c);
             }
@@ -566,6 +583,7 @@ impl Engine {
                 self.on_readable(c);
             }
         }
+        self.ready = ready;
         self.drain_completed();
         if timeout.map_or(true, |t| !t.is_zero()) {
             self.housekeeping();
@@ -582,21 +600,24 @@ impl Engine {
             .slots
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| s.as_ref().filter(|s| matches!(s.phase, Phase::Accepting(_)) && now - s.opened > HANDSHAKE_DEADLINE).map(|_| i))
+            .filter_map(|(i, s)| s.as_ref().filter(|s| matches!(&s.phase, Phase::Accepting(a) if a.awaiting_hello()) && now - s.opened > HANDSHAKE_DEADLINE).map(|_| i))
             .collect();
         for c in stale {
-            let from = self.slots[c].as_ref().map(|s| s.from);
-            warn!("tcp", "refused connection from {from:?}: no complete handshake within {HANDSHAKE_DEADLINE:?}");
+            if let Some(s) = self.slots[c].as_ref() {
+                warn!("tcp", "refused connection from {}: no hello within {HANDSHAKE_DEADLINE:?}", s.from);
+            }
             self.close(c);
         }
-        for p in 0..self.peers.len() {
-            let peer = &self.peers[p];
-            if peer.conn.is_none() && !peer.pending.is_empty() && peer.connect_started.map_or(false, |t| now - t > self.connect_timeout) {
-                self.fatal = Some(EngineError::Transport(format!(
-                    "could not connect to rank {p} at {} within {:?}",
-                    self.cards[p].addr, self.connect_timeout
-                )));
-            }
+        // Only the TCP connect itself is timed: authentication waits on the peer's
+        // application, which may legitimately be busy for a long time.
+        let unreachable = self.slots.iter().flatten().find(|s| matches!(s.phase, Phase::Connecting(_)) && now - s.opened > self.connect_timeout);
+        if let Some(s) = unreachable {
+            self.fatal = Some(EngineError::Transport(format!(
+                "could not connect to rank {} at {} within {:?}",
+                s.peer.unwrap_or(0),
+                s.from,
+                self.connect_timeout
+            )));
         }
         self.check_lost();
     }
@@ -634,13 +655,15 @@ impl Engine {
     fn connect(&mut self, dst: u32) {
         let addr = self.cards[dst as usize].addr;
         debug!("tcp", "connecting to rank {dst} at {addr}");
-        self.peers[dst as usize].connect_started.get_or_insert_with(Instant::now);
         match mio::net::TcpStream::connect(addr) {
             Ok(stream) => {
                 let (init, hello) = Initiator::start(self.me, dst, nonce());
                 if let Some(c) = self.add_slot(stream, Phase::Connecting(init), Some(dst), addr) {
                     self.slots[c].as_mut().expect("just added").conn.push(out_frame(hello));
                     self.peers[dst as usize].connecting = Some(c);
+                    // A local connect usually completes at once: say hello now rather than
+                    // at the next progress call, which may be far away if the user computes.
+                    self.on_writable(c);
                 }
             }
             Err(e) => {
@@ -746,7 +769,7 @@ impl Engine {
                         Ok(sink)
                     }
                     None => {
-                        self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { data: Vec::new(), complete: false, bound: None }, sync });
+                        self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { data: Vec::new(), len: h.len, complete: false, bound: None }, sync });
                         self.set_target(c, Target::Unexpected(mid));
                         Ok(Sink::Vec(Vec::with_capacity(h.len as usize)))
                     }
@@ -860,7 +883,7 @@ impl Engine {
                 Target::Recv(rid) => self.finish_received(rid),
                 Target::Unexpected(mid) => {
                     let Some(m) = self.inmsgs.get_mut(&mid) else { return Ok(()) };
-                    let InKind::Eager { data, complete, bound } = &mut m.kind else { return Ok(()) };
+                    let InKind::Eager { data, complete, bound, .. } = &mut m.kind else { return Ok(()) };
                     *data = payload;
                     *complete = true;
                     if let Some(rid) = bound.take() {
@@ -873,6 +896,9 @@ impl Engine {
                 Target::None => {}
             },
             Kind::Rts => {
+                if payload.len() != 16 {
+                    return Err("short RTS".into());
+                }
                 let len = u64::from_le_bytes(payload[0..8].try_into().expect("16-byte payload"));
                 let cookie = u64::from_le_bytes(payload[8..16].try_into().expect("16-byte payload"));
                 let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
@@ -971,6 +997,11 @@ impl Engine {
     fn bad_input(&mut self, c: usize, msg: String) {
         let Some(slot) = self.slots[c].as_ref() else { return };
         match (&slot.phase, slot.peer) {
+            (Phase::Established, Some(peer)) if self.peers[peer as usize].said_bye => {
+                debug!("tcp", "rank {peer} closed after its goodbye: {msg}");
+                self.peers[peer as usize].conn = None;
+                self.close(c);
+            }
             (Phase::Established, Some(peer)) => {
                 error!("tcp", "protocol error from rank {peer}: {msg}");
                 self.fatal = Some(EngineError::Transport(format!("protocol error from rank {peer}: {msg}")));
@@ -1001,9 +1032,14 @@ impl Engine {
                 self.check_lost();
             }
             (Phase::Initiating(_), Some(peer)) => {
-                // The peer closed during our handshake: it chose the other connection, or died.
+                // The peer closed during our handshake: it chose the other connection, or
+                // dropped ours. Try again while frames wait and no other connection exists.
                 self.peers[peer as usize].connecting = None;
                 self.close(c);
+                let p = &self.peers[peer as usize];
+                if p.conn.is_none() && !p.pending.is_empty() && !p.lost {
+                    self.connect(peer);
+                }
             }
             _ => {
                 debug!("tcp", "unauthenticated connection from {} closed", slot.from);
@@ -1048,9 +1084,13 @@ impl Engine {
                 self.send_frame(peer, OutFrame::new(&h, Payload::None, None));
             }
         }
-        let deadline = Instant::now() + self.connect_timeout;
+        // Everything queued must reach its peer, and every send (including those the user
+        // freed) must finish, or a peer waiting for that data would hang; a lost peer ends
+        // the wait through the error it raises.
         self.wait_until(|e| {
-            Instant::now() > deadline || (e.slots.iter().flatten().all(|s| s.conn.out.is_empty() || !matches!(s.phase, Phase::Established)) && e.peers.iter().all(|p| p.pending.is_empty()))
+            let written = e.slots.iter().flatten().all(|s| s.conn.out.is_empty() || !matches!(s.phase, Phase::Established));
+            let sent = e.peers.iter().all(|p| p.pending.is_empty() || p.lost);
+            written && sent && e.sends_outstanding() == 0
         })
     }
 
@@ -1071,8 +1111,7 @@ fn slot_out_empty(s: &Option<Slot>) -> bool {
 
 fn msg_len(m: &InMsg) -> usize {
     match &m.kind {
-        InKind::Eager { data, complete: true, .. } => data.len(),
-        InKind::Eager { data, .. } => data.capacity(),
+        InKind::Eager { len, .. } => *len as usize,
         InKind::Rts { len, .. } => *len as usize,
     }
 }

@@ -112,14 +112,14 @@ fn mac(secret: &[u8], label: &[u8], i: u32, a: u32, n1: &[u8], n2: &[u8]) -> Hma
     m
 }
 
-fn expect(kind: Kind, h: &Header, len: usize, name: &'static str) -> Result<(), HandshakeError> {
+fn expect(kind: Kind, h: &Header, payload: &[u8], len: usize, name: &'static str) -> Result<(), HandshakeError> {
     if h.kind == Kind::Reject {
         return Err(HandshakeError::Rejected(RejectReason::BadProof));
     }
     if h.kind != kind {
         return Err(HandshakeError::UnexpectedFrame { expected: name, got: h.kind });
     }
-    if h.len != len as u64 {
+    if h.len != len as u64 || payload.len() != len {
         return Err(HandshakeError::BadLength { kind: h.kind, len: h.len });
     }
     Ok(())
@@ -153,7 +153,7 @@ impl Initiator {
     pub fn on_frame(&mut self, secret: &[u8], h: &Header, payload: &[u8]) -> Result<Option<Out>, HandshakeError> {
         match self.state {
             InitState::AwaitChallenge => {
-                expect(Kind::Challenge, h, NONCE_LEN + MAC_LEN, "Challenge")?;
+                expect(Kind::Challenge, h, payload, NONCE_LEN + MAC_LEN, "Challenge")?;
                 let (nonce_a, mac_a) = payload.split_at(NONCE_LEN);
                 mac(secret, b"acc", self.me, self.peer, &self.nonce, nonce_a)
                     .verify_slice(mac_a)
@@ -163,10 +163,10 @@ impl Initiator {
                 Ok(Some(frame(Kind::Auth, self.me, self.peer, proof.to_vec())))
             }
             InitState::AwaitVerdict => {
-                if h.kind == Kind::Reject && h.len == 1 {
+                if h.kind == Kind::Reject && h.len == 1 && payload.len() == 1 {
                     return Err(HandshakeError::Rejected(RejectReason::from_u8(payload[0])));
                 }
-                expect(Kind::Accept, h, 0, "Accept")?;
+                expect(Kind::Accept, h, payload, 0, "Accept")?;
                 self.state = InitState::Done;
                 Ok(None)
             }
@@ -212,7 +212,7 @@ impl Acceptor {
     pub fn on_frame(&mut self, secret: &[u8], h: &Header, payload: &[u8]) -> Result<AcceptorStep, HandshakeError> {
         match &self.state {
             AccState::AwaitHello => {
-                expect(Kind::Hello, h, NONCE_LEN, "Hello")?;
+                expect(Kind::Hello, h, payload, NONCE_LEN, "Hello")?;
                 if h.dst != self.me {
                     return Err(HandshakeError::WrongDestination { dst: h.dst, me: self.me });
                 }
@@ -228,7 +228,7 @@ impl Acceptor {
                 Ok(AcceptorStep::Send(frame(Kind::Challenge, self.me, h.src, p)))
             }
             AccState::AwaitAuth { peer, nonce_i } => {
-                expect(Kind::Auth, h, MAC_LEN, "Auth")?;
+                expect(Kind::Auth, h, payload, MAC_LEN, "Auth")?;
                 if h.src != *peer {
                     return Err(HandshakeError::UnexpectedFrame { expected: "Auth from the same rank", got: h.kind });
                 }
@@ -241,6 +241,11 @@ impl Acceptor {
             }
             AccState::Done => Err(HandshakeError::UnexpectedFrame { expected: "data", got: h.kind }),
         }
+    }
+
+    /// Whether no valid Hello has arrived yet (the peer has not even named itself).
+    pub fn awaiting_hello(&self) -> bool {
+        self.state == AccState::AwaitHello
     }
 
     /// The frame that carries the caller's decision.
@@ -327,6 +332,15 @@ mod tests {
         short.dst = 1;
         short.len = 3;
         assert!(matches!(Acceptor::new(1, [0; 32]).on_frame(K, &short, &[0; 3]), Err(HandshakeError::BadLength { .. })));
+    }
+
+    #[test]
+    fn payload_shorter_than_its_header_is_refused() {
+        let (_, hello) = Initiator::start(3, 1, [7; 32]);
+        let mut a = Acceptor::new(1, [9; 32]);
+        assert!(a.awaiting_hello());
+        assert!(matches!(a.on_frame(K, &hello.header, &hello.payload[..5]), Err(HandshakeError::BadLength { .. })));
+        assert!(a.awaiting_hello());
     }
 
     #[test]

@@ -195,6 +195,8 @@ impl Payload {
         match self {
             Payload::None => &[],
             Payload::Owned(v) => v,
+            // A zero-length payload may come with any pointer, NULL included.
+            Payload::Borrowed { len: 0, .. } => &[],
             // SAFETY: the sender keeps this buffer valid until the frame is reported written.
             Payload::Borrowed { ptr, len } => unsafe { std::slice::from_raw_parts(*ptr, *len) },
         }
@@ -235,12 +237,21 @@ pub struct Conn {
     rend: usize,
     rx: RxState,
     pub out: VecDeque<OutFrame>,
+    /// The socket may hold unread bytes. Cleared by a short read or `WouldBlock` (for a
+    /// stream socket a short read means the kernel buffer is empty, so with edge-triggered
+    /// epoll no further read is needed until the next readable event, which sets it again).
+    maybe_readable: bool,
 }
 
 impl Conn {
     pub fn new(stream: mio::net::TcpStream) -> Conn {
         let _ = stream.set_nodelay(true);
-        Conn { stream, rbuf: vec![0u8; RBUF].into_boxed_slice(), rstart: 0, rend: 0, rx: RxState::Header, out: VecDeque::new() }
+        Conn { stream, rbuf: vec![0u8; RBUF].into_boxed_slice(), rstart: 0, rend: 0, rx: RxState::Header, out: VecDeque::new(), maybe_readable: true }
+    }
+
+    /// The poller reported the socket readable.
+    pub fn mark_readable(&mut self) {
+        self.maybe_readable = true;
     }
 
     fn fill(&mut self) -> io::Result<Option<usize>> {
@@ -252,13 +263,23 @@ impl Conn {
             self.rend -= self.rstart;
             self.rstart = 0;
         }
+        if !self.maybe_readable {
+            return Ok(None);
+        }
+        let want = RBUF - self.rend;
         match self.stream.read(&mut self.rbuf[self.rend..]) {
             Ok(0) => Ok(Some(0)),
             Ok(n) => {
                 self.rend += n;
+                if n < want {
+                    self.maybe_readable = false;
+                }
                 Ok(Some(n))
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                self.maybe_readable = false;
+                Ok(None)
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(Some(1)),
             Err(e) => Err(e),
         }
@@ -294,15 +315,25 @@ impl Conn {
                         return Ok(RxEvent::Payload(header, sink));
                     }
                     if *left as usize >= DIRECT_MIN {
+                        if !self.maybe_readable {
+                            return Ok(RxEvent::WouldBlock);
+                        }
                         if let Some(room) = sink.direct(*left as usize) {
+                            let want = room.len();
                             match self.stream.read(room) {
                                 Ok(0) => return Ok(RxEvent::Eof),
                                 Ok(n) => {
+                                    if n < want {
+                                        self.maybe_readable = false;
+                                    }
                                     sink.advance(n);
                                     *left -= n as u64;
                                     continue;
                                 }
-                                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(RxEvent::WouldBlock),
+                                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                                    self.maybe_readable = false;
+                                    return Ok(RxEvent::WouldBlock);
+                                }
                                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                                 Err(e) => return Err(e.into()),
                             }
@@ -372,5 +403,53 @@ impl Conn {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ifs() -> Vec<(String, Ipv4Addr)> {
+        vec![("lo".into(), Ipv4Addr::LOCALHOST), ("eth0".into(), Ipv4Addr::new(10, 1, 2, 3)), ("ib0".into(), Ipv4Addr::new(192, 168, 7, 9))]
+    }
+
+    #[test]
+    fn address_by_default_name_and_cidr() {
+        assert_eq!(choose_address("", &ifs()).unwrap(), Ipv4Addr::new(10, 1, 2, 3));
+        assert_eq!(choose_address("", &ifs()[..1]).unwrap(), Ipv4Addr::LOCALHOST);
+        assert_eq!(choose_address("ib0", &ifs()).unwrap(), Ipv4Addr::new(192, 168, 7, 9));
+        assert_eq!(choose_address("192.168.0.0/16", &ifs()).unwrap(), Ipv4Addr::new(192, 168, 7, 9));
+        assert_eq!(choose_address("127.0.0.0/8", &ifs()).unwrap(), Ipv4Addr::LOCALHOST);
+        assert_eq!(choose_address("0.0.0.0/0", &ifs()).unwrap(), Ipv4Addr::LOCALHOST);
+    }
+
+    #[test]
+    fn address_errors_name_the_problem() {
+        for bad in ["wlan9", "172.16.0.0/12", "10.0.0.0/40", "nonsense/8"] {
+            let e = choose_address(bad, &ifs()).unwrap_err().to_string();
+            assert!(e.starts_with("FERRY_IF"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn port_range_is_honoured_and_exhaustion_is_reported() {
+        let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        // Find a pair of free adjacent ports (another process may hold some).
+        let (base, a, b) = (0..200u16)
+            .map(|i| 47000 + ((std::process::id() as u16 % 500) * 2 + i * 2) % 4000)
+            .find_map(|base| {
+                let a = listen(lo, lo, Some((base, base))).ok()?;
+                let b = listen(lo, lo, Some((base + 1, base + 1))).ok()?;
+                Some((base, a, b))
+            })
+            .expect("some pair of adjacent ports is free");
+        assert_eq!((a.advertise.port(), b.advertise.port()), (base, base + 1));
+        let e = listen(lo, lo, Some((base, base + 1))).err().expect("range exhausted").to_string();
+        assert!(e.contains("FERRY_PORT_RANGE"), "{e}");
+        // With the second port free again, a range search skips the busy first one.
+        drop(b);
+        assert_eq!(listen(lo, lo, Some((base, base + 1))).unwrap().advertise.port(), base + 1);
+        drop(a);
     }
 }
