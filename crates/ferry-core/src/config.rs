@@ -13,7 +13,10 @@ pub struct Knob {
 
 pub const EAGER_LIMIT: Knob = Knob {
     name: "FERRY_EAGER_LIMIT",
-    default: "65536",
+    // Measured over TCP (docs/performance.md, bench/eager-sweep.sh): rendezvous costs a
+    // round trip (~10 us here), 30-40% of a 64-256 KiB transfer, and buys nothing in
+    // bandwidth below 256 KiB; above it the round trip is lost in the transfer time.
+    default: "262144",
     meaning: "messages up to this many bytes are sent eagerly; larger ones use rendezvous",
 };
 pub const PORT_RANGE: Knob = Knob {

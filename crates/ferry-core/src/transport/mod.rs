@@ -2,4 +2,5 @@
 
 pub mod business_card;
 pub mod handshake;
+pub mod shm;
 pub mod tcp;

@@ -1,0 +1,3 @@
+//! Barrier: no rank leaves before every rank has entered. No buffers.
+
+pub mod dissemination;

@@ -1,0 +1,6 @@
+//! Broadcast: the root's `Recv` buffer reaches every rank's `Recv` buffer.
+
+pub mod binomial;
+pub mod pipelined_chain;
+pub mod scatter_allgather;
+pub mod status_binomial;

@@ -1,0 +1,281 @@
+//! Ferry's collective algorithms as pure schedules. An algorithm is a function from
+//! [`Params`] to one rank's [`Schedule`]; executors (the in-memory one here, the engine, the
+//! simulator) run schedules. Nothing here touches sockets, threads or clocks.
+//!
+//! Buffer conventions (byte ranges; `BufferId::Send` is absent when the call is in place):
+//!
+//! | collective | `Send` | `Recv` | in place |
+//! |---|---|---|---|
+//! | bcast | unused | the message, on every rank (root: source) | — |
+//! | scatter | root: all blocks at `displs` | own block | root: its block stays in `Send`, no `Recv` |
+//! | gather | own block | root: all blocks at `displs` | root: own block already in `Recv` |
+//! | allgather | own block | all blocks at `displs` | own block already in `Recv` |
+//! | reduce | input | root: result | root: input in `Recv`, result replaces it |
+//! | allreduce, scan, exscan | input | result | input in `Recv`, result replaces it |
+//! | reduce_scatter | input: all blocks at `displs` | own block of the result | input in `Recv`; result at offset 0 |
+//! | barrier | — | — | — |
+//!
+//! Reductions: `Op::Reduce` names byte ranges and an operand order; the executor applies the
+//! call's operation. Exscan leaves rank 0's `Recv` untouched.
+//!
+//! The size metric, the same for every collective, is the per-rank block in bytes:
+//! `Params::blocks[i]` is what rank `i` contributes (bcast: every entry is the message size).
+
+pub mod executor;
+pub mod goal;
+pub mod schedule;
+pub mod validate;
+
+mod shape;
+
+pub mod allgather;
+pub mod barrier;
+pub mod bcast;
+pub mod gather;
+pub mod reduce;
+pub mod scatter;
+
+#[cfg(test)]
+mod conformance;
+
+pub use schedule::{
+    coalesce, span_len, Arrival, BufferId, Continuation, Node, Op, OpId, Operands, Range, ReduceId, Rounds,
+    Schedule, Scratch,
+};
+
+/// The parameters an algorithm builds one rank's schedule from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    pub rank: usize,
+    pub size: usize,
+    /// Root of rooted collectives (ignored by the others).
+    pub root: usize,
+    /// Bytes of each rank's block, in rank order. Bcast: every entry is the message size.
+    pub blocks: Vec<usize>,
+    /// Byte offset of each block in the buffer that holds all of them (v-variants'
+    /// displacements; packed for the plain collectives).
+    pub displs: Vec<usize>,
+    /// MPI_IN_PLACE (see the table in the crate doc for where the data then lies).
+    pub in_place: bool,
+    /// Bytes of one element (reductions split buffers on element boundaries only).
+    pub elem_size: usize,
+    /// Segment size in bytes for pipelined algorithms.
+    pub segment_size: usize,
+    /// Radix of k-ary algorithms (`allgather.k_bruck`).
+    pub radix: usize,
+    /// Status-based algorithms: every rank, free ones first, busy ones last (the order the
+    /// root read from the status board or from arrival of "free" tokens). Only the root's
+    /// value matters; `None` means rank order.
+    pub free_first: Option<Vec<usize>>,
+}
+
+impl Params {
+    /// Every rank contributes `block` bytes; blocks are packed in rank order.
+    pub fn uniform(rank: usize, size: usize, root: usize, block: usize) -> Params {
+        Params::varying(rank, size, root, vec![block; size], (0..size).map(|i| i * block).collect())
+    }
+
+    /// Per-rank block sizes and displacements (the v-variants).
+    pub fn varying(rank: usize, size: usize, root: usize, blocks: Vec<usize>, displs: Vec<usize>) -> Params {
+        assert_eq!(blocks.len(), size, "one block size per rank");
+        assert_eq!(displs.len(), size, "one displacement per rank");
+        Params {
+            rank,
+            size,
+            root,
+            blocks,
+            displs,
+            in_place: false,
+            elem_size: 1,
+            segment_size: 8192,
+            radix: 4,
+            free_first: None,
+        }
+    }
+
+    pub fn in_place(mut self, yes: bool) -> Params {
+        self.in_place = yes;
+        self
+    }
+    pub fn elem_size(mut self, bytes: usize) -> Params {
+        self.elem_size = bytes.max(1);
+        self
+    }
+    pub fn segment_size(mut self, bytes: usize) -> Params {
+        self.segment_size = bytes.max(1);
+        self
+    }
+    pub fn radix(mut self, k: usize) -> Params {
+        self.radix = k;
+        self
+    }
+    pub fn free_first(mut self, order: Vec<usize>) -> Params {
+        self.free_first = Some(order);
+        self
+    }
+
+    /// The same parameters seen from another rank.
+    pub fn for_rank(&self, rank: usize) -> Params {
+        Params { rank, ..self.clone() }
+    }
+    /// Length of the buffer that holds every block at its displacement.
+    pub fn extent(&self) -> usize {
+        self.blocks.iter().zip(&self.displs).map(|(b, d)| b + d).max().unwrap_or(0)
+    }
+    pub fn total(&self) -> usize {
+        self.blocks.iter().sum()
+    }
+    pub fn is_uniform(&self) -> bool {
+        self.blocks.windows(2).all(|w| w[0] == w[1])
+    }
+}
+
+/// Cost of an algorithm as counts, free of any machine model (the simulator adds one), in
+/// the textbook's single-port model (a rank sends one message and receives one per step):
+/// `rounds` is the number of steps, `bytes` the bytes on the critical path (per step, the
+/// largest message of that step; alpha-beta time is `rounds alpha + bytes beta`),
+/// `messages` the total over all ranks, and `rank_bytes` what the busiest rank sends or
+/// receives (the larger of the two). Tests check `messages` and `rank_bytes` against what
+/// the executor counts, and `rounds`/`bytes` against its causal-chain lower bounds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    pub rounds: usize,
+    pub messages: usize,
+    pub bytes: usize,
+    pub rank_bytes: usize,
+}
+
+impl Cost {
+    pub const ZERO: Cost = Cost { rounds: 0, messages: 0, bytes: 0, rank_bytes: 0 };
+}
+
+/// The MPI collectives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Collective {
+    Bcast,
+    Scatter,
+    Gather,
+    Allgather,
+    Alltoall,
+    Reduce,
+    Allreduce,
+    ReduceScatter,
+    Scan,
+    Exscan,
+    Barrier,
+}
+
+impl Collective {
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::Bcast => "bcast",
+            Collective::Scatter => "scatter",
+            Collective::Gather => "gather",
+            Collective::Allgather => "allgather",
+            Collective::Alltoall => "alltoall",
+            Collective::Reduce => "reduce",
+            Collective::Allreduce => "allreduce",
+            Collective::ReduceScatter => "reduce_scatter",
+            Collective::Scan => "scan",
+            Collective::Exscan => "exscan",
+            Collective::Barrier => "barrier",
+        }
+    }
+    pub fn rooted(self) -> bool {
+        matches!(self, Collective::Bcast | Collective::Scatter | Collective::Gather | Collective::Reduce)
+    }
+}
+
+/// One algorithm, for `ferry info` and the selector.
+#[derive(Clone, Copy, Debug)]
+pub struct AlgorithmInfo {
+    /// `<collective>.<algorithm>`, the name used everywhere (environment, tables, output).
+    pub id: &'static str,
+    pub collective: Collective,
+    pub description: &'static str,
+    /// When it applies, and what it does otherwise (every algorithm runs for every size).
+    pub restrictions: &'static str,
+    /// Accepts per-rank block sizes (the v-variant of its collective).
+    pub varying: bool,
+    /// Accepts MPI_IN_PLACE.
+    pub in_place: bool,
+    /// Reductions: keeps operand order, so non-commutative operations are correct.
+    pub ordered: bool,
+    pub schedule: fn(&Params) -> Schedule,
+    pub cost: fn(&Params) -> Cost,
+}
+
+macro_rules! algorithm {
+    ($module:path, $coll:ident) => {
+        algorithm!($module, $coll, false)
+    };
+    ($module:path, $coll:ident, $ordered:expr) => {{
+        use $module as m;
+        AlgorithmInfo {
+            id: m::ID,
+            collective: Collective::$coll,
+            description: m::DESCRIPTION,
+            restrictions: m::RESTRICTIONS,
+            varying: m::VARYING,
+            in_place: m::IN_PLACE,
+            ordered: $ordered,
+            schedule: m::schedule,
+            cost: m::cost,
+        }
+    }};
+}
+
+static ALGORITHMS: &[AlgorithmInfo] = &[
+    algorithm!(bcast::binomial, Bcast),
+    algorithm!(bcast::scatter_allgather, Bcast),
+    algorithm!(bcast::pipelined_chain, Bcast),
+    algorithm!(bcast::status_binomial, Bcast),
+    algorithm!(scatter::linear, Scatter),
+    algorithm!(scatter::binomial, Scatter),
+    algorithm!(scatter::status_linear, Scatter),
+    algorithm!(gather::linear, Gather),
+    algorithm!(gather::binomial, Gather),
+    algorithm!(gather::status_linear, Gather),
+    algorithm!(allgather::ring, Allgather),
+    algorithm!(allgather::recursive_doubling, Allgather),
+    algorithm!(allgather::bruck, Allgather),
+    algorithm!(allgather::double_ring, Allgather),
+    algorithm!(allgather::double_bruck, Allgather),
+    algorithm!(allgather::k_bruck, Allgather),
+    algorithm!(allgather::neighbor_exchange, Allgather),
+    algorithm!(reduce::binomial, Reduce, true),
+    algorithm!(barrier::dissemination, Barrier),
+];
+
+/// Every algorithm, grouped by collective.
+pub fn algorithms() -> &'static [AlgorithmInfo] {
+    ALGORITHMS
+}
+
+/// The algorithms of one collective, in registry order.
+pub fn algorithms_for(collective: Collective) -> impl Iterator<Item = &'static AlgorithmInfo> {
+    ALGORITHMS.iter().filter(move |a| a.collective == collective)
+}
+
+/// The algorithm with this id.
+pub fn algorithm(id: &str) -> Option<&'static AlgorithmInfo> {
+    ALGORITHMS.iter().find(|a| a.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_ids_are_unique_and_named_after_their_collective() {
+        for (i, a) in algorithms().iter().enumerate() {
+            let (coll, name) = a.id.split_once('.').expect("id is <collective>.<algorithm>");
+            assert_eq!(coll, a.collective.name(), "{}", a.id);
+            assert!(!name.is_empty() && !a.description.is_empty() && !a.restrictions.is_empty());
+            assert!(algorithms()[..i].iter().all(|b| b.id != a.id), "{} twice", a.id);
+        }
+        assert!(algorithm("bcast.binomial").is_some());
+        assert!(algorithm("bcast.nonsense").is_none());
+        assert_eq!(algorithms_for(Collective::Allgather).count(), 7);
+    }
+}

@@ -1,0 +1,85 @@
+//! Binomial-tree reduce (MPICH `reduce_intra_binomial.c`): in step k, rank r with bit k set
+//! sends its partial result to r - 2^k; the others receive from r + 2^k and append it
+//! (`acc = acc (op) received`). The tree is rooted at rank 0 so every partial result covers
+//! consecutive ranks in order; rank 0 then hands the result to the root when that is
+//! another rank (MPICH does the same for non-commutative operations).
+//!
+//! Restrictions: none; keeps operand order. Steps: ceil(log2 p), plus one when root != 0.
+//! Bytes: n per step on the critical path; rank 0 receives n ceil(log2 p).
+
+use crate::shape::ceil_log;
+use crate::{BufferId, Cost, Operands, Params, Range, Rounds, Schedule};
+
+pub const ID: &str = "reduce.binomial";
+pub const DESCRIPTION: &str = "binomial tree rooted at 0, then to the root; keeps operand order";
+pub const RESTRICTIONS: &str = "none";
+pub const VARYING: bool = false;
+pub const IN_PLACE: bool = true;
+
+pub fn schedule(q: &Params) -> Schedule {
+    let (p, r, root, n) = (q.size, q.rank, q.root, q.blocks[0]);
+    let is_root = r == root;
+    let send_len = if is_root && q.in_place { 0 } else { n };
+    let mut s = Schedule::new(r, p, send_len, if is_root { n } else { 0 });
+    if n == 0 {
+        return s;
+    }
+    let input = if is_root && q.in_place { Range::new(BufferId::Recv, 0, n) } else { Range::new(BufferId::Send, 0, n) };
+    let has_children = r % 2 == 0 && r + 1 < p;
+    // Where the partial result accumulates; leaves send their input as it is.
+    let acc = if is_root {
+        Range::new(BufferId::Recv, 0, n)
+    } else if has_children {
+        Range::new(s.scratch(n), 0, n)
+    } else {
+        input
+    };
+    let tmp = if has_children { Some(Range::new(s.scratch(n), 0, n)) } else { None };
+    let mut rounds = Rounds::new(&mut s, &[]);
+    if acc != input {
+        rounds.copy(input, acc);
+        rounds.next();
+    }
+    let mut mask = 1;
+    while mask < p {
+        if r & mask != 0 {
+            rounds.send(r - mask, vec![acc]);
+            rounds.next();
+            break;
+        }
+        if r + mask < p {
+            let tmp = tmp.expect("a rank with children has a receive buffer");
+            rounds.recv(r + mask, vec![tmp]);
+            rounds.next();
+            rounds.reduce(tmp, acc, Operands::SrcDst);
+            rounds.next();
+        }
+        mask <<= 1;
+    }
+    if root != 0 && r == 0 {
+        rounds.send(root, vec![acc]);
+    } else if root != 0 && is_root {
+        rounds.recv(0, vec![acc]);
+    }
+    s
+}
+
+pub fn cost(q: &Params) -> Cost {
+    let (p, n) = (q.size, q.blocks[0]);
+    if n == 0 || p == 1 {
+        return Cost::ZERO;
+    }
+    let steps = ceil_log(p, 2);
+    let extra = (q.root != 0) as usize;
+    Cost { rounds: steps + extra, messages: p - 1 + extra, bytes: (steps + extra) * n, rank_bytes: steps * n }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::conformance::{check, info};
+
+    #[test]
+    fn conformance() {
+        check(info(super::ID));
+    }
+}

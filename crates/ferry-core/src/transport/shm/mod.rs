@@ -1,0 +1,43 @@
+//! Shared-memory transport for ranks of one host: a per-job segment under `/dev/shm` holding a
+//! lock-free ring per ordered pair of local ranks, a futex doorbell per rank so a blocked rank
+//! sleeps instead of spinning, and the status board; plus single-copy reads (`cma`) for large
+//! messages. This module is the mechanism only; the engine decides what goes where.
+
+pub mod cma;
+pub mod doorbell;
+pub mod ring;
+pub mod segment;
+pub mod status;
+
+#[cfg(test)]
+mod tests;
+
+use std::io;
+use std::time::Duration;
+
+pub use cma::{cma_available, cma_support, permit_peer_reads, read_remote, read_remote_exact, CmaSupport};
+pub use doorbell::{Doorbell, WaitOutcome};
+pub use ring::{heap_ring, Consumer, PartialWrite, Piece, Producer, RingPair, RECORD_PREFIX};
+pub use segment::{segment_name, unlink, Segment, SegmentLayout};
+pub use status::{StatusBoard, TransferGuard};
+
+/// Why a shared-memory operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ShmError {
+    #[error("job id {0:?} is not 1..=200 characters of [A-Za-z0-9._-]")]
+    BadJobId(String),
+    #[error("shared-memory segment {0} already exists (another creator, or left by a crashed job)")]
+    Exists(String),
+    #[error("{op} {name}: {source}")]
+    Io { op: &'static str, name: String, source: io::Error },
+    #[error("{name}: gave up after {waited:?} waiting for {what}")]
+    Timeout { name: String, waited: Duration, what: String },
+    #[error("bad segment layout: {0}")]
+    Layout(String),
+    #[error("no ring from local rank {from} to {to} among {local_ranks}")]
+    NoSuchRing { from: usize, to: usize, local_ranks: usize },
+    #[error("ring {end} end already held by pid {holder}")]
+    Claimed { end: &'static str, holder: u32 },
+    #[error("shared memory corrupted: {0}")]
+    Corrupt(String),
+}
