@@ -324,11 +324,7 @@ fn waitany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c
         write_status(status, &Outcome::empty(), false);
         return Ok(());
     }
-    let ids = engine_ids(rt, hs);
-    let immediate = hs.iter().any(|&h| h != MPI_REQUEST_NULL && rt.req_done(h));
-    if !immediate {
-        rt.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
-    }
+    wait_for_any(rt, hs)?;
     any_done(rt, hs, index, status).map(|_| ())
 }
 
@@ -366,23 +362,18 @@ fn some(rt: &mut Runtime, hs: &mut [MPI_Request], outcount: &mut c_int, indices:
     in_status(first_err)
 }
 
-fn waitsome(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
-    let hs = handles(count, reqs)?;
-    let outcount = out_arg(outcount, "outcount")?;
-    validate(rt, hs)?;
-    if hs.iter().all(|&h| h == MPI_REQUEST_NULL) {
-        *outcount = MPI_UNDEFINED;
+/// Block until at least one of `hs` (not all null) has completed.
+fn wait_for_any(rt: &mut Runtime, hs: &[MPI_Request]) -> MpiResult<()> {
+    if hs.iter().any(|&h| h != MPI_REQUEST_NULL && rt.req_done(h)) {
         return Ok(());
     }
     let ids = engine_ids(rt, hs);
-    let immediate = hs.iter().any(|&h| h != MPI_REQUEST_NULL && rt.req_done(h));
-    if !immediate {
-        rt.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
-    }
-    some(rt, hs, outcount, indices, sts)
+    rt.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
+    Ok(())
 }
 
-fn testsome(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
+/// MPI_Waitsome (`block`) and MPI_Testsome.
+fn some_of(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status, block: bool) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     let outcount = out_arg(outcount, "outcount")?;
     validate(rt, hs)?;
@@ -390,7 +381,11 @@ fn testsome(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, outcount: *m
         *outcount = MPI_UNDEFINED;
         return Ok(());
     }
-    rt.progress_once()?;
+    if block {
+        wait_for_any(rt, hs)?;
+    } else {
+        rt.progress_once()?;
+    }
     some(rt, hs, outcount, indices, sts)
 }
 
@@ -437,10 +432,10 @@ crate::mpi_export! { MPI_Testany, PMPI_Testany, (count: c_int, reqs: *mut MPI_Re
     call("MPI_Testany", MPI_COMM_WORLD, |rt| testany(rt, count, reqs, index, flag, status))
 }}
 crate::mpi_export! { MPI_Waitsome, PMPI_Waitsome, (count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) {
-    call("MPI_Waitsome", MPI_COMM_WORLD, |rt| waitsome(rt, count, reqs, outcount, indices, sts))
+    call("MPI_Waitsome", MPI_COMM_WORLD, |rt| some_of(rt, count, reqs, outcount, indices, sts, true))
 }}
 crate::mpi_export! { MPI_Testsome, PMPI_Testsome, (count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) {
-    call("MPI_Testsome", MPI_COMM_WORLD, |rt| testsome(rt, count, reqs, outcount, indices, sts))
+    call("MPI_Testsome", MPI_COMM_WORLD, |rt| some_of(rt, count, reqs, outcount, indices, sts, false))
 }}
 crate::mpi_export! { MPI_Request_free, PMPI_Request_free, (req: *mut MPI_Request) {
     call("MPI_Request_free", MPI_COMM_WORLD, |rt| request_free(rt, req))
