@@ -19,6 +19,11 @@ pub const EAGER_LIMIT: Knob = Knob {
     default: "262144",
     meaning: "messages up to this many bytes are sent eagerly; larger ones use rendezvous",
 };
+pub const TCP_SNDBUF: Knob = Knob {
+    name: "FERRY_TCP_SNDBUF",
+    default: "262144",
+    meaning: "send buffer of each TCP connection in bytes (0: the kernel's autotuning); a bounded buffer keeps large transfers pipelined through the cache",
+};
 pub const PORT_RANGE: Knob = Knob {
     name: "FERRY_PORT_RANGE",
     default: "",
@@ -51,7 +56,7 @@ pub const LOG: Knob = Knob {
 };
 
 /// Every knob, in the order `ferry info` prints them.
-pub const KNOBS: &[Knob] = &[EAGER_LIMIT, PORT_RANGE, IFACE, SPIN_US, CONNECT_TIMEOUT, FRONT_NODE, LOG];
+pub const KNOBS: &[Knob] = &[EAGER_LIMIT, TCP_SNDBUF, PORT_RANGE, IFACE, SPIN_US, CONNECT_TIMEOUT, FRONT_NODE, LOG];
 
 /// A knob whose value could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -29,6 +29,7 @@ fn engines(n: u32, eager_limit: usize, secret: &[u8]) -> Vec<Engine> {
                 eager_limit,
                 spin: Duration::from_micros(20),
                 connect_timeout: Duration::from_secs(10),
+                tcp_sndbuf: 0,
             })
             .unwrap()
         })
@@ -149,6 +150,7 @@ fn wrong_secret_cannot_connect() {
         eager_limit: 1024,
         spin: Duration::from_micros(10),
         connect_timeout: Duration::from_secs(2),
+        tcp_sndbuf: 0,
     })
     .unwrap();
     let msg = b"forged";

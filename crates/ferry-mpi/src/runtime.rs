@@ -144,7 +144,8 @@ pub fn init(required: i32) -> MpiResult<i32> {
     let eager_limit = parse_knob(config::EAGER_LIMIT.bytes())? as usize;
     let spin = Duration::from_micros(parse_knob(config::SPIN_US.u64())?);
     let connect_timeout = Duration::from_secs(parse_knob(config::CONNECT_TIMEOUT.u64())?.max(1));
-    let engine = Engine::new(EngineConfig { rank, size, secret, cards, listener: listener.socket, eager_limit, spin, connect_timeout })
+    let tcp_sndbuf = parse_knob(config::TCP_SNDBUF.bytes())? as usize;
+    let engine = Engine::new(EngineConfig { rank, size, secret, cards, listener: listener.socket, eager_limit, spin, connect_timeout, tcp_sndbuf })
         .map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("engine: {e}")))?;
 
     let mut comms = HashMap::new();

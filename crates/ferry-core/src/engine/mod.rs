@@ -45,6 +45,8 @@ pub struct EngineConfig {
     pub eager_limit: usize,
     pub spin: Duration,
     pub connect_timeout: Duration,
+    /// Kernel send buffer per TCP connection (0: autotuning).
+    pub tcp_sndbuf: usize,
 }
 
 enum Phase {
@@ -105,6 +107,7 @@ pub struct Engine {
     eager_limit: usize,
     spin: Duration,
     connect_timeout: Duration,
+    tcp_sndbuf: usize,
     limits: Limits,
     poll: Poll,
     events: Events,
@@ -153,6 +156,7 @@ impl Engine {
             eager_limit: cfg.eager_limit.min(MAX_PAYLOAD as usize),
             spin: cfg.spin,
             connect_timeout: cfg.connect_timeout,
+            tcp_sndbuf: cfg.tcp_sndbuf,
             limits: Limits::new(cfg.size),
             poll,
             events: Events::with_capacity(256),
@@ -648,7 +652,7 @@ impl Engine {
             warn!("tcp", "cannot watch connection from {from}: {e}");
             return None;
         }
-        self.slots[idx] = Some(Slot { conn: Conn::new(stream), phase, peer, from, opened: Instant::now(), target: Target::None });
+        self.slots[idx] = Some(Slot { conn: Conn::new(stream, self.tcp_sndbuf), phase, peer, from, opened: Instant::now(), target: Target::None });
         Some(idx)
     }
 

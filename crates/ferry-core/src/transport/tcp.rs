@@ -115,6 +115,18 @@ pub fn listen(bind_ip: IpAddr, advertise_ip: IpAddr, range: Option<(u16, u16)>) 
     }))
 }
 
+fn set_sndbuf(stream: &mio::net::TcpStream, bytes: usize) {
+    use std::os::fd::AsRawFd;
+    let v = bytes.min(i32::MAX as usize) as libc::c_int;
+    // SAFETY: setsockopt reads one c_int from a valid pointer; the fd is a live socket.
+    let rc = unsafe {
+        libc::setsockopt(stream.as_raw_fd(), libc::SOL_SOCKET, libc::SO_SNDBUF, &v as *const libc::c_int as *const libc::c_void, std::mem::size_of::<libc::c_int>() as libc::socklen_t)
+    };
+    if rc != 0 {
+        crate::debug!("tcp", "SO_SNDBUF {bytes}: {}", io::Error::last_os_error());
+    }
+}
+
 /// Where an inbound payload goes.
 pub enum Sink {
     /// Caller memory: the first `cap` bytes land at `ptr`, the rest is counted and dropped
@@ -244,8 +256,13 @@ pub struct Conn {
 }
 
 impl Conn {
-    pub fn new(stream: mio::net::TcpStream) -> Conn {
+    /// Wrap a connected (or connecting) stream; `sndbuf` bytes of kernel send buffer, or the
+    /// kernel's autotuning when 0.
+    pub fn new(stream: mio::net::TcpStream, sndbuf: usize) -> Conn {
         let _ = stream.set_nodelay(true);
+        if sndbuf > 0 {
+            set_sndbuf(&stream, sndbuf);
+        }
         Conn { stream, rbuf: vec![0u8; RBUF].into_boxed_slice(), rstart: 0, rend: 0, rx: RxState::Header, out: VecDeque::new(), maybe_readable: true }
     }
 
