@@ -1,4 +1,4 @@
-/* ranks: 1 2 3 4 5 */
+/* ranks: 1 2 3 4 5 8 */
 /*
  * Communicators: Comm_dup, Comm_split (by colour, keys reversing the order,
  * equal keys falling back to the old order, MPI_UNDEFINED giving
@@ -7,39 +7,10 @@
  * Messages on different communicators never match each other, even with the
  * same source, tag and wildcards.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "comms";
-static int me = -1, np = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-/* Passed through a function so that GCC does not mistake the sentinel
- * pointer for an array of zero size. */
-__attribute__((noipa)) static MPI_Status *statuses_ignore(void)
-{
-    return MPI_STATUSES_IGNORE;
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
+#define TEST_NAME "comms"
+#include "testutil.h"
 
 static const char *cmp_name(int r)
 {
@@ -241,9 +212,7 @@ static void dup_free_cycles(void)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
 
     dup_and_isolation();
     CALL(MPI_Barrier(MPI_COMM_WORLD));

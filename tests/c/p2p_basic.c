@@ -1,4 +1,4 @@
-/* ranks: 1 2 4 5 */
+/* ranks: 1 2 4 5 8 */
 /*
  * Basic point-to-point: Initialized/Finalized around Init/Finalize, blocking
  * Send/Recv between every ordered pair of ranks and to self, status fields
@@ -6,41 +6,10 @@
  * as source and destination, zero-byte messages, Isend/Irecv completed with
  * Test and Wait, Request_free on an active send, MPI_COMM_SELF.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "p2p_basic";
-static int me = -1, np = 0;
-static int finalized = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    if (!finalized)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-/* Passed through a function so that GCC does not mistake the sentinel
- * pointer for an array of zero size. */
-__attribute__((noipa)) static MPI_Status *statuses_ignore(void)
-{
-    return MPI_STATUSES_IGNORE;
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
+#define TEST_NAME "p2p_basic"
+#include "testutil.h"
 
 static void check_status(const MPI_Status *st, int source, int tag, MPI_Datatype type,
                          int count, int line)

@@ -23,7 +23,11 @@ pub(crate) fn pattern(rank: usize, len: usize) -> Vec<u8> {
 pub(crate) fn operand(rank: usize, len: usize) -> Vec<u8> {
     let mut v = pattern(rank, len);
     for (i, x) in v.iter_mut().enumerate() {
-        *x = if i % 4 == 0 || i % 4 == 3 { *x | 1 } else { *x & !1 };
+        *x = if i % 4 == 0 || i % 4 == 3 {
+            *x | 1
+        } else {
+            *x & !1
+        };
     }
     v
 }
@@ -39,7 +43,9 @@ fn place(buf: &mut [u8], at: usize, data: &[u8]) {
 
 /// Irregular blocks: some empty, sizes differ, gaps between them, order shuffled.
 fn irregular(p: usize, count: usize) -> (Vec<usize>, Vec<usize>) {
-    let blocks: Vec<usize> = (0..p).map(|i| ELEM * count * ((i * 7 + 3) % 4) / 2).collect();
+    let blocks: Vec<usize> = (0..p)
+        .map(|i| ELEM * (count * ((i * 7 + 3) % 4) / 2))
+        .collect();
     let mut displs = vec![0; p];
     let mut at = 5;
     for i in (0..p).rev() {
@@ -74,7 +80,12 @@ pub(crate) fn sweep(info: &AlgorithmInfo) -> Vec<Params> {
                         if in_place && !info.in_place {
                             continue;
                         }
-                        out.push(base.clone().in_place(in_place).elem_size(ELEM).segment_size(256));
+                        out.push(
+                            base.clone()
+                                .in_place(in_place)
+                                .elem_size(ELEM)
+                                .segment_size(256),
+                        );
                     }
                 }
             }
@@ -89,27 +100,61 @@ pub(crate) fn reference(coll: Collective, q: &Params) -> (Vec<Buffers>, Vec<Buff
 }
 
 /// As [`reference`], reducing with `op` (`inout = input op inout`).
-pub(crate) fn reference_with(coll: Collective, q: &Params, op: &Reduction<'_>) -> (Vec<Buffers>, Vec<Buffers>) {
+pub(crate) fn reference_with(
+    coll: Collective,
+    q: &Params,
+    op: &Reduction<'_>,
+) -> (Vec<Buffers>, Vec<Buffers>) {
     let (p, root, e) = (q.size, q.root, q.extent());
     let mut inputs = Vec::with_capacity(p);
     let mut expect = Vec::with_capacity(p);
+    let operands: Vec<Vec<u8>> = if coll == Collective::ReduceScatter {
+        (0..p).map(|i| operand(i, e)).collect()
+    } else {
+        vec![]
+    };
     for r in 0..p {
         let mine = pattern(r, q.blocks[r]);
         let (input, output) = match coll {
             Collective::Bcast => {
                 let n = q.blocks[root];
-                let start = if r == root { pattern(root, n) } else { garbage(r, n) };
-                (Buffers { send: vec![], recv: start }, Buffers { send: vec![], recv: pattern(root, n) })
+                let start = if r == root {
+                    pattern(root, n)
+                } else {
+                    garbage(r, n)
+                };
+                (
+                    Buffers {
+                        send: vec![],
+                        recv: start,
+                    },
+                    Buffers {
+                        send: vec![],
+                        recv: pattern(root, n),
+                    },
+                )
             }
             Collective::Scatter => {
                 let all = pattern(root, e);
                 let send = if r == root { all.clone() } else { vec![] };
                 let block = all[q.displs[r]..q.displs[r] + q.blocks[r]].to_vec();
                 if r == root && q.in_place {
-                    (Buffers { send: send.clone(), recv: vec![] }, Buffers { send, recv: vec![] })
+                    (
+                        Buffers {
+                            send: send.clone(),
+                            recv: vec![],
+                        },
+                        Buffers { send, recv: vec![] },
+                    )
                 } else {
                     let recv = garbage(r, q.blocks[r]);
-                    (Buffers { send: send.clone(), recv }, Buffers { send, recv: block })
+                    (
+                        Buffers {
+                            send: send.clone(),
+                            recv,
+                        },
+                        Buffers { send, recv: block },
+                    )
                 }
             }
             Collective::Gather | Collective::Allgather => {
@@ -126,7 +171,13 @@ pub(crate) fn reference_with(coll: Collective, q: &Params, op: &Reduction<'_>) -
                         place(&mut full, q.displs[i], &pattern(i, q.blocks[i]));
                     }
                 }
-                (Buffers { send: send.clone(), recv }, Buffers { send, recv: full })
+                (
+                    Buffers {
+                        send: send.clone(),
+                        recv,
+                    },
+                    Buffers { send, recv: full },
+                )
             }
             Collective::Barrier => (Buffers::default(), Buffers::default()),
             Collective::Reduce | Collective::Allreduce | Collective::Scan | Collective::Exscan => {
@@ -141,7 +192,11 @@ pub(crate) fn reference_with(coll: Collective, q: &Params, op: &Reduction<'_>) -
                 };
                 let gets = coll != Collective::Reduce || r == root;
                 let start = if gets { garbage(r, n) } else { vec![] };
-                let (send, recv) = if gets && q.in_place { (vec![], mine.clone()) } else { (mine.clone(), start) };
+                let (send, recv) = if gets && q.in_place {
+                    (vec![], mine.clone())
+                } else {
+                    (mine.clone(), start)
+                };
                 let result = match coll {
                     Collective::Scan => fold(r + 1),
                     Collective::Exscan if r == 0 => recv.clone(),
@@ -149,22 +204,46 @@ pub(crate) fn reference_with(coll: Collective, q: &Params, op: &Reduction<'_>) -
                     _ if gets => fold(p),
                     _ => vec![],
                 };
-                (Buffers { send: send.clone(), recv }, Buffers { send, recv: result })
+                (
+                    Buffers {
+                        send: send.clone(),
+                        recv,
+                    },
+                    Buffers { send, recv: result },
+                )
             }
             Collective::ReduceScatter => {
-                let input = |i: usize| operand(i, e);
-                let mut result = input(p - 1);
+                let input = |i: usize| operands[i].clone();
+                let part = |i: usize| operands[i][q.displs[r]..q.displs[r] + q.blocks[r]].to_vec();
+                let mut own = part(p - 1);
                 for i in (0..p - 1).rev() {
-                    op(ReduceId::COLL, &input(i), &mut result);
+                    op(ReduceId::COLL, &part(i), &mut own);
                 }
-                let own = result[q.displs[r]..q.displs[r] + q.blocks[r]].to_vec();
                 if q.in_place {
                     let mut out = input(r);
                     out[..own.len()].copy_from_slice(&own);
-                    (Buffers { send: vec![], recv: input(r) }, Buffers { send: vec![], recv: out })
+                    (
+                        Buffers {
+                            send: vec![],
+                            recv: input(r),
+                        },
+                        Buffers {
+                            send: vec![],
+                            recv: out,
+                        },
+                    )
                 } else {
                     let recv = garbage(r, q.blocks[r]);
-                    (Buffers { send: input(r), recv }, Buffers { send: input(r), recv: own })
+                    (
+                        Buffers {
+                            send: input(r),
+                            recv,
+                        },
+                        Buffers {
+                            send: input(r),
+                            recv: own,
+                        },
+                    )
                 }
             }
             other => unimplemented!("no reference for {other:?} yet"),
@@ -188,7 +267,10 @@ pub(crate) fn add_u32(_op: ReduceId, input: &[u8], inout: &mut [u8]) {
 /// result in the wrong operand order shows.
 pub(crate) fn matmul(_op: ReduceId, input: &[u8], inout: &mut [u8]) {
     for (a, b) in input.chunks_exact(4).zip(inout.chunks_exact_mut(4)) {
-        let m = |i: usize, j: usize, k: usize, l: usize| a[i].wrapping_mul(b[j]).wrapping_add(a[k].wrapping_mul(b[l]));
+        let m = |i: usize, j: usize, k: usize, l: usize| {
+            a[i].wrapping_mul(b[j])
+                .wrapping_add(a[k].wrapping_mul(b[l]))
+        };
         let c = [m(0, 0, 1, 2), m(0, 1, 1, 3), m(2, 0, 3, 2), m(2, 1, 3, 3)];
         b.copy_from_slice(&c);
     }
@@ -198,8 +280,16 @@ pub(crate) fn matmul(_op: ReduceId, input: &[u8], inout: &mut [u8]) {
 pub(crate) fn check_one(info: &AlgorithmInfo, q: &Params, seed: u64) {
     let p = q.size;
     let scheds: Vec<_> = (0..p).map(|r| (info.schedule)(&q.for_rank(r))).collect();
-    let ctx = || format!("{} p={} root={} blocks[0..2]={:?} in_place={}", info.id, p, q.root,
-        &q.blocks[..p.min(2)], q.in_place);
+    let ctx = || {
+        format!(
+            "{} p={} root={} blocks[0..2]={:?} in_place={}",
+            info.id,
+            p,
+            q.root,
+            &q.blocks[..p.min(2)],
+            q.in_place
+        )
+    };
     for s in &scheds {
         if let Err(e) = validate_rank(s) {
             panic!("{}: {e}", ctx());
@@ -212,7 +302,10 @@ pub(crate) fn check_one(info: &AlgorithmInfo, q: &Params, seed: u64) {
     }
     let op: &Reduction<'_> = if info.ordered { &matmul } else { &add_u32 };
     let (inputs, expect) = reference_with(info.collective, q, op);
-    let cfg = RunConfig { seed: Some(seed), max_steps: 1_000_000 };
+    let cfg = RunConfig {
+        seed: Some(seed),
+        max_steps: 1_000_000,
+    };
     let out = match run(scheds, inputs, op, &cfg) {
         Ok(o) => o,
         Err(e) => panic!("{}: {e}", ctx()),
@@ -220,7 +313,12 @@ pub(crate) fn check_one(info: &AlgorithmInfo, q: &Params, seed: u64) {
     for (r, (got, want)) in out.buffers.iter().zip(&expect).enumerate() {
         if got != want {
             let at = got.recv.iter().zip(&want.recv).position(|(a, b)| a != b);
-            panic!("{}: rank {r} differs (recv byte {at:?}, lens {} vs {})", ctx(), got.recv.len(), want.recv.len());
+            panic!(
+                "{}: rank {r} differs (recv byte {at:?}, lens {} vs {})",
+                ctx(),
+                got.recv.len(),
+                want.recv.len()
+            );
         }
     }
     if let Err(e) = validate(&out.resolved) {
@@ -233,7 +331,10 @@ pub(crate) fn check_one(info: &AlgorithmInfo, q: &Params, seed: u64) {
     }
     let c = (info.cost)(q);
     let m = out.measured;
-    let ok = c.messages == m.messages && c.rank_bytes == m.rank_bytes && m.depth <= c.rounds && m.path_bytes <= c.bytes;
+    let ok = c.messages == m.messages
+        && c.rank_bytes == m.rank_bytes
+        && m.depth <= c.rounds
+        && m.path_bytes <= c.bytes;
     assert!(ok, "{}: cost() {c:?} disagrees with measured {m:?}", ctx());
 }
 

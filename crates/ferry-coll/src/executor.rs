@@ -32,7 +32,10 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { seed: None, max_steps: 10_000_000 }
+        RunConfig {
+            seed: None,
+            max_steps: 10_000_000,
+        }
     }
 }
 
@@ -51,9 +54,22 @@ pub enum ExecError {
     #[error("{0} schedules for {1} buffer sets")]
     Mismatch(usize, usize),
     #[error("rank {rank}: op {op} names {range:?}, outside its buffer of {len} bytes")]
-    OutOfBounds { rank: usize, op: OpId, range: Range, len: usize },
-    #[error("rank {rank} op {op}: message from {from} has {got} bytes, the receive expects {want}")]
-    Truncated { rank: usize, op: OpId, from: usize, got: usize, want: usize },
+    OutOfBounds {
+        rank: usize,
+        op: OpId,
+        range: Range,
+        len: usize,
+    },
+    #[error(
+        "rank {rank} op {op}: message from {from} has {got} bytes, the receive expects {want}"
+    )]
+    Truncated {
+        rank: usize,
+        op: OpId,
+        from: usize,
+        got: usize,
+        want: usize,
+    },
     #[error("rank {rank}: op {op} names peer {peer}, not another rank")]
     BadPeer { rank: usize, op: OpId, peer: usize },
     #[error("deadlock: nothing can progress; pending ops per rank: {pending:?}")]
@@ -152,7 +168,11 @@ impl RankState {
         for id in start..n {
             let node = &self.sched.nodes()[id];
             let me_lane = lane(&node.op);
-            let before = me_lane.and_then(|l| (0..id).rev().find(|&j| lane(&self.sched.nodes()[j].op) == Some(l)));
+            let before = me_lane.and_then(|l| {
+                (0..id)
+                    .rev()
+                    .find(|&j| lane(&self.sched.nodes()[j].op) == Some(l))
+            });
             let waiting = node.deps.iter().filter(|&&d| !self.done[d]).count();
             for &d in &node.deps {
                 self.users[d].push(id);
@@ -189,7 +209,12 @@ impl RankState {
             b => self.buf(b).len(),
         };
         if r.end() > len {
-            return Err(ExecError::OutOfBounds { rank: self.sched.rank(), op, range: *r, len });
+            return Err(ExecError::OutOfBounds {
+                rank: self.sched.rank(),
+                op,
+                range: *r,
+                len,
+            });
         }
         Ok(())
     }
@@ -230,7 +255,13 @@ impl RankState {
         }
         if let Some(cont) = self.sched.nodes()[op].then.clone() {
             let data = self.read(op, &cont.reads)?;
-            (cont.next)(&Arrival { source, data: &data }, &mut self.sched);
+            (cont.next)(
+                &Arrival {
+                    source,
+                    data: &data,
+                },
+                &mut self.sched,
+            );
             self.adopt_new_ops();
         }
         Ok(())
@@ -271,11 +302,16 @@ pub fn run(
     if buffers.len() != p {
         return Err(ExecError::Mismatch(p, buffers.len()));
     }
-    let mut ranks: Vec<RankState> =
-        schedules.into_iter().zip(buffers).map(|(s, b)| RankState::new(s, b)).collect();
+    let mut ranks: Vec<RankState> = schedules
+        .into_iter()
+        .zip(buffers)
+        .map(|(s, b)| RankState::new(s, b))
+        .collect();
     let mut queues: Vec<VecDeque<Message>> = (0..p * p).map(|_| VecDeque::new()).collect();
     let mut busy_queues: Vec<usize> = Vec::new();
-    let mut rng = cfg.seed.map(|s| Rng(s.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1));
+    let mut rng = cfg
+        .seed
+        .map(|s| Rng(s.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1));
     let mut messages = 0usize;
     let mut events = Vec::new();
     for steps in 0.. {
@@ -306,7 +342,9 @@ pub fn run(
             if ranks.iter().all(|st| st.done.iter().all(|&d| d)) {
                 break;
             }
-            return Err(ExecError::Deadlock { pending: ranks.iter().map(|s| s.pending()).collect() });
+            return Err(ExecError::Deadlock {
+                pending: ranks.iter().map(|s| s.pending()).collect(),
+            });
         }
         let pick = match rng.as_mut() {
             Some(g) => g.below(events.len()),
@@ -331,7 +369,11 @@ pub fn run(
                         if queues[q].is_empty() {
                             busy_queues.push(q);
                         }
-                        queues[q].push_back(Message { send_op: op, data: bytes, depth });
+                        queues[q].push_back(Message {
+                            send_op: op,
+                            data: bytes,
+                            depth,
+                        });
                     }
                     Op::Recv { .. } | Op::RecvAny { .. } => st.posted.push(op),
                     Op::Copy { src, dst } => {
@@ -339,7 +381,12 @@ pub fn run(
                         st.write(op, &[dst], &bytes)?;
                         st.complete(op, None)?;
                     }
-                    Op::Reduce { op: rid, src, dst, order } => {
+                    Op::Reduce {
+                        op: rid,
+                        src,
+                        dst,
+                        order,
+                    } => {
                         let input = st.read(op, &[src])?;
                         let mut inout = st.read(op, &[dst])?;
                         match order {
@@ -364,14 +411,23 @@ pub fn run(
                 let st = &mut ranks[to];
                 let data = match &st.sched.nodes()[recv].op {
                     Op::Recv { data, .. } => data.clone(),
-                    Op::RecvAny { from: f } => {
-                        f.iter().find(|(x, _)| *x == from).expect("matched by sender").1.clone()
-                    }
+                    Op::RecvAny { from: f } => f
+                        .iter()
+                        .find(|(x, _)| *x == from)
+                        .expect("matched by sender")
+                        .1
+                        .clone(),
                     _ => unreachable!("only receives are posted"),
                 };
                 let want = span_len(&data);
                 if want != msg.data.len() {
-                    return Err(ExecError::Truncated { rank: to, op: recv, from, got: msg.data.len(), want });
+                    return Err(ExecError::Truncated {
+                        rank: to,
+                        op: recv,
+                        from,
+                        got: msg.data.len(),
+                        want,
+                    });
                 }
                 st.write(recv, &data, &msg.data)?;
                 st.posted.retain(|&x| x != recv);
@@ -389,7 +445,10 @@ pub fn run(
             }
         }
     }
-    let mut measured = Measured { messages, ..Measured::default() };
+    let mut measured = Measured {
+        messages,
+        ..Measured::default()
+    };
     for st in &ranks {
         for &(r, b) in &st.depth {
             measured.depth = measured.depth.max(r);
@@ -403,10 +462,17 @@ pub fn run(
         for op in 0..st.sched.len() {
             st.sched.resolve(op, None);
         }
-        buffers.push(Buffers { send: st.send, recv: st.recv });
+        buffers.push(Buffers {
+            send: st.send,
+            recv: st.recv,
+        });
         resolved.push(st.sched);
     }
-    Ok(RunResult { buffers, resolved, measured })
+    Ok(RunResult {
+        buffers,
+        resolved,
+        measured,
+    })
 }
 
 #[cfg(test)]
@@ -431,7 +497,13 @@ mod tests {
             s.recv(1 - me, vec![r(BufferId::Recv, 0, 4)], &[sent]);
             all.push(s);
         }
-        let bufs = vec![Buffers { send: vec![1; 4], recv: vec![0; 4] }; 2];
+        let bufs = vec![
+            Buffers {
+                send: vec![1; 4],
+                recv: vec![0; 4]
+            };
+            2
+        ];
         let err = run(all, bufs, &add_u32, &RunConfig::default()).unwrap_err();
         assert!(matches!(err, ExecError::Deadlock { .. }));
     }
@@ -442,9 +514,25 @@ mod tests {
         a.send(1, vec![r(BufferId::Send, 0, 8)], &[]);
         let mut b = Schedule::new(1, 2, 0, 4);
         b.recv(0, vec![r(BufferId::Recv, 0, 4)], &[]);
-        let bufs = vec![Buffers { send: vec![1; 8], recv: vec![] }, Buffers { send: vec![], recv: vec![0; 4] }];
+        let bufs = vec![
+            Buffers {
+                send: vec![1; 8],
+                recv: vec![],
+            },
+            Buffers {
+                send: vec![],
+                recv: vec![0; 4],
+            },
+        ];
         let err = run(vec![a, b], bufs, &add_u32, &RunConfig::default()).unwrap_err();
-        assert!(matches!(err, ExecError::Truncated { got: 8, want: 4, .. }));
+        assert!(matches!(
+            err,
+            ExecError::Truncated {
+                got: 8,
+                want: 4,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -454,9 +542,22 @@ mod tests {
         let mut s = Schedule::new(0, 1, 2, 2);
         s.copy(r(BufferId::Send, 0, 1), r(BufferId::Recv, 0, 1), &[]);
         s.copy(r(BufferId::Send, 0, 1), r(BufferId::Recv, 1, 1), &[]);
-        s.reduce(r(BufferId::Send, 1, 1), r(BufferId::Recv, 0, 1), Operands::SrcDst, &[0]);
-        s.reduce(r(BufferId::Send, 1, 1), r(BufferId::Recv, 1, 1), Operands::DstSrc, &[1]);
-        let bufs = vec![Buffers { send: vec![7, 9], recv: vec![0, 0] }];
+        s.reduce(
+            r(BufferId::Send, 1, 1),
+            r(BufferId::Recv, 0, 1),
+            Operands::SrcDst,
+            &[0],
+        );
+        s.reduce(
+            r(BufferId::Send, 1, 1),
+            r(BufferId::Recv, 1, 1),
+            Operands::DstSrc,
+            &[1],
+        );
+        let bufs = vec![Buffers {
+            send: vec![7, 9],
+            recv: vec![0, 0],
+        }];
         let out = run(vec![s], bufs, &keep_input, &RunConfig::default()).unwrap();
         // SrcDst: dst = src op dst = src = 9; DstSrc: dst = dst op src = dst = 7.
         assert_eq!(out.buffers[0].recv, vec![9, 7]);
@@ -467,8 +568,22 @@ mod tests {
         let q = Params::uniform(0, 8, 0, 64);
         let info = algorithm("allgather.ring").unwrap();
         let scheds: Vec<_> = (0..8).map(|r| (info.schedule)(&q.for_rank(r))).collect();
-        let bufs = (0..8).map(|_| Buffers { send: vec![0; 64], recv: vec![0; 512] }).collect();
-        let err = run(scheds, bufs, &add_u32, &RunConfig { seed: None, max_steps: 10 }).unwrap_err();
+        let bufs = (0..8)
+            .map(|_| Buffers {
+                send: vec![0; 64],
+                recv: vec![0; 512],
+            })
+            .collect();
+        let err = run(
+            scheds,
+            bufs,
+            &add_u32,
+            &RunConfig {
+                seed: None,
+                max_steps: 10,
+            },
+        )
+        .unwrap_err();
         assert_eq!(err, ExecError::Stalled(10));
     }
 

@@ -38,12 +38,20 @@ pub fn to_goal(all: &[Schedule]) -> Result<String, ScheduleError> {
                 Op::Send { peer, data } => {
                     let tag = sent[me * p + peer];
                     sent[me * p + peer] += 1;
-                    writeln!(out, "l{label}: send {}b to {peer} tag {tag}", span_len(data))
+                    writeln!(
+                        out,
+                        "l{label}: send {}b to {peer} tag {tag}",
+                        span_len(data)
+                    )
                 }
                 Op::Recv { peer, data } => {
                     let tag = received[peer * p + me];
                     received[peer * p + me] += 1;
-                    writeln!(out, "l{label}: recv {}b from {peer} tag {tag}", span_len(data))
+                    writeln!(
+                        out,
+                        "l{label}: recv {}b from {peer} tag {tag}",
+                        span_len(data)
+                    )
                 }
                 Op::Copy { src, .. } | Op::Reduce { src, .. } => {
                     writeln!(out, "l{label}: calc {}", src.len)

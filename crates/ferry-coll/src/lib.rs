@@ -29,18 +29,22 @@ pub mod validate;
 mod shape;
 
 pub mod allgather;
+pub mod allreduce;
 pub mod barrier;
 pub mod bcast;
+pub mod exscan;
 pub mod gather;
 pub mod reduce;
+pub mod reduce_scatter;
+pub mod scan;
 pub mod scatter;
 
 #[cfg(test)]
 mod conformance;
 
 pub use schedule::{
-    coalesce, span_len, Arrival, BufferId, Continuation, Node, Op, OpId, Operands, Range, ReduceId, Rounds,
-    Schedule, Scratch,
+    coalesce, span_len, Arrival, BufferId, Continuation, Node, Op, OpId, Operands, Range, ReduceId,
+    Rounds, Schedule, Scratch,
 };
 
 /// The parameters an algorithm builds one rank's schedule from.
@@ -72,11 +76,23 @@ pub struct Params {
 impl Params {
     /// Every rank contributes `block` bytes; blocks are packed in rank order.
     pub fn uniform(rank: usize, size: usize, root: usize, block: usize) -> Params {
-        Params::varying(rank, size, root, vec![block; size], (0..size).map(|i| i * block).collect())
+        Params::varying(
+            rank,
+            size,
+            root,
+            vec![block; size],
+            (0..size).map(|i| i * block).collect(),
+        )
     }
 
     /// Per-rank block sizes and displacements (the v-variants).
-    pub fn varying(rank: usize, size: usize, root: usize, blocks: Vec<usize>, displs: Vec<usize>) -> Params {
+    pub fn varying(
+        rank: usize,
+        size: usize,
+        root: usize,
+        blocks: Vec<usize>,
+        displs: Vec<usize>,
+    ) -> Params {
         assert_eq!(blocks.len(), size, "one block size per rank");
         assert_eq!(displs.len(), size, "one displacement per rank");
         Params {
@@ -116,11 +132,19 @@ impl Params {
 
     /// The same parameters seen from another rank.
     pub fn for_rank(&self, rank: usize) -> Params {
-        Params { rank, ..self.clone() }
+        Params {
+            rank,
+            ..self.clone()
+        }
     }
     /// Length of the buffer that holds every block at its displacement.
     pub fn extent(&self) -> usize {
-        self.blocks.iter().zip(&self.displs).map(|(b, d)| b + d).max().unwrap_or(0)
+        self.blocks
+            .iter()
+            .zip(&self.displs)
+            .map(|(b, d)| b + d)
+            .max()
+            .unwrap_or(0)
     }
     pub fn total(&self) -> usize {
         self.blocks.iter().sum()
@@ -146,7 +170,12 @@ pub struct Cost {
 }
 
 impl Cost {
-    pub const ZERO: Cost = Cost { rounds: 0, messages: 0, bytes: 0, rank_bytes: 0 };
+    pub const ZERO: Cost = Cost {
+        rounds: 0,
+        messages: 0,
+        bytes: 0,
+        rank_bytes: 0,
+    };
 }
 
 /// The MPI collectives.
@@ -182,7 +211,10 @@ impl Collective {
         }
     }
     pub fn rooted(self) -> bool {
-        matches!(self, Collective::Bcast | Collective::Scatter | Collective::Gather | Collective::Reduce)
+        matches!(
+            self,
+            Collective::Bcast | Collective::Scatter | Collective::Gather | Collective::Reduce
+        )
     }
 }
 
@@ -244,6 +276,11 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(allgather::k_bruck, Allgather),
     algorithm!(allgather::neighbor_exchange, Allgather),
     algorithm!(reduce::binomial, Reduce, true),
+    algorithm!(allreduce::recursive_doubling, Allreduce, true),
+    algorithm!(allreduce::ring, Allreduce),
+    algorithm!(reduce_scatter::pairwise, ReduceScatter),
+    algorithm!(scan::recursive_doubling, Scan, true),
+    algorithm!(exscan::recursive_doubling, Exscan, true),
     algorithm!(barrier::dissemination, Barrier),
 ];
 
@@ -254,7 +291,9 @@ pub fn algorithms() -> &'static [AlgorithmInfo] {
 
 /// The algorithms of one collective, in registry order.
 pub fn algorithms_for(collective: Collective) -> impl Iterator<Item = &'static AlgorithmInfo> {
-    ALGORITHMS.iter().filter(move |a| a.collective == collective)
+    ALGORITHMS
+        .iter()
+        .filter(move |a| a.collective == collective)
 }
 
 /// The algorithm with this id.
@@ -269,10 +308,16 @@ mod tests {
     #[test]
     fn registry_ids_are_unique_and_named_after_their_collective() {
         for (i, a) in algorithms().iter().enumerate() {
-            let (coll, name) = a.id.split_once('.').expect("id is <collective>.<algorithm>");
+            let (coll, name) =
+                a.id.split_once('.')
+                    .expect("id is <collective>.<algorithm>");
             assert_eq!(coll, a.collective.name(), "{}", a.id);
             assert!(!name.is_empty() && !a.description.is_empty() && !a.restrictions.is_empty());
-            assert!(algorithms()[..i].iter().all(|b| b.id != a.id), "{} twice", a.id);
+            assert!(
+                algorithms()[..i].iter().all(|b| b.id != a.id),
+                "{} twice",
+                a.id
+            );
         }
         assert!(algorithm("bcast.binomial").is_some());
         assert!(algorithm("bcast.nonsense").is_none());

@@ -72,13 +72,29 @@ pub type OpId = usize;
 /// concatenation, in order), which lets a small header travel with a payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
-    Send { peer: usize, data: Vec<Range> },
-    Recv { peer: usize, data: Vec<Range> },
+    Send {
+        peer: usize,
+        data: Vec<Range>,
+    },
+    Recv {
+        peer: usize,
+        data: Vec<Range>,
+    },
     /// Receive one message from any of the listed peers; where it lands depends on which
     /// peer sent it. Resolved at run time; see [`Schedule::recv_any`].
-    RecvAny { from: Vec<(usize, Vec<Range>)> },
-    Reduce { op: ReduceId, src: Range, dst: Range, order: Operands },
-    Copy { src: Range, dst: Range },
+    RecvAny {
+        from: Vec<(usize, Vec<Range>)>,
+    },
+    Reduce {
+        op: ReduceId,
+        src: Range,
+        dst: Range,
+        order: Operands,
+    },
+    Copy {
+        src: Range,
+        dst: Range,
+    },
 }
 
 impl Op {
@@ -135,7 +151,9 @@ pub struct Continuation {
 
 impl fmt::Debug for Continuation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Continuation").field("reads", &self.reads).finish_non_exhaustive()
+        f.debug_struct("Continuation")
+            .field("reads", &self.reads)
+            .finish_non_exhaustive()
     }
 }
 
@@ -172,7 +190,14 @@ impl Schedule {
     /// send buffer and `recv_len` bytes of the receive buffer.
     pub fn new(rank: usize, size: usize, send_len: usize, recv_len: usize) -> Schedule {
         assert!(rank < size, "rank {rank} out of a communicator of {size}");
-        Schedule { rank, size, send_len, recv_len, scratch: Vec::new(), nodes: Vec::new() }
+        Schedule {
+            rank,
+            size,
+            send_len,
+            recv_len,
+            scratch: Vec::new(),
+            nodes: Vec::new(),
+        }
     }
 
     pub fn rank(&self) -> usize {
@@ -201,7 +226,9 @@ impl Schedule {
     }
     /// Whether the schedule decides anything at run time (`RecvAny` or continuations).
     pub fn is_dynamic(&self) -> bool {
-        self.nodes.iter().any(|n| n.then.is_some() || matches!(n.op, Op::RecvAny { .. }))
+        self.nodes
+            .iter()
+            .any(|n| n.then.is_some() || matches!(n.op, Op::RecvAny { .. }))
     }
 
     /// Declares scratch space of `len` bytes with undefined contents (executors may fill it
@@ -213,7 +240,10 @@ impl Schedule {
 
     /// Declares scratch space holding `bytes` when the schedule starts.
     pub fn scratch_with(&mut self, bytes: Vec<u8>) -> BufferId {
-        self.scratch.push(Scratch { len: bytes.len(), init: Some(bytes) });
+        self.scratch.push(Scratch {
+            len: bytes.len(),
+            init: Some(bytes),
+        });
         BufferId::Scratch((self.scratch.len() - 1) as u32)
     }
 
@@ -226,21 +256,45 @@ impl Schedule {
         let mut deps = deps.to_vec();
         deps.sort_unstable();
         deps.dedup();
-        self.nodes.push(Node { op, deps, then: None });
+        self.nodes.push(Node {
+            op,
+            deps,
+            then: None,
+        });
         id
     }
 
     pub fn send(&mut self, peer: usize, data: impl Into<Vec<Range>>, deps: &[OpId]) -> OpId {
-        self.push(Op::Send { peer, data: data.into() }, deps)
+        self.push(
+            Op::Send {
+                peer,
+                data: data.into(),
+            },
+            deps,
+        )
     }
     pub fn recv(&mut self, peer: usize, data: impl Into<Vec<Range>>, deps: &[OpId]) -> OpId {
-        self.push(Op::Recv { peer, data: data.into() }, deps)
+        self.push(
+            Op::Recv {
+                peer,
+                data: data.into(),
+            },
+            deps,
+        )
     }
     pub fn copy(&mut self, src: Range, dst: Range, deps: &[OpId]) -> OpId {
         self.push(Op::Copy { src, dst }, deps)
     }
     pub fn reduce(&mut self, src: Range, dst: Range, order: Operands, deps: &[OpId]) -> OpId {
-        self.push(Op::Reduce { op: ReduceId::COLL, src, dst, order }, deps)
+        self.push(
+            Op::Reduce {
+                op: ReduceId::COLL,
+                src,
+                dst,
+                order,
+            },
+            deps,
+        )
     }
 
     /// Receives one message from any peer of `from`; the data lands in that peer's ranges.
@@ -284,7 +338,11 @@ pub struct Rounds<'s> {
 impl<'s> Rounds<'s> {
     /// Starts round 0, which depends on `after` (often nothing).
     pub fn new(sched: &'s mut Schedule, after: &[OpId]) -> Rounds<'s> {
-        Rounds { sched, prev: after.to_vec(), cur: Vec::new() }
+        Rounds {
+            sched,
+            prev: after.to_vec(),
+            cur: Vec::new(),
+        }
     }
     pub fn schedule(&mut self) -> &mut Schedule {
         self.sched
@@ -296,16 +354,27 @@ impl<'s> Rounds<'s> {
         id
     }
     pub fn send(&mut self, peer: usize, data: impl Into<Vec<Range>>) -> OpId {
-        self.push(Op::Send { peer, data: data.into() })
+        self.push(Op::Send {
+            peer,
+            data: data.into(),
+        })
     }
     pub fn recv(&mut self, peer: usize, data: impl Into<Vec<Range>>) -> OpId {
-        self.push(Op::Recv { peer, data: data.into() })
+        self.push(Op::Recv {
+            peer,
+            data: data.into(),
+        })
     }
     pub fn copy(&mut self, src: Range, dst: Range) -> OpId {
         self.push(Op::Copy { src, dst })
     }
     pub fn reduce(&mut self, src: Range, dst: Range, order: Operands) -> OpId {
-        self.push(Op::Reduce { op: ReduceId::COLL, src, dst, order })
+        self.push(Op::Reduce {
+            op: ReduceId::COLL,
+            src,
+            dst,
+            order,
+        })
     }
     /// Closes the current round.
     pub fn next(&mut self) {

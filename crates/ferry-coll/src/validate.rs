@@ -11,23 +11,57 @@ pub enum ScheduleError {
     MissingDep { rank: usize, op: OpId, dep: OpId },
     #[error("rank {rank}: the dependency graph has a cycle through op {op}")]
     Cycle { rank: usize, op: OpId },
-    #[error("rank {rank}: op {op} names {range:?}, outside the declared buffer of {declared} bytes")]
-    OutOfBuffer { rank: usize, op: OpId, range: Range, declared: usize },
+    #[error(
+        "rank {rank}: op {op} names {range:?}, outside the declared buffer of {declared} bytes"
+    )]
+    OutOfBuffer {
+        rank: usize,
+        op: OpId,
+        range: Range,
+        declared: usize,
+    },
     #[error("rank {rank}: op {op} names peer {peer}, not another rank of {size}")]
-    BadPeer { rank: usize, op: OpId, peer: usize, size: usize },
+    BadPeer {
+        rank: usize,
+        op: OpId,
+        peer: usize,
+        size: usize,
+    },
     #[error("rank {rank}: op {op} has operands of different lengths")]
     LengthMismatch { rank: usize, op: OpId },
     #[error("rank {rank}: ops {a} and {b} may run at the same time and touch {range:?}, which one of them writes")]
-    Race { rank: usize, a: OpId, b: OpId, range: Range },
+    Race {
+        rank: usize,
+        a: OpId,
+        b: OpId,
+        range: Range,
+    },
     #[error("schedules for {found} ranks given, but rank {rank} says the communicator has {size}")]
-    WrongSet { rank: usize, size: usize, found: usize },
+    WrongSet {
+        rank: usize,
+        size: usize,
+        found: usize,
+    },
     #[error("{from} -> {to}: {sends} sends but {recvs} receives")]
-    Unmatched { from: usize, to: usize, sends: usize, recvs: usize },
+    Unmatched {
+        from: usize,
+        to: usize,
+        sends: usize,
+        recvs: usize,
+    },
     #[error("{from} -> {to}: message {index} is {sent} bytes sent but {expected} bytes received")]
-    SizeMismatch { from: usize, to: usize, index: usize, sent: usize, expected: usize },
+    SizeMismatch {
+        from: usize,
+        to: usize,
+        index: usize,
+        sent: usize,
+        expected: usize,
+    },
     #[error("rank {rank}: op {op} writes the user's send buffer")]
     WritesSend { rank: usize, op: OpId },
-    #[error("rank {rank} decides at run time (recv_any/continuation); resolve it by running it first")]
+    #[error(
+        "rank {rank} decides at run time (recv_any/continuation); resolve it by running it first"
+    )]
     Dynamic { rank: usize },
 }
 
@@ -47,7 +81,11 @@ pub fn validate_rank(s: &Schedule) -> Result<(), ScheduleError> {
     for (id, node) in nodes.iter().enumerate() {
         for &d in &node.deps {
             if d >= n {
-                return Err(ScheduleError::MissingDep { rank, op: id, dep: d });
+                return Err(ScheduleError::MissingDep {
+                    rank,
+                    op: id,
+                    dep: d,
+                });
             }
         }
         let ranges = node.op.ranges();
@@ -55,7 +93,12 @@ pub fn validate_rank(s: &Schedule) -> Result<(), ScheduleError> {
         for r in ranges.iter().chain(extra) {
             let decl = declared(s, r.buf).unwrap_or(0);
             if r.end() > decl || (declared(s, r.buf).is_none() && r.len > 0) {
-                return Err(ScheduleError::OutOfBuffer { rank, op: id, range: *r, declared: decl });
+                return Err(ScheduleError::OutOfBuffer {
+                    rank,
+                    op: id,
+                    range: *r,
+                    declared: decl,
+                });
             }
         }
         if node.op.writes().iter().any(|r| r.buf == BufferId::Send) {
@@ -68,7 +111,12 @@ pub fn validate_rank(s: &Schedule) -> Result<(), ScheduleError> {
         };
         for peer in peers {
             if peer >= s.size() || peer == rank {
-                return Err(ScheduleError::BadPeer { rank, op: id, peer, size: s.size() });
+                return Err(ScheduleError::BadPeer {
+                    rank,
+                    op: id,
+                    peer,
+                    size: s.size(),
+                });
             }
         }
         match &node.op {
@@ -104,7 +152,9 @@ fn topo_order(s: &Schedule) -> Result<Vec<OpId>, ScheduleError> {
         }
     }
     if order.len() < n {
-        let op = (0..n).find(|&i| indeg[i] > 0).expect("a node is left when the order is short");
+        let op = (0..n)
+            .find(|&i| indeg[i] > 0)
+            .expect("a node is left when the order is short");
         return Err(ScheduleError::Cycle { rank: s.rank(), op });
     }
     Ok(order)
@@ -142,7 +192,12 @@ fn check_races(s: &Schedule, order: &[OpId]) -> Result<(), ScheduleError> {
                 if let Some(t) = touches[b].iter().find(|t| t.overlaps(w)) {
                     let _ = t;
                     let (x, y) = if a < b { (a, b) } else { (b, a) };
-                    return Err(ScheduleError::Race { rank: s.rank(), a: x, b: y, range: *w });
+                    return Err(ScheduleError::Race {
+                        rank: s.rank(),
+                        a: x,
+                        b: y,
+                        range: *w,
+                    });
                 }
             }
         }
@@ -157,7 +212,11 @@ pub fn validate(all: &[Schedule]) -> Result<(), ScheduleError> {
     let p = all.len();
     for (i, s) in all.iter().enumerate() {
         if s.size() != p || s.rank() != i {
-            return Err(ScheduleError::WrongSet { rank: s.rank(), size: s.size(), found: p });
+            return Err(ScheduleError::WrongSet {
+                rank: s.rank(),
+                size: s.size(),
+                found: p,
+            });
         }
         if s.is_dynamic() {
             return Err(ScheduleError::Dynamic { rank: i });
@@ -179,11 +238,22 @@ pub fn validate(all: &[Schedule]) -> Result<(), ScheduleError> {
         for to in 0..p {
             let (sd, rv) = (&sends[from * p + to], &recvs[from * p + to]);
             if sd.len() != rv.len() {
-                return Err(ScheduleError::Unmatched { from, to, sends: sd.len(), recvs: rv.len() });
+                return Err(ScheduleError::Unmatched {
+                    from,
+                    to,
+                    sends: sd.len(),
+                    recvs: rv.len(),
+                });
             }
             for (index, (a, b)) in sd.iter().zip(rv).enumerate() {
                 if a != b {
-                    return Err(ScheduleError::SizeMismatch { from, to, index, sent: *a, expected: *b });
+                    return Err(ScheduleError::SizeMismatch {
+                        from,
+                        to,
+                        index,
+                        sent: *a,
+                        expected: *b,
+                    });
                 }
             }
         }
@@ -216,23 +286,38 @@ mod tests {
         let mut a = Schedule::new(0, 2, 8, 0);
         a.send(1, vec![r(BufferId::Send, 0, 8)], &[]);
         let b = Schedule::new(1, 2, 0, 8);
-        assert!(matches!(validate(&[a.clone(), b]), Err(ScheduleError::Unmatched { from: 0, to: 1, .. })));
+        assert!(matches!(
+            validate(&[a.clone(), b]),
+            Err(ScheduleError::Unmatched { from: 0, to: 1, .. })
+        ));
         let mut b = Schedule::new(1, 2, 0, 8);
         b.recv(0, vec![r(BufferId::Recv, 0, 4)], &[]);
-        assert!(matches!(validate(&[a, b]), Err(ScheduleError::SizeMismatch { index: 0, .. })));
+        assert!(matches!(
+            validate(&[a, b]),
+            Err(ScheduleError::SizeMismatch { index: 0, .. })
+        ));
     }
 
     #[test]
     fn rejects_ranges_outside_buffers_and_bad_peers() {
         let mut a = Schedule::new(0, 2, 4, 0);
         a.send(1, vec![r(BufferId::Send, 2, 4)], &[]);
-        assert!(matches!(validate_rank(&a), Err(ScheduleError::OutOfBuffer { .. })));
+        assert!(matches!(
+            validate_rank(&a),
+            Err(ScheduleError::OutOfBuffer { .. })
+        ));
         let mut a = Schedule::new(0, 2, 4, 0);
         a.send(1, vec![r(BufferId::Scratch(0), 0, 1)], &[]);
-        assert!(matches!(validate_rank(&a), Err(ScheduleError::OutOfBuffer { .. })));
+        assert!(matches!(
+            validate_rank(&a),
+            Err(ScheduleError::OutOfBuffer { .. })
+        ));
         let mut a = Schedule::new(0, 2, 4, 0);
         a.send(0, vec![r(BufferId::Send, 0, 4)], &[]);
-        assert!(matches!(validate_rank(&a), Err(ScheduleError::BadPeer { .. })));
+        assert!(matches!(
+            validate_rank(&a),
+            Err(ScheduleError::BadPeer { .. })
+        ));
     }
 
     #[test]
@@ -240,7 +325,10 @@ mod tests {
         let mut a = Schedule::new(0, 3, 0, 8);
         a.recv(1, vec![r(BufferId::Recv, 0, 8)], &[]);
         a.send(2, vec![r(BufferId::Recv, 4, 4)], &[]);
-        assert!(matches!(validate_rank(&a), Err(ScheduleError::Race { a: 0, b: 1, .. })));
+        assert!(matches!(
+            validate_rank(&a),
+            Err(ScheduleError::Race { a: 0, b: 1, .. })
+        ));
         let mut a = Schedule::new(0, 3, 0, 8);
         let got = a.recv(1, vec![r(BufferId::Recv, 0, 8)], &[]);
         a.send(2, vec![r(BufferId::Recv, 4, 4)], &[got]);
@@ -251,7 +339,10 @@ mod tests {
         a.send(2, vec![r(BufferId::Send, 0, 8)], &[]);
         assert_eq!(validate_rank(&a), Ok(()));
         a.copy(r(BufferId::Recv, 0, 8), r(BufferId::Send, 0, 8), &[0, 1]);
-        assert!(matches!(validate_rank(&a), Err(ScheduleError::WritesSend { .. })));
+        assert!(matches!(
+            validate_rank(&a),
+            Err(ScheduleError::WritesSend { .. })
+        ));
     }
 
     #[test]
@@ -264,8 +355,17 @@ mod tests {
         for Node { op, .. } in nodes {
             looped.push(op, &[]);
         }
-        looped.push(Op::Copy { src: r(BufferId::Recv, 4, 4), dst: r(BufferId::Recv, 0, 4) }, &[x]);
+        looped.push(
+            Op::Copy {
+                src: r(BufferId::Recv, 4, 4),
+                dst: r(BufferId::Recv, 0, 4),
+            },
+            &[x],
+        );
         looped.add_dep_for_tests(x, 1);
-        assert!(matches!(validate_rank(&looped), Err(ScheduleError::Cycle { .. })));
+        assert!(matches!(
+            validate_rank(&looped),
+            Err(ScheduleError::Cycle { .. })
+        ));
     }
 }

@@ -52,8 +52,14 @@ pub fn schedule(q: &Params) -> Schedule {
             rounds.recv(at(w), blocks_in(q, (0..x as isize).map(|i| at(rr + 1 + i))));
         }
         if y > 0 {
-            rounds.send(at(w), blocks_held(q, (0..y as isize).map(|i| at(rr - y as isize + 1 + i))));
-            rounds.recv(at(-w), blocks_in(q, (0..y as isize).map(|i| at(-l - y as isize + i))));
+            rounds.send(
+                at(w),
+                blocks_held(q, (0..y as isize).map(|i| at(rr - y as isize + 1 + i))),
+            );
+            rounds.recv(
+                at(-w),
+                blocks_in(q, (0..y as isize).map(|i| at(-l - y as isize + i))),
+            );
         }
         rounds.next();
     }
@@ -68,7 +74,10 @@ pub fn cost(q: &Params) -> Cost {
     let steps = plan(p);
     Cost {
         rounds: ceil_log(p, 3),
-        messages: p * steps.iter().map(|&(_, _, x, y)| (x > 0) as usize + (y > 0) as usize).sum::<usize>(),
+        messages: p * steps
+            .iter()
+            .map(|&(_, _, x, y)| (x > 0) as usize + (y > 0) as usize)
+            .sum::<usize>(),
         bytes: steps.iter().map(|&(_, _, x, y)| x.max(y)).sum::<usize>() * largest(q),
         rank_bytes: super::rank_bytes(q, schedule),
     }

@@ -23,7 +23,10 @@ fn plan(p: usize, k: usize) -> Vec<Vec<(usize, usize)>> {
     let mut steps = Vec::new();
     let mut w = 1;
     while w < p {
-        let step: Vec<_> = (1..k).filter(|&j| j * w < p).map(|j| (j * w, w.min(p - j * w))).collect();
+        let step: Vec<_> = (1..k)
+            .filter(|&j| j * w < p)
+            .map(|j| (j * w, w.min(p - j * w)))
+            .collect();
         w = (w * k).min(p);
         steps.push(step);
     }
@@ -84,7 +87,9 @@ mod tests {
         for k in [2, 3, 5, 8] {
             for p in [1, 2, 7, 9, 16, 25, 31] {
                 for count in [0, 3] {
-                    let q = crate::Params::uniform(0, p, 0, count * ELEM).elem_size(ELEM).radix(k);
+                    let q = crate::Params::uniform(0, p, 0, count * ELEM)
+                        .elem_size(ELEM)
+                        .radix(k);
                     check_one(info(super::ID), &q, (k * 100 + p) as u64);
                 }
             }

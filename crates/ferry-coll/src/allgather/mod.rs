@@ -37,7 +37,12 @@ pub(crate) fn blocks_in(q: &Params, ids: impl IntoIterator<Item = usize>) -> Vec
 
 /// A schedule with the declared buffers; copies the own block into place unless in place.
 pub(crate) fn start(q: &Params) -> (Schedule, Option<OpId>) {
-    let mut s = Schedule::new(q.rank, q.size, if q.in_place { 0 } else { q.blocks[q.rank] }, q.extent());
+    let mut s = Schedule::new(
+        q.rank,
+        q.size,
+        if q.in_place { 0 } else { q.blocks[q.rank] },
+        q.extent(),
+    );
     let copy = (!q.in_place && !empty(q)).then(|| s.copy(held(q, q.rank), block(q, q.rank), &[]));
     (s, copy)
 }

@@ -18,8 +18,16 @@ pub const IN_PLACE: bool = true;
 
 /// The partner of rank r in step t: the pair partner first, then alternately the other side.
 fn partner(r: usize, t: usize, p: usize) -> usize {
-    let first = if r.is_multiple_of(2) { (r + 1) % p } else { (r + p - 1) % p };
-    let second = if r.is_multiple_of(2) { (r + p - 1) % p } else { (r + 1) % p };
+    let first = if r.is_multiple_of(2) {
+        (r + 1) % p
+    } else {
+        (r + p - 1) % p
+    };
+    let second = if r.is_multiple_of(2) {
+        (r + p - 1) % p
+    } else {
+        (r + 1) % p
+    };
     if t.is_multiple_of(2) {
         first
     } else {

@@ -19,7 +19,9 @@ pub const IN_PLACE: bool = true;
 
 /// Blocks that ranks [lo, hi) of the power-of-two part carry (theirs and their extras').
 fn carried(lo: usize, hi: usize, q2: usize, p: usize) -> Vec<usize> {
-    (lo..hi).flat_map(|j| std::iter::once(j).chain((j + q2 < p).then_some(j + q2))).collect()
+    (lo..hi)
+        .flat_map(|j| std::iter::once(j).chain((j + q2 < p).then_some(j + q2)))
+        .collect()
 }
 
 pub fn schedule(q: &Params) -> Schedule {
@@ -65,9 +67,17 @@ pub fn cost(q: &Params) -> Cost {
     let (rounds, bytes) = if extras == 0 {
         (steps, (q2 - 1) * b)
     } else {
-        (steps + 2, b + 2 * (q2 - 1) * b + (q.total() - q.blocks.iter().min().copied().unwrap_or(0)))
+        (
+            steps + 2,
+            b + 2 * (q2 - 1) * b + (q.total() - q.blocks.iter().min().copied().unwrap_or(0)),
+        )
     };
-    Cost { rounds, messages: q2 * steps + 2 * extras, bytes, rank_bytes: super::rank_bytes(q, schedule) }
+    Cost {
+        rounds,
+        messages: q2 * steps + 2 * extras,
+        bytes,
+        rank_bytes: super::rank_bytes(q, schedule),
+    }
 }
 
 #[cfg(test)]

@@ -38,8 +38,16 @@ pub fn cost(q: &Params) -> Cost {
         return Cost::ZERO;
     }
     let total = q.total();
-    let rank_bytes = (0..p).map(|r| (total - q.blocks[(r + 1) % p]).max(total - q.blocks[r])).max().unwrap_or(0);
-    Cost { rounds: p - 1, messages: p * (p - 1), bytes: (p - 1) * largest(q), rank_bytes }
+    let rank_bytes = (0..p)
+        .map(|r| (total - q.blocks[(r + 1) % p]).max(total - q.blocks[r]))
+        .max()
+        .unwrap_or(0);
+    Cost {
+        rounds: p - 1,
+        messages: p * (p - 1),
+        bytes: (p - 1) * largest(q),
+        rank_bytes,
+    }
 }
 
 #[cfg(test)]

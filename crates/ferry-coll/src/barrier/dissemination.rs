@@ -30,7 +30,12 @@ pub fn schedule(q: &Params) -> Schedule {
 
 pub fn cost(q: &Params) -> Cost {
     let steps = ceil_log(q.size, 2);
-    Cost { rounds: steps, messages: q.size * steps, bytes: 0, rank_bytes: 0 }
+    Cost {
+        rounds: steps,
+        messages: q.size * steps,
+        bytes: 0,
+        rank_bytes: 0,
+    }
 }
 
 #[cfg(test)]
@@ -51,10 +56,16 @@ mod tests {
         for p in 2..=17 {
             let q = Params::uniform(0, p, 0, 0);
             let all: Vec<_> = (0..p).map(|r| super::schedule(&q.for_rank(r))).collect();
-            let out = run(all, vec![Buffers::default(); p], &crate::conformance::add_u32, &RunConfig::default())
-                .expect("barrier runs");
+            let out = run(
+                all,
+                vec![Buffers::default(); p],
+                &crate::conformance::add_u32,
+                &RunConfig::default(),
+            )
+            .expect("barrier runs");
             // heard[r] = ranks whose entry rank r has heard of, step by step.
-            let mut heard: Vec<Vec<bool>> = (0..p).map(|r| (0..p).map(|i| i == r).collect()).collect();
+            let mut heard: Vec<Vec<bool>> =
+                (0..p).map(|r| (0..p).map(|i| i == r).collect()).collect();
             let steps = out.resolved[0].len() / 2;
             for k in 0..steps {
                 let before = heard.clone();

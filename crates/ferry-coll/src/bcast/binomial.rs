@@ -50,7 +50,12 @@ pub fn cost(q: &Params) -> Cost {
         return Cost::ZERO;
     }
     let steps = ceil_log(p, 2);
-    Cost { rounds: steps, messages: p - 1, bytes: steps * n, rank_bytes: steps * n }
+    Cost {
+        rounds: steps,
+        messages: p - 1,
+        bytes: steps * n,
+        rank_bytes: steps * n,
+    }
 }
 
 #[cfg(test)]

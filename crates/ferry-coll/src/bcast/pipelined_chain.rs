@@ -32,7 +32,11 @@ pub fn schedule(q: &Params) -> Schedule {
     let (seg, count) = segments(q);
     for k in 0..count {
         let piece = Range::new(BufferId::Recv, k * seg, seg.min(n - k * seg));
-        let got = if v > 0 { vec![s.recv(unvrank(v - 1, root, p), vec![piece], &[])] } else { vec![] };
+        let got = if v > 0 {
+            vec![s.recv(unvrank(v - 1, root, p), vec![piece], &[])]
+        } else {
+            vec![]
+        };
         if v + 1 < p {
             s.send(unvrank(v + 1, root, p), vec![piece], &got);
         }
@@ -47,7 +51,12 @@ pub fn cost(q: &Params) -> Cost {
     }
     let (seg, count) = segments(q);
     let steps = count + p - 2;
-    Cost { rounds: steps, messages: (p - 1) * count, bytes: steps * seg, rank_bytes: n }
+    Cost {
+        rounds: steps,
+        messages: (p - 1) * count,
+        bytes: steps * seg,
+        rank_bytes: n,
+    }
 }
 
 #[cfg(test)]

@@ -62,14 +62,20 @@ pub fn schedule(q: &Params) -> Schedule {
     let real = |x: usize| unvrank(x % p, root, p);
     let (parent, children) = tree(v, p);
     let mut scatter = Vec::new();
-    let got: Vec<_> = parent.iter().map(|&(from, a, b)| s.recv(real(from), vec![chunks(n, c, a, b)], &[])).collect();
+    let got: Vec<_> = parent
+        .iter()
+        .map(|&(from, a, b)| s.recv(real(from), vec![chunks(n, c, a, b)], &[]))
+        .collect();
     scatter.extend(&got);
     for (to, a, b) in children {
         scatter.push(s.send(real(to), vec![chunks(n, c, a, b)], &got));
     }
     let mut ring = Rounds::new(&mut s, &scatter);
     for step in 0..p - 1 {
-        ring.send(real(v + 1), vec![chunks(n, c, (v + p - step) % p, (v + p - step) % p + 1)]);
+        ring.send(
+            real(v + 1),
+            vec![chunks(n, c, (v + p - step) % p, (v + p - step) % p + 1)],
+        );
         let from = (v + 2 * p - step - 1) % p;
         ring.recv(real(v + p - 1), vec![chunks(n, c, from, from + 1)]);
         ring.next();

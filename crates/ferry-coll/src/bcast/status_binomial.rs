@@ -16,7 +16,8 @@ use crate::{Arrival, BufferId, Continuation, Cost, Params, Range, Schedule};
 use std::sync::Arc;
 
 pub const ID: &str = "bcast.status_binomial";
-pub const DESCRIPTION: &str = "binomial tree mapped free-first at run time; table travels in a header (S1)";
+pub const DESCRIPTION: &str =
+    "binomial tree mapped free-first at run time; table travels in a header (S1)";
 pub const RESTRICTIONS: &str = "none; needs a free-first order from the status source";
 pub const VARYING: bool = false;
 pub const IN_PLACE: bool = false;
@@ -26,13 +27,17 @@ pub fn table(q: &Params) -> Vec<usize> {
     let p = q.size;
     let valid = |o: &Vec<usize>| {
         let mut seen = vec![false; p];
-        o.len() == p && o.iter().all(|&r| r < p && !std::mem::replace(&mut seen[r], true))
+        o.len() == p
+            && o.iter()
+                .all(|&r| r < p && !std::mem::replace(&mut seen[r], true))
     };
     let order: Vec<usize> = match &q.free_first {
         Some(o) if valid(o) => o.clone(),
         _ => (0..p).collect(),
     };
-    std::iter::once(q.root).chain(order.into_iter().filter(|&r| r != q.root)).collect()
+    std::iter::once(q.root)
+        .chain(order.into_iter().filter(|&r| r != q.root))
+        .collect()
 }
 
 /// Logical children of logical position l, in stage order.
@@ -49,11 +54,17 @@ pub fn children(l: usize, p: usize) -> Vec<usize> {
 }
 
 fn encode(table: &[usize]) -> Vec<u8> {
-    table.iter().flat_map(|&r| (r as u32).to_le_bytes()).collect()
+    table
+        .iter()
+        .flat_map(|&r| (r as u32).to_le_bytes())
+        .collect()
 }
 
 fn decode(bytes: &[u8]) -> Vec<usize> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize)
+        .collect()
 }
 
 pub fn schedule(q: &Params) -> Schedule {
@@ -73,7 +84,10 @@ pub fn schedule(q: &Params) -> Schedule {
         return s;
     }
     let hdr = Range::new(s.scratch(4 * p), 0, 4 * p);
-    let from = (0..p).filter(|&r| r != q.rank).map(|r| (r, vec![hdr, payload])).collect();
+    let from = (0..p)
+        .filter(|&r| r != q.rank)
+        .map(|r| (r, vec![hdr, payload]))
+        .collect();
     let got = s.recv_any(from, &[]);
     let me = q.rank;
     let forward = move |a: &Arrival<'_>, s: &mut Schedule| {
@@ -84,7 +98,13 @@ pub fn schedule(q: &Params) -> Schedule {
             }
         }
     };
-    s.then(got, Continuation { reads: vec![hdr], next: Arc::new(forward) });
+    s.then(
+        got,
+        Continuation {
+            reads: vec![hdr],
+            next: Arc::new(forward),
+        },
+    );
     s
 }
 
@@ -95,7 +115,12 @@ pub fn cost(q: &Params) -> Cost {
     }
     let steps = ceil_log(p, 2);
     let m = n + 4 * p;
-    Cost { rounds: steps, messages: p - 1, bytes: steps * m, rank_bytes: steps * m }
+    Cost {
+        rounds: steps,
+        messages: p - 1,
+        bytes: steps * m,
+        rank_bytes: steps * m,
+    }
 }
 
 #[cfg(test)]
@@ -129,8 +154,14 @@ mod tests {
         for p in [2, 5, 8, 13] {
             for shift in 0..p {
                 let order: Vec<usize> = (0..p).map(|i| (i * 3 + shift) % p).collect();
-                let order = if p % 3 == 0 { (0..p).rev().collect() } else { order };
-                let q = Params::uniform(0, p, shift, 7 * ELEM).elem_size(ELEM).free_first(order);
+                let order = if p % 3 == 0 {
+                    (0..p).rev().collect()
+                } else {
+                    order
+                };
+                let q = Params::uniform(0, p, shift, 7 * ELEM)
+                    .elem_size(ELEM)
+                    .free_first(order);
                 check_one(id, &q, shift as u64);
             }
         }

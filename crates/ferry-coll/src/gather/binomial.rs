@@ -26,7 +26,11 @@ pub fn schedule(q: &Params) -> Schedule {
     }
     let v = vrank(q.rank, root, p);
     let sub = subtree(v, p);
-    let keep = if v == 0 { None } else { Some(Range::new(s.scratch((sub - 1) * b), 0, (sub - 1) * b)) };
+    let keep = if v == 0 {
+        None
+    } else {
+        Some(Range::new(s.scratch((sub - 1) * b), 0, (sub - 1) * b))
+    };
     // Where virtual rank w's block lands on this rank.
     let place = |w: usize| match keep {
         None => target(q, unvrank(w, root, p)),
@@ -55,7 +59,12 @@ pub fn cost(q: &Params) -> Cost {
     if p == 1 || b == 0 {
         return Cost::ZERO;
     }
-    Cost { rounds: ceil_log(p, 2), messages: p - 1, bytes: (p - 1) * b, rank_bytes: (p - 1) * b }
+    Cost {
+        rounds: ceil_log(p, 2),
+        messages: p - 1,
+        bytes: (p - 1) * b,
+        rank_bytes: (p - 1) * b,
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,11 @@ pub(crate) fn own(q: &Params) -> Range {
 
 pub(crate) fn new_schedule(q: &Params) -> Schedule {
     let root = q.rank == q.root;
-    let send = if root && q.in_place { 0 } else { q.blocks[q.rank] };
+    let send = if root && q.in_place {
+        0
+    } else {
+        q.blocks[q.rank]
+    };
     let recv = if root { q.extent() } else { 0 };
     Schedule::new(q.rank, q.size, send, recv)
 }

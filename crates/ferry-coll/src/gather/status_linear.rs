@@ -24,10 +24,20 @@ fn receive_next(s: &mut Schedule, waiting: Vec<(usize, Range)>, after: &[OpId]) 
     }
     let op = s.recv_any(waiting.iter().map(|&(r, t)| (r, vec![t])).collect(), after);
     let next = move |a: &Arrival<'_>, s: &mut Schedule| {
-        let rest: Vec<_> = waiting.iter().copied().filter(|&(r, _)| Some(r) != a.source).collect();
+        let rest: Vec<_> = waiting
+            .iter()
+            .copied()
+            .filter(|&(r, _)| Some(r) != a.source)
+            .collect();
         receive_next(s, rest, &[op]);
     };
-    s.then(op, Continuation { reads: vec![], next: Arc::new(next) });
+    s.then(
+        op,
+        Continuation {
+            reads: vec![],
+            next: Arc::new(next),
+        },
+    );
 }
 
 pub fn schedule(q: &Params) -> Schedule {
@@ -42,7 +52,10 @@ pub fn schedule(q: &Params) -> Schedule {
     if !q.in_place {
         s.copy(own(q), target(q, q.root), &[]);
     }
-    let waiting = (0..q.size).filter(|&i| i != q.root).map(|i| (i, target(q, i))).collect();
+    let waiting = (0..q.size)
+        .filter(|&i| i != q.root)
+        .map(|i| (i, target(q, i)))
+        .collect();
     receive_next(&mut s, waiting, &[]);
     s
 }

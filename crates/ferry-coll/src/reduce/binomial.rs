@@ -24,7 +24,11 @@ pub fn schedule(q: &Params) -> Schedule {
     if n == 0 {
         return s;
     }
-    let input = if is_root && q.in_place { Range::new(BufferId::Recv, 0, n) } else { Range::new(BufferId::Send, 0, n) };
+    let input = if is_root && q.in_place {
+        Range::new(BufferId::Recv, 0, n)
+    } else {
+        Range::new(BufferId::Send, 0, n)
+    };
     let has_children = r % 2 == 0 && r + 1 < p;
     // Where the partial result accumulates; leaves send their input as it is.
     let acc = if is_root {
@@ -34,7 +38,11 @@ pub fn schedule(q: &Params) -> Schedule {
     } else {
         input
     };
-    let tmp = if has_children { Some(Range::new(s.scratch(n), 0, n)) } else { None };
+    let tmp = if has_children {
+        Some(Range::new(s.scratch(n), 0, n))
+    } else {
+        None
+    };
     let mut rounds = Rounds::new(&mut s, &[]);
     if acc != input {
         rounds.copy(input, acc);
@@ -51,7 +59,7 @@ pub fn schedule(q: &Params) -> Schedule {
             let tmp = tmp.expect("a rank with children has a receive buffer");
             rounds.recv(r + mask, vec![tmp]);
             rounds.next();
-            rounds.reduce(tmp, acc, Operands::SrcDst);
+            rounds.reduce(tmp, acc, Operands::DstSrc);
             rounds.next();
         }
         mask <<= 1;
@@ -71,7 +79,12 @@ pub fn cost(q: &Params) -> Cost {
     }
     let steps = ceil_log(p, 2);
     let extra = (q.root != 0) as usize;
-    Cost { rounds: steps + extra, messages: p - 1 + extra, bytes: (steps + extra) * n, rank_bytes: steps * n }
+    Cost {
+        rounds: steps + extra,
+        messages: p - 1 + extra,
+        bytes: (steps + extra) * n,
+        rank_bytes: steps * n,
+    }
 }
 
 #[cfg(test)]

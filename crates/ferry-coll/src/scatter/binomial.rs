@@ -29,7 +29,11 @@ pub(crate) fn subtree(v: usize, p: usize) -> usize {
 
 /// The children of virtual rank v, largest subtree first.
 pub(crate) fn children(v: usize, p: usize) -> Vec<usize> {
-    let top = if v == 0 { p.next_power_of_two() } else { v & v.wrapping_neg() };
+    let top = if v == 0 {
+        p.next_power_of_two()
+    } else {
+        v & v.wrapping_neg()
+    };
     let mut out = Vec::new();
     let mut mask = top >> 1;
     while mask > 0 {
@@ -75,7 +79,12 @@ pub fn cost(q: &Params) -> Cost {
     if p == 1 || b == 0 {
         return Cost::ZERO;
     }
-    Cost { rounds: ceil_log(p, 2), messages: p - 1, bytes: (p - 1) * b, rank_bytes: (p - 1) * b }
+    Cost {
+        rounds: ceil_log(p, 2),
+        messages: p - 1,
+        bytes: (p - 1) * b,
+        rank_bytes: (p - 1) * b,
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,11 @@ pub(crate) fn source(q: &Params, i: usize) -> Range {
 pub(crate) fn new_schedule(q: &Params) -> Schedule {
     let root = q.rank == q.root;
     let send = if root { q.extent() } else { 0 };
-    let recv = if root && q.in_place { 0 } else { q.blocks[q.rank] };
+    let recv = if root && q.in_place {
+        0
+    } else {
+        q.blocks[q.rank]
+    };
     Schedule::new(q.rank, q.size, send, recv)
 }
 
@@ -46,6 +50,14 @@ pub(crate) fn linear_cost(q: &Params) -> crate::Cost {
     if q.size == 1 || (q.is_uniform() && q.blocks[0] == 0) {
         return crate::Cost::ZERO;
     }
-    let others: usize = (0..q.size).filter(|&i| i != q.root).map(|i| q.blocks[i]).sum();
-    crate::Cost { rounds: q.size - 1, messages: q.size - 1, bytes: others, rank_bytes: others }
+    let others: usize = (0..q.size)
+        .filter(|&i| i != q.root)
+        .map(|i| q.blocks[i])
+        .sum();
+    crate::Cost {
+        rounds: q.size - 1,
+        messages: q.size - 1,
+        bytes: others,
+        rank_bytes: others,
+    }
 }
