@@ -26,66 +26,15 @@
  *
  * Plain MPI: builds with any implementation's mpicc.
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "benchutil.h"
 
 #define WINDOW 64
 
-static long parse_size(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end == 'k' || *end == 'K')
-        v *= 1024, end++;
-    else if (*end == 'm' || *end == 'M')
-        v *= 1024 * 1024, end++;
-    return *end == '\0' && v >= 0 ? v : -1;
-}
-
-static void usage_and_exit(int rank)
-{
-    if (rank == 0)
-        fprintf(stderr, "usage: bandwidth [-m MAXSIZE] [-i ITERS]\n");
-    MPI_Finalize();
-    exit(2);
-}
-
-/* Timed windows for messages of `size` bytes: `iters` up to 64 KiB, then
- * proportionally fewer, at least 5. */
-static long iterations_for(long size, long iters)
-{
-    if (size <= 65536)
-        return iters;
-    long n = iters * 65536 / size;
-    return n < 5 ? 5 : n;
-}
-
 int main(int argc, char **argv)
 {
-    int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-
-    long max_size = 4L << 20, iters = 100;
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "-m") == 0 && a + 1 < argc)
-            max_size = parse_size(argv[++a]);
-        else if (strcmp(argv[a], "-i") == 0 && a + 1 < argc)
-            iters = parse_size(argv[++a]);
-        else
-            usage_and_exit(rank);
-    }
-    if (max_size < 1 || iters <= 0 || max_size > (1L << 30))
-        usage_and_exit(rank);
-    if (size < 2) {
-        if (rank == 0)
-            fprintf(stderr, "bandwidth: needs at least 2 ranks\n");
-        MPI_Finalize();
-        return 2;
-    }
+    struct bench_setup b = bench_init(&argc, &argv, "bandwidth", 1, 100);
+    int rank = b.rank;
+    long max_size = b.max_size;
 
     /* One buffer per window slot. */
     char *bufs[WINDOW] = { 0 };
@@ -100,23 +49,16 @@ int main(int argc, char **argv)
         }
     }
 
-    if (rank == 0) {
-        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-        int len;
-        MPI_Get_library_version(lib, &len);
-        lib[strcspn(lib, "\n")] = '\0';
-        printf("# bench/bandwidth: rank 0 -> rank 1, windows of %d non-blocking sends\n",
-               WINDOW);
-        printf("# library: %s\n", lib);
-        printf("# %-6s %s\n", "size", "MB/s");
-        fflush(stdout);
-    }
+    bench_print_header(rank, "MB/s",
+                       "bench/bandwidth: rank 0 -> rank 1, windows of %d non-blocking sends",
+                       WINDOW);
 
     MPI_Request reqs[WINDOW];
     MPI_Status statuses[WINDOW];
     for (long msg = 1; msg <= max_size; msg *= 2) {
-        long n = iterations_for(msg, iters);
-        long warmup = n / 10 < 2 ? 2 : n / 10;
+        /* Timed windows: `iters` up to 64 KiB, then proportionally fewer, at least 5. */
+        long n = bench_iterations(msg, b.iters, 65536, 5);
+        long warmup = bench_warmup(n);
         int count = (int)msg;
         double t0 = 0.0;
 
@@ -139,8 +81,7 @@ int main(int argc, char **argv)
         double elapsed = MPI_Wtime() - t0;
         if (rank == 0) {
             double bytes = (double)msg * WINDOW * (double)n;
-            printf("%-8ld %.2f\n", msg, bytes / elapsed / 1e6);
-            fflush(stdout);
+            bench_print_row(msg, bytes / elapsed / 1e6);
         }
     }
 

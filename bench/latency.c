@@ -23,64 +23,13 @@
  *
  * Plain MPI: builds with any implementation's mpicc.
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static long parse_size(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end == 'k' || *end == 'K')
-        v *= 1024, end++;
-    else if (*end == 'm' || *end == 'M')
-        v *= 1024 * 1024, end++;
-    return *end == '\0' && v >= 0 ? v : -1;
-}
-
-static void usage_and_exit(int rank)
-{
-    if (rank == 0)
-        fprintf(stderr, "usage: latency [-m MAXSIZE] [-i ITERS]\n");
-    MPI_Finalize();
-    exit(2);
-}
-
-/* Timed round trips for a message of `size` bytes: `iters` up to 8 KiB,
- * then proportionally fewer, at least 20. */
-static long iterations_for(long size, long iters)
-{
-    if (size <= 8192)
-        return iters;
-    long n = iters * 8192 / size;
-    return n < 20 ? 20 : n;
-}
+#include "benchutil.h"
 
 int main(int argc, char **argv)
 {
-    int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-
-    long max_size = 4L << 20, iters = 10000;
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "-m") == 0 && a + 1 < argc)
-            max_size = parse_size(argv[++a]);
-        else if (strcmp(argv[a], "-i") == 0 && a + 1 < argc)
-            iters = parse_size(argv[++a]);
-        else
-            usage_and_exit(rank);
-    }
-    if (max_size < 0 || iters <= 0 || max_size > (1L << 30))
-        usage_and_exit(rank);
-    if (size < 2) {
-        if (rank == 0)
-            fprintf(stderr, "latency: needs at least 2 ranks\n");
-        MPI_Finalize();
-        return 2;
-    }
+    struct bench_setup b = bench_init(&argc, &argv, "latency", 0, 10000);
+    int rank = b.rank;
+    long max_size = b.max_size;
 
     char *buf = malloc(max_size > 0 ? (size_t)max_size : 1);
     if (!buf) {
@@ -89,20 +38,13 @@ int main(int argc, char **argv)
     }
     memset(buf, 'a', max_size > 0 ? (size_t)max_size : 1);
 
-    if (rank == 0) {
-        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-        int len;
-        MPI_Get_library_version(lib, &len);
-        lib[strcspn(lib, "\n")] = '\0';
-        printf("# bench/latency: ping-pong between ranks 0 and 1, half round-trip time\n");
-        printf("# library: %s\n", lib);
-        printf("# %-6s %s\n", "size", "latency_us");
-        fflush(stdout);
-    }
+    bench_print_header(rank, "latency_us",
+                       "bench/latency: ping-pong between ranks 0 and 1, half round-trip time");
 
     for (long msg = 0; msg <= max_size; msg = msg ? msg * 2 : 1) {
-        long n = iterations_for(msg, iters);
-        long warmup = n / 10 < 2 ? 2 : n / 10;
+        /* Timed round trips: `iters` up to 8 KiB, then proportionally fewer, at least 20. */
+        long n = bench_iterations(msg, b.iters, 8192, 20);
+        long warmup = bench_warmup(n);
         int count = (int)msg;
         double t0 = 0.0;
 
@@ -119,10 +61,8 @@ int main(int argc, char **argv)
             }
         }
         double elapsed = MPI_Wtime() - t0;
-        if (rank == 0) {
-            printf("%-8ld %.2f\n", msg, elapsed * 1e6 / (2.0 * (double)n));
-            fflush(stdout);
-        }
+        if (rank == 0)
+            bench_print_row(msg, elapsed * 1e6 / (2.0 * (double)n));
     }
 
     free(buf);

@@ -5,16 +5,12 @@
  * others block in MPI_Recv from it. The whole job must end promptly with
  * exit status 3 and a message naming MPI_Abort.
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
+#define TEST_NAME "abort"
+#include "testutil.h"
 
 int main(int argc, char **argv)
 {
-    int me, np;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    TEST_INIT(&argc, &argv);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == np - 1) {
         MPI_Abort(MPI_COMM_WORLD, 3);

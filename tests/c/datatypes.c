@@ -10,34 +10,13 @@
  * Get_count and Get_elements / Get_elements_x on partial data; a large
  * strided message. Each rank exchanges with rank^1, or with itself.
  */
-#include <mpi.h>
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "datatypes";
-static int me = -1, np = 0, partner = -1;
+#define TEST_NAME "datatypes"
+#include "testutil.h"
 
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
-
+static int partner = -1;
 static int next_tag = 1;
 
 /* Send (sbuf, scount, stype) to the partner and receive theirs. */
@@ -492,9 +471,7 @@ static void large_vector(void)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
     partner = (me ^ 1) < np ? (me ^ 1) : me;
 
     basic_types();

@@ -10,32 +10,10 @@
  * the classes themselves; Error_string text; communication still works
  * after the errors.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "errors";
-static int me = -1, np = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
+#define TEST_NAME "errors"
+#include "testutil.h"
 
 static const struct {
     int cls;
@@ -203,9 +181,7 @@ static void still_works(void)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
 
     errhandlers();
     invalid_arguments();

@@ -6,15 +6,13 @@
  * The job must end with a non-zero status and a message naming the error
  * class (MPI_ERR_RANK).
  */
-#include <mpi.h>
-#include <stdio.h>
+#define TEST_NAME "fatal_error"
+#include "testutil.h"
 
 int main(int argc, char **argv)
 {
-    int me, np, x = 0;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    int x = 0;
+    TEST_INIT(&argc, &argv);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
         MPI_Send(&x, 1, MPI_INT, np, 0, MPI_COMM_WORLD);

@@ -7,32 +7,10 @@
  * A second round completes with a Testall polling loop, a third uses
  * ANY_SOURCE receives with one tag, which must match in sending order.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "many_requests";
-static int me = -1, np = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
+#define TEST_NAME "many_requests"
+#include "testutil.h"
 
 enum { NREQ = 1000, BIG = 64 * 1024 };
 
@@ -45,13 +23,6 @@ static int msg_len(int k)
 static int value(int src, int k, int i)
 {
     return src * 1000003 + k * 1009 + i;
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    CHECK(p != NULL, "malloc(%zu)", n);
-    return p;
 }
 
 static void round_distinct_tags(int use_testall)
@@ -138,9 +109,7 @@ static void round_any_source(void)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
 
     round_distinct_tags(0);
     CALL(MPI_Barrier(MPI_COMM_WORLD));

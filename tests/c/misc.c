@@ -5,41 +5,10 @@
  * real time), Wtick, and Barrier (no rank leaves before the last one has
  * entered: each rank in turn arrives late and the others must wait for it).
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static const char *test_name = "misc";
-static int me = -1, np = 0;
-static int finalized = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    if (!finalized)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
-
-static void pause_ms(int ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
-}
+#define TEST_NAME "misc"
+#include "testutil.h"
 
 static void versions(int print)
 {
@@ -111,9 +80,7 @@ static void barrier_waits(void)
 int main(int argc, char **argv)
 {
     versions(0); /* allowed before MPI_Init */
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
 
     versions(me == 0);
     processor_name();

@@ -10,46 +10,10 @@
  *   until the buffered messages are gone; a large message through the buffer.
  * - Rsend/Irsend: the receiver pre-posts, then tells the sender to go.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static const char *test_name = "modes";
-static int me = -1, np = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    CHECK(p != NULL, "malloc(%zu)", n);
-    return p;
-}
-
-static void pause_ms(int ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
-}
+#define TEST_NAME "modes"
+#include "testutil.h"
 
 static void check_ints(const int *buf, int n, int base, const char *what)
 {
@@ -234,9 +198,7 @@ static void rsend(int partner, int sender, int n, int nonblocking)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
     CHECK(np % 2 == 0, "needs an even number of ranks");
     int partner = me ^ 1;
 

@@ -7,15 +7,12 @@
  * process's exit is an error for the job, which must end promptly with a
  * non-zero status instead of hanging.
  */
-#include <mpi.h>
-#include <stdio.h>
+#define TEST_NAME "no_finalize"
+#include "testutil.h"
 
 int main(int argc, char **argv)
 {
-    int me, np;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    TEST_INIT(&argc, &argv);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == np - 1)
         return 0;

@@ -8,46 +8,10 @@
  * order, mixing wildcard and specific tags; large (rendezvous-sized) and small
  * messages mixed, both pre-posted and unexpected.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "nonovertaking";
-static int me = -1, np = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-/* Passed through a function so that GCC does not mistake the sentinel
- * pointer for an array of zero size. */
-__attribute__((noipa)) static MPI_Status *statuses_ignore(void)
-{
-    return MPI_STATUSES_IGNORE;
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    CHECK(p != NULL, "malloc(%zu)", n);
-    return p;
-}
+#define TEST_NAME "nonovertaking"
+#include "testutil.h"
 
 /* Every rank sends N messages with one tag to every other rank; each
  * receiver takes them source by source with blocking receives. The sends are
@@ -289,9 +253,7 @@ static void mixed_sizes(void)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
     CHECK(np >= 2, "needs at least 2 ranks");
 
     /* A barrier between phases: a wildcard receive of one phase must not

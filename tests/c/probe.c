@@ -6,51 +6,15 @@
  * from matching (a later Iprobe does not see it), MPI_PROC_NULL gives
  * MPI_MESSAGE_NO_PROC, Iprobe for a message nobody sent reports nothing.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "probe";
-static int me = -1, np = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-/* Passed through a function so that GCC does not mistake the sentinel
- * pointer for an array of zero size. */
-__attribute__((noipa)) static MPI_Status *statuses_ignore(void)
-{
-    return MPI_STATUSES_IGNORE;
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
+#define TEST_NAME "probe"
+#include "testutil.h"
 
 /* Length of the message with tag t from rank s: varies with both. */
 static int len_of(int s, int t)
 {
     return 1 + s * 3 + (t % 10) * 5;
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    CHECK(p != NULL, "malloc(%zu)", n);
-    return p;
 }
 
 static void check_payload(const int *buf, int n, int s, int t)
@@ -253,9 +217,7 @@ static void proc_null_and_absent(void)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
     CHECK(np >= 2, "needs at least 2 ranks");
 
     many_to_root();

@@ -7,22 +7,17 @@
  *  - a non-contiguous receive freed with MPI_Request_free still lands in the user buffer;
  *  - Waitany/Testany report the index of a request that completed with an error;
  *  - Sendrecv and Mrecv fill the status when the message is truncated. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int me;
-#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "FAIL regressions: rank %d, line %d: ", me, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
+#define TEST_NAME "regressions"
+#include "testutil.h"
 
 int main(int argc, char **argv)
 {
     /* Shorter than the delays below, so a timeout that should not apply would fire. */
     setenv("FERRY_CONNECT_TIMEOUT", "1", 1);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    TEST_INIT(&argc, &argv);
     int other = 1 - me;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 

@@ -5,17 +5,14 @@
  * while the others block in MPI_Recv from it (rank 0 with MPI_ANY_SOURCE).
  * The job must end promptly with a non-zero status instead of hanging.
  */
-#include <mpi.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
+
+#define TEST_NAME "sigkill"
+#include "testutil.h"
 
 int main(int argc, char **argv)
 {
-    int me, np;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    TEST_INIT(&argc, &argv);
 
     /* Some traffic first, so that connections exist. */
     int right = (me + 1) % np, left = (me + np - 1) % np, v = me, w = -1;

@@ -6,33 +6,11 @@
  * posts receives from every rank (itself included) and sends to every rank
  * at once, then Waitall.
  */
-#include <mpi.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "sizes";
-static int me = -1, np = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
+#define TEST_NAME "sizes"
+#include "testutil.h"
 
 #define MAX_SIZE (16 << 20)
 
@@ -75,13 +53,6 @@ static void verify(const unsigned char *buf, size_t n, int src, int dst, const c
                       dst, 8 * w + i);
         }
     }
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    CHECK(p != NULL, "malloc(%zu)", n);
-    return p;
 }
 
 static int build_sizes(int *sizes)
@@ -173,9 +144,7 @@ static void nonblocking_all_to_all(const int *sizes, int nsizes)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
 
     int sizes[64];
     int nsizes = build_sizes(sizes);

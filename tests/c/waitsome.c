@@ -7,39 +7,10 @@
  * left neighbour; the neighbour releases messages one (or a few) at a time,
  * so the index that must complete is known.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char *test_name = "waitsome";
-static int me = -1, np = 0;
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL %s: rank %d, line %d: ", test_name, me, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-/* Passed through a function so that GCC does not mistake the sentinel
- * pointer for an array of zero size. */
-__attribute__((noipa)) static MPI_Status *statuses_ignore(void)
-{
-    return MPI_STATUSES_IGNORE;
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
-#define CALL(call) do { int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) fail(__LINE__, "%s returned %d", #call, rc_); } while (0)
+#define TEST_NAME "waitsome"
+#include "testutil.h"
 
 enum { NSLOT = 12 };
 /* Slots 0, 3, 7 and 11 hold MPI_REQUEST_NULL; the others receive tag 50+slot. */
@@ -255,9 +226,7 @@ static void all_round(int left, int right)
 
 int main(int argc, char **argv)
 {
-    CALL(MPI_Init(&argc, &argv));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    TEST_INIT(&argc, &argv);
     CHECK(np >= 2, "needs at least 2 ranks");
     int right = (me + 1) % np, left = (me + np - 1) % np;
 
