@@ -2,6 +2,13 @@
 //! lock-free ring per ordered pair of local ranks, a futex doorbell per rank so a blocked rank
 //! sleeps instead of spinning, and the status board; plus single-copy reads (`cma`) for large
 //! messages. This module is the mechanism only; the engine decides what goes where.
+//!
+//! Use: local rank 0 calls [`Segment::create`] (the name is `/ferry-<job id>`), the others
+//! [`Segment::open`]; after the bootstrap barrier that follows, any rank may [`unlink`] the
+//! name (mappings stay valid), and the launcher unlinks again when the job ends, however it
+//! ended. Rank `me` holds `producer(me, d)` and `consumer(s, me)` for every other local rank,
+//! and waits on `doorbell(me)` with a condition over all of them (any consumer `has_data`, or
+//! a blocked producer's `space_freed`): every ring end rings its peer's doorbell.
 
 pub mod cma;
 pub mod doorbell;

@@ -24,6 +24,15 @@ fn job_id(tag: &str) -> String {
     format!("test-{tag}-{}-{:016x}", std::process::id(), u64::from_le_bytes(b))
 }
 
+/// Removes a test's segment name even when the test fails half-way.
+struct UnlinkOnDrop<'a>(&'a str);
+
+impl Drop for UnlinkOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = unlink(self.0);
+    }
+}
+
 /// Run this test binary again as `role`, executing only `test`.
 fn spawn_role(test: &str, role: &str, job: &str) -> std::process::Child {
     Command::new(std::env::current_exe().expect("test binary path"))
@@ -55,6 +64,11 @@ fn frame_len(seq: u64) -> usize {
     }
 }
 
+/// The text after `key` in a line of a child's output (the harness may print before it).
+fn after<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.find(key).map(|i| &line[i + key.len()..])
+}
+
 fn fnv32(data: &[u8]) -> u32 {
     data.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193))
 }
@@ -66,6 +80,7 @@ fn shm_two_processes_pass_100k_frames_and_sleep() {
         return;
     }
     let job = job_id("pingpong");
+    let _cleanup = UnlinkOnDrop(&job);
     let seg = Segment::create(&job, 2, RING).expect("create segment");
     let mut child = spawn_role("transport::shm::tests::shm_role_consumer", "consumer", &job);
     let mut tx = seg.producer(0, 1).expect("producer 0->1");
@@ -100,7 +115,9 @@ fn shm_two_processes_pass_100k_frames_and_sleep() {
         }
     }
     let out = BufReader::new(child.stdout.take().expect("child stdout"));
-    let result = out.lines().map_while(Result::ok).find(|l| l.starts_with("RESULT "));
+    // Read to the end, so the child never writes into a closed pipe.
+    let lines: Vec<String> = out.lines().map_while(Result::ok).collect();
+    let result = lines.iter().find_map(|l| after(l, "RESULT ").map(str::to_string));
     let status = child.wait().expect("child exit");
     drop((tx, bell, seg));
     assert!(unlink(&job).expect("unlink"));
@@ -172,13 +189,13 @@ fn shm_segment_of_killed_rank_is_removed_by_unlink() {
         return;
     }
     let job = job_id("killed");
+    let _cleanup = UnlinkOnDrop(&job);
     let mut child = spawn_role("transport::shm::tests::shm_role_creator", "creator", &job);
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().expect("stdout")).read_line(&mut line).expect("read");
-    while !line.starts_with("CREATED") {
+    while after(&line, "CREATED").is_none() {
         line.clear();
-        BufReader::new(child.stdout.as_mut().expect("stdout")).read_line(&mut line).expect("read");
-        assert!(!line.is_empty(), "creator exited early");
+        assert!(out.read_line(&mut line).expect("read") > 0, "creator exited early");
     }
     let seg = Segment::open(&job, Duration::from_secs(5)).expect("open");
     assert_eq!(seg.creator_pid(), child.id());
@@ -213,7 +230,7 @@ fn shm_cma_reads_another_process() {
     let (addr, len) = loop {
         line.clear();
         assert!(out.read_line(&mut line).expect("read") > 0, "target exited early");
-        if let Some(rest) = line.strip_prefix("BUFFER ") {
+        if let Some(rest) = after(&line, "BUFFER ") {
             let mut it = rest.split_whitespace().map(|v| v.parse::<usize>().expect("number"));
             break (it.next().expect("addr"), it.next().expect("len"));
         }
@@ -221,6 +238,7 @@ fn shm_cma_reads_another_process() {
     let mut local = vec![0u8; len];
     let res = read_remote_exact(child.id() as libc::pid_t, addr, &mut local);
     drop(child.stdin.take());
+    let _rest: Vec<String> = out.lines().map_while(Result::ok).collect();
     assert!(child.wait().expect("reap").success());
     if cma_available() {
         res.expect("read from the target");
