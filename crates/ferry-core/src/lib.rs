@@ -7,4 +7,5 @@ pub mod config;
 pub mod datatype;
 pub mod engine;
 pub mod log;
+pub mod reduce_op;
 pub mod transport;

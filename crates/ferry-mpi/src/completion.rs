@@ -45,12 +45,14 @@ pub struct Outcome {
     pub bytes: usize,
     pub cancelled: bool,
     pub error: i32,
+    /// The world rank whose loss failed this request, when that is the error.
+    pub lost: Option<u32>,
 }
 
 impl Outcome {
     /// The status of a completed send or of a null request (MPI's "empty" status).
     pub fn empty() -> Outcome {
-        Outcome { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG, bytes: 0, cancelled: false, error: MPI_SUCCESS }
+        Outcome { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG, bytes: 0, cancelled: false, error: MPI_SUCCESS, lost: None }
     }
 }
 
@@ -105,8 +107,12 @@ impl Runtime {
                     outcome_of(&r, &st)
                 }
                 Some(Err(e)) => {
-                    ferry_core::error!("mpi", "request failed: {e}");
-                    Outcome { error: MPI_ERR_OTHER, ..Outcome::empty() }
+                    let lost = match e {
+                        ferry_core::engine::EngineError::PeerLost(r) => Some(r),
+                        _ => None,
+                    };
+                    ferry_core::debug!("mpi", "request failed: {e}");
+                    Outcome { error: MPI_ERR_OTHER, lost, ..Outcome::empty() }
                 }
                 None => Outcome::empty(),
             },
@@ -158,17 +164,20 @@ fn outcome_of(r: &ApiReq, st: &Status) -> Outcome {
         None => MPI_ANY_SOURCE,
     };
     if st.cancelled {
-        return Outcome { source, tag: MPI_ANY_TAG, bytes: 0, cancelled: true, error: MPI_SUCCESS };
+        return Outcome { source, tag: MPI_ANY_TAG, bytes: 0, cancelled: true, error: MPI_SUCCESS, lost: None };
     }
     let (source, tag) = if r.group.is_some() { (source, st.tag) } else { (MPI_ANY_SOURCE, MPI_ANY_TAG) };
-    Outcome { source, tag, bytes: st.bytes, cancelled: false, error: if st.truncated { MPI_ERR_TRUNCATE } else { MPI_SUCCESS } }
+    Outcome { source, tag, bytes: st.bytes, cancelled: false, error: if st.truncated { MPI_ERR_TRUNCATE } else { MPI_SUCCESS }, lost: None }
 }
 
 pub fn check(o: Outcome, comm: i32) -> MpiResult<Outcome> {
     match o.error {
         MPI_SUCCESS => Ok(o),
         MPI_ERR_TRUNCATE => Err(MpiError::new(MPI_ERR_TRUNCATE, format!("message of more than {} bytes truncated to the receive buffer", o.bytes)).on_comm(comm)),
-        class => Err(MpiError::new(class, "communication failed").on_comm(comm)),
+        class => match o.lost {
+            Some(r) => Err(MpiError::from(ferry_core::engine::EngineError::PeerLost(r)).on_comm(comm)),
+            None => Err(MpiError::new(class, "communication failed").on_comm(comm)),
+        },
     }
 }
 

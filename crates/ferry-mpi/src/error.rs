@@ -11,11 +11,14 @@ pub struct MpiError {
     /// The communicator whose error handler applies, when not the call's own (an error found
     /// while completing a request uses the request's communicator).
     pub comm: Option<i32>,
+    /// The error follows from another process's failure (a lost connection): that process,
+    /// or the launcher, is the one to report the cause.
+    pub consequence: bool,
 }
 
 impl MpiError {
     pub fn new(class: i32, msg: impl Into<String>) -> MpiError {
-        MpiError { class, msg: msg.into(), comm: None }
+        MpiError { class, msg: msg.into(), comm: None, consequence: false }
     }
 }
 
@@ -41,6 +44,7 @@ pub fn err<T>(class: i32, msg: impl Into<String>) -> MpiResult<T> {
 
 impl From<ferry_core::engine::EngineError> for MpiError {
     fn from(e: ferry_core::engine::EngineError) -> Self {
-        MpiError::new(MPI_ERR_OTHER, e.to_string())
+        let consequence = matches!(e, ferry_core::engine::EngineError::PeerLost(_));
+        MpiError { consequence, ..MpiError::new(MPI_ERR_OTHER, e.to_string()) }
     }
 }

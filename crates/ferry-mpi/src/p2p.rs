@@ -236,7 +236,7 @@ fn pattern(rt: &Runtime, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult
 }
 
 fn probe_outcome(group: &[u32], st: &ferry_core::engine::Status) -> Outcome {
-    Outcome { source: crate::comm::rank_in(group, st.source), tag: st.tag, bytes: st.bytes, cancelled: false, error: MPI_SUCCESS }
+    Outcome { source: crate::comm::rank_in(group, st.source), tag: st.tag, bytes: st.bytes, cancelled: false, error: MPI_SUCCESS, lost: None }
 }
 
 fn proc_null_status(status: *mut MPI_Status) {

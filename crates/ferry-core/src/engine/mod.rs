@@ -10,6 +10,7 @@
 //! itself with `Rts`, and its data follows as `RndvData` frames once the receiver has matched
 //! it and answered `Cts`, so it lands straight in the receive buffer.
 
+pub mod collective;
 pub mod matching;
 pub mod request;
 
@@ -70,7 +71,9 @@ struct Slot {
 #[derive(Clone, Copy)]
 enum Target {
     None,
-    Recv(ReqId),
+    /// A matched receive, and the sequence number to acknowledge when the sender is
+    /// synchronous.
+    Recv(ReqId, Option<u64>),
     Unexpected(u64),
 }
 
@@ -224,18 +227,11 @@ impl Engine {
                 h.flags |= flags::SYNC;
                 self.sync_waits.insert((dst, seq), rid);
             }
+            // The send completes once its bytes are in the kernel (a synchronous one once it
+            // is also acknowledged), not when queued here: a rank that returns from MPI and
+            // computes must not leave frames behind that only its next MPI call would write.
             let completes = if sync { None } else { Some(rid) };
-            let f = OutFrame::new(&h, Payload::Borrowed { ptr, len }, completes);
-            let queued = self.send_frame(dst, f);
-            if queued {
-                // Not written yet: copy the rest so the caller's buffer is free at once.
-                let back = self.queued_back(dst).expect("frame was just queued");
-                back.own();
-                back.completes = None;
-                if !sync {
-                    self.finish(rid, Ok(Status::default()));
-                }
-            }
+            self.send_frame(dst, OutFrame::new(&h, Payload::Borrowed { ptr, len }, completes));
         } else {
             h.kind = Kind::Rts;
             h.len = 16;
@@ -254,14 +250,6 @@ impl Engine {
         let p = &mut self.peers[dst as usize];
         p.send_seq += 1;
         p.send_seq
-    }
-
-    fn queued_back(&mut self, dst: u32) -> Option<&mut OutFrame> {
-        let p = &mut self.peers[dst as usize];
-        match p.conn {
-            Some(c) => self.slots[c].as_mut().and_then(|s| s.conn.out.back_mut()),
-            None => p.pending.back_mut(),
-        }
     }
 
     /// Queue a frame for `dst` and try to write it. Returns whether it is still queued.
@@ -768,8 +756,9 @@ impl Engine {
                         r.state = RecvState::Receiving;
                         r.status = Status { source: peer, tag: h.tag, bytes: (h.len as usize).min(r.cap), cancelled: false, truncated: h.len > r.cap as u64 };
                         let sink = Sink::Mem { ptr: r.buf, cap: r.cap, off: 0 };
-                        self.ack_sync(peer, sync);
-                        self.set_target(c, Target::Recv(rid));
+                        // Acknowledge a synchronous send only once its whole payload is
+                        // here: the sender's buffer may still hold bytes not yet written.
+                        self.set_target(c, Target::Recv(rid, sync));
                         Ok(sink)
                     }
                     None => {
@@ -790,7 +779,7 @@ impl Engine {
                     Some(Req { kind: ReqKind::Recv(r), done: None, .. }) => match r.state {
                         RecvState::Rndv { got, total } if r.status.source == peer && got + h.len <= total => {
                             let sink = Sink::Mem { ptr: r.buf, cap: r.cap, off: got as usize };
-                            self.set_target(c, Target::Recv(rid));
+                            self.set_target(c, Target::Recv(rid, None));
                             Ok(sink)
                         }
                         _ => Err(format!("rendezvous data for request {rid} that does not expect it")),
@@ -884,7 +873,10 @@ impl Engine {
         let target = std::mem::replace(&mut slot.target, Target::None);
         match h.kind {
             Kind::Eager => match target {
-                Target::Recv(rid) => self.finish_received(rid),
+                Target::Recv(rid, sync) => {
+                    self.finish_received(rid);
+                    self.ack_sync(peer, sync);
+                }
                 Target::Unexpected(mid) => {
                     let Some(m) = self.inmsgs.get_mut(&mid) else { return Ok(()) };
                     let InKind::Eager { data, complete, bound, .. } = &mut m.kind else { return Ok(()) };
@@ -950,7 +942,7 @@ impl Engine {
                 slot.conn.flush(&mut self.completed).map_err(|e| e.to_string())?;
             }
             Kind::RndvData => {
-                if let Target::Recv(rid) = target {
+                if let Target::Recv(rid, _) = target {
                     let done = match self.recv_mut(rid) {
                         Some(RecvReq { state: RecvState::Rndv { total, got }, .. }) => {
                             *got += h.len;

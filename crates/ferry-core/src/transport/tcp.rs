@@ -223,13 +223,6 @@ impl OutFrame {
     fn total(&self) -> usize {
         HEADER_LEN + self.payload.bytes().len()
     }
-
-    /// Make the frame independent of caller memory (copy a borrowed payload).
-    pub fn own(&mut self) {
-        if let Payload::Borrowed { .. } = self.payload {
-            self.payload = Payload::Owned(self.payload.bytes().to_vec());
-        }
-    }
 }
 
 const RBUF: usize = 64 << 10;

@@ -1,0 +1,379 @@
+//! Runs a collective schedule (from `ferry-coll`) over the engine: each operation is issued
+//! when the operations it depends on have completed, sends and receives become engine
+//! requests on the communicator's collective context, copies and reductions run in place.
+//!
+//! A [`CollRun`] is a state machine advanced by [`CollRun::advance`], so the same code serves
+//! blocking calls (advance until done) and, later, non-blocking ones (advance on progress).
+
+use ferry_coll::{Arrival, BufferId, Op, Operands, Range, Schedule};
+
+use super::matching::Pattern;
+use super::{Engine, EngineError, ReqId};
+
+/// Applies the call's reduction: `dst = src (op) dst` element-wise on packed bytes
+/// ([`Operands::SrcDst`]); the executor handles the other operand order.
+pub type Reducer<'a> = dyn FnMut(&[u8], &mut [u8]) -> Result<(), String> + 'a;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Waiting,
+    Issued,
+    Done,
+}
+
+struct Pending {
+    node: usize,
+    req: ReqId,
+    /// Receive staging buffer when the message spans several ranges or may come from any
+    /// of several peers; `None` when it lands directly in one range.
+    staging: Option<Vec<u8>>,
+    /// Packed send data kept alive until the send completes.
+    _keep: Option<Vec<u8>>,
+}
+
+/// One collective call in progress on one rank.
+pub struct CollRun {
+    sched: Schedule,
+    /// World rank of each communicator rank.
+    group: Vec<u32>,
+    ctx: u32,
+    tag: i32,
+    send: *const u8,
+    send_len: usize,
+    recv: *mut u8,
+    recv_len: usize,
+    scratch: Vec<Vec<u8>>,
+    state: Vec<State>,
+    pending: Vec<Pending>,
+    done: usize,
+}
+
+/// Why a collective could not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CollError {
+    Engine(EngineError),
+    Truncated { node: usize, expected: usize, got: usize },
+    UnexpectedSource { node: usize, source: u32 },
+    Reduce(String),
+}
+
+impl std::fmt::Display for CollError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CollError::Engine(e) => write!(f, "{e}"),
+            CollError::Truncated { node, expected, got } => write!(f, "collective step {node}: expected {expected} bytes, got {got} (ranks disagree on the arguments)"),
+            CollError::UnexpectedSource { node, source } => write!(f, "collective step {node}: message from unexpected world rank {source}"),
+            CollError::Reduce(s) => write!(f, "reduction: {s}"),
+        }
+    }
+}
+
+impl From<EngineError> for CollError {
+    fn from(e: EngineError) -> Self {
+        CollError::Engine(e)
+    }
+}
+
+impl CollRun {
+    /// Prepare a run. `send` holds `sched.send_len()` bytes (may be null when 0), `recv`
+    /// holds `sched.recv_len()` bytes.
+    ///
+    /// # Safety
+    /// Both buffers must stay valid, and `recv` unaliased, until the run is done or dropped
+    /// after [`CollRun::cancel`] (engine requests may still write into them).
+    pub unsafe fn new(sched: Schedule, group: Vec<u32>, ctx: u32, tag: i32, send: *const u8, recv: *mut u8) -> CollRun {
+        let scratch = sched.scratch_buffers().iter().map(|s| s.init.clone().unwrap_or_else(|| vec![0u8; s.len])).collect();
+        let n = sched.nodes().len();
+        CollRun {
+            send_len: sched.send_len(),
+            recv_len: sched.recv_len(),
+            sched,
+            group,
+            ctx,
+            tag,
+            send,
+            recv,
+            scratch,
+            state: vec![State::Waiting; n],
+            pending: Vec::new(),
+            done: 0,
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done == self.sched.nodes().len() && self.pending.is_empty()
+    }
+
+    /// The engine requests this run waits for.
+    pub fn requests(&self) -> impl Iterator<Item = ReqId> + '_ {
+        self.pending.iter().map(|p| p.req)
+    }
+
+    fn slice(&self, r: &Range) -> &[u8] {
+        if r.len == 0 {
+            return &[];
+        }
+        match r.buf {
+            // SAFETY: ranges were validated against the declared buffer lengths, and the
+            // caller keeps the buffers valid for the run (see `new`).
+            BufferId::Send => unsafe { std::slice::from_raw_parts(self.send.add(r.offset), r.len) },
+            BufferId::Recv => unsafe { std::slice::from_raw_parts(self.recv.add(r.offset), r.len) },
+            BufferId::Scratch(k) => &self.scratch[k as usize][r.offset..r.end()],
+        }
+    }
+
+    fn ptr_mut(&mut self, r: &Range) -> *mut u8 {
+        match r.buf {
+            BufferId::Send => unreachable!("schedules never write the send buffer"),
+            // SAFETY: in bounds, as in `slice`.
+            BufferId::Recv => unsafe { self.recv.add(r.offset) },
+            BufferId::Scratch(k) => self.scratch[k as usize][r.offset..].as_mut_ptr(),
+        }
+    }
+
+    fn write(&mut self, r: &Range, data: &[u8]) {
+        debug_assert_eq!(r.len, data.len());
+        if r.len == 0 {
+            return;
+        }
+        let p = self.ptr_mut(r);
+        // SAFETY: `p` points at `r.len` writable bytes of a buffer this run owns or was lent.
+        unsafe { std::ptr::copy(data.as_ptr(), p, r.len) };
+    }
+
+    fn gather(&self, data: &[Range]) -> Vec<u8> {
+        let mut v = Vec::with_capacity(data.iter().map(|r| r.len).sum());
+        for r in data {
+            v.extend_from_slice(self.slice(r));
+        }
+        v
+    }
+
+    fn check_ranges(&self, ranges: &[Range]) -> bool {
+        ranges.iter().all(|r| {
+            let cap = match r.buf {
+                BufferId::Send => self.send_len,
+                BufferId::Recv => self.recv_len,
+                BufferId::Scratch(k) => self.scratch.get(k as usize).map_or(0, |s| s.len()),
+            };
+            r.end() <= cap
+        })
+    }
+
+    /// Issue what can be issued, complete what has completed; returns whether the run is done.
+    pub fn advance(&mut self, engine: &mut Engine, reduce: &mut Reducer<'_>) -> Result<bool, CollError> {
+        loop {
+            let mut moved = self.issue(engine, reduce)?;
+            moved |= self.complete(engine)?;
+            if !moved {
+                return Ok(self.is_done());
+            }
+        }
+    }
+
+    fn issue(&mut self, engine: &mut Engine, reduce: &mut Reducer<'_>) -> Result<bool, CollError> {
+        let mut moved = false;
+        // Messages to (from) one peer go out (are posted) in operation order.
+        let mut send_blocked: Vec<usize> = Vec::new();
+        let mut recv_blocked: Vec<usize> = Vec::new();
+        let mut any_blocked = false;
+        let mut i = 0;
+        while i < self.sched.nodes().len() {
+            if self.state[i] != State::Waiting {
+                i += 1;
+                continue;
+            }
+            let node = &self.sched.nodes()[i];
+            let ready = node.deps.iter().all(|&d| self.state[d] == State::Done);
+            let op = node.op.clone();
+            match &op {
+                Op::Send { peer, .. } if !ready || send_blocked.contains(peer) => {
+                    send_blocked.push(*peer);
+                    i += 1;
+                    continue;
+                }
+                Op::Recv { peer, .. } if !ready || recv_blocked.contains(peer) || any_blocked => {
+                    recv_blocked.push(*peer);
+                    i += 1;
+                    continue;
+                }
+                Op::RecvAny { .. } if !ready || any_blocked || !recv_blocked.is_empty() => {
+                    any_blocked = true;
+                    i += 1;
+                    continue;
+                }
+                _ if !ready => {
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            if !self.check_ranges(&op.ranges()) {
+                return Err(CollError::Reduce(format!("step {i} addresses bytes outside its buffers")));
+            }
+            moved = true;
+            match op {
+                Op::Send { peer, data } => {
+                    let packed = self.gather(&data);
+                    // SAFETY: `packed` is kept in `pending` until the request completes.
+                    let req = unsafe { engine.isend(self.group[peer], self.ctx, self.tag, packed.as_ptr(), packed.len(), false) };
+                    self.pending.push(Pending { node: i, req, staging: None, _keep: Some(packed) });
+                    self.state[i] = State::Issued;
+                }
+                Op::Recv { peer, data } => {
+                    let pat = Pattern { ctx: self.ctx, src: Some(self.group[peer]), tag: Some(self.tag) };
+                    let total: usize = data.iter().map(|r| r.len).sum();
+                    let (req, staging) = if data.len() == 1 {
+                        let p = self.ptr_mut(&data[0]);
+                        // SAFETY: the range lies in a buffer that outlives the request.
+                        (unsafe { engine.irecv(pat, p, total) }, None)
+                    } else {
+                        let mut v = vec![0u8; total];
+                        // SAFETY: the staging buffer is kept in `pending` until completion.
+                        (unsafe { engine.irecv(pat, v.as_mut_ptr(), total) }, Some(v))
+                    };
+                    self.pending.push(Pending { node: i, req, staging, _keep: None });
+                    self.state[i] = State::Issued;
+                }
+                Op::RecvAny { from } => {
+                    let cap = from.iter().map(|(_, d)| d.iter().map(|r| r.len).sum::<usize>()).max().unwrap_or(0);
+                    let mut v = vec![0u8; cap];
+                    let pat = Pattern { ctx: self.ctx, src: None, tag: Some(self.tag) };
+                    // SAFETY: as above.
+                    let req = unsafe { engine.irecv(pat, v.as_mut_ptr(), cap) };
+                    self.pending.push(Pending { node: i, req, staging: Some(v), _keep: None });
+                    self.state[i] = State::Issued;
+                }
+                Op::Copy { src, dst } => {
+                    let data = self.slice(&src).to_vec();
+                    self.write(&dst, &data);
+                    self.finish(i, None);
+                }
+                Op::Reduce { src, dst, order, .. } => {
+                    let s = self.slice(&src).to_vec();
+                    let mut d = self.slice(&dst).to_vec();
+                    match order {
+                        Operands::SrcDst => reduce(&s, &mut d).map_err(CollError::Reduce)?,
+                        Operands::DstSrc => {
+                            // dst = dst (op) src: reduce into a copy of src, then store it.
+                            let mut t = s;
+                            reduce(&d, &mut t).map_err(CollError::Reduce)?;
+                            d = t;
+                        }
+                    }
+                    self.write(&dst, &d);
+                    self.finish(i, None);
+                }
+            }
+            i += 1;
+        }
+        Ok(moved)
+    }
+
+    fn complete(&mut self, engine: &mut Engine) -> Result<bool, CollError> {
+        let mut moved = false;
+        let mut k = 0;
+        while k < self.pending.len() {
+            if !engine.is_done(self.pending[k].req) {
+                k += 1;
+                continue;
+            }
+            moved = true;
+            let p = self.pending.swap_remove(k);
+            let st = engine.take(p.req).expect("done above")?;
+            let op = self.sched.nodes()[p.node].op.clone();
+            match op {
+                Op::Send { .. } => self.finish(p.node, None),
+                Op::Recv { peer, data } => {
+                    let want: usize = data.iter().map(|r| r.len).sum();
+                    if st.truncated || st.bytes != want {
+                        return Err(CollError::Truncated { node: p.node, expected: want, got: st.bytes });
+                    }
+                    if let Some(v) = p.staging {
+                        let mut off = 0;
+                        for r in &data {
+                            self.write(r, &v[off..off + r.len]);
+                            off += r.len;
+                        }
+                    }
+                    self.finish(p.node, Some(peer));
+                }
+                Op::RecvAny { from } => {
+                    let Some(peer) = self.group.iter().position(|&w| w == st.source) else {
+                        return Err(CollError::UnexpectedSource { node: p.node, source: st.source });
+                    };
+                    let Some((_, data)) = from.iter().find(|(q, _)| *q == peer) else {
+                        return Err(CollError::UnexpectedSource { node: p.node, source: st.source });
+                    };
+                    let want: usize = data.iter().map(|r| r.len).sum();
+                    if st.truncated || st.bytes != want {
+                        return Err(CollError::Truncated { node: p.node, expected: want, got: st.bytes });
+                    }
+                    let v = p.staging.expect("recv_any stages");
+                    let mut off = 0;
+                    for r in data {
+                        self.write(&r, &v[off..off + r.len]);
+                        off += r.len;
+                    }
+                    self.finish(p.node, Some(peer));
+                }
+                Op::Copy { .. } | Op::Reduce { .. } => unreachable!("local operations complete when issued"),
+            }
+        }
+        Ok(moved)
+    }
+
+    /// Mark node `i` done and run its continuation, which may append nodes.
+    fn finish(&mut self, i: usize, source: Option<usize>) {
+        self.state[i] = State::Done;
+        self.done += 1;
+        if let Some(cont) = self.sched.nodes()[i].then.clone() {
+            let data = self.gather(&cont.reads);
+            (cont.next)(&Arrival { source, data: &data }, &mut self.sched);
+            let n = self.sched.nodes().len();
+            self.state.resize(n, State::Waiting);
+        }
+    }
+
+    /// Stop: drop the receives still posted so nothing writes into the buffers later.
+    pub fn cancel(&mut self, engine: &mut Engine) {
+        for p in self.pending.drain(..) {
+            if !engine.cancel(p.req) {
+                engine.detach(p.req);
+            }
+        }
+    }
+}
+
+/// Run a whole collective to completion, blocking (spin, then sleep) while it waits.
+///
+/// # Safety
+/// As for [`CollRun::new`].
+pub unsafe fn run_blocking(
+    engine: &mut Engine,
+    sched: Schedule,
+    group: Vec<u32>,
+    ctx: u32,
+    tag: i32,
+    send: *const u8,
+    recv: *mut u8,
+    reduce: &mut Reducer<'_>,
+) -> Result<(), CollError> {
+    // SAFETY: forwarded from the caller.
+    let mut run = unsafe { CollRun::new(sched, group, ctx, tag, send, recv) };
+    let result = loop {
+        match run.advance(engine, reduce) {
+            Ok(true) => break Ok(()),
+            Ok(false) => {}
+            Err(e) => break Err(e),
+        }
+        let reqs: Vec<ReqId> = run.requests().collect();
+        if let Err(e) = engine.wait_until(|e| reqs.iter().any(|r| e.is_done(*r))) {
+            break Err(e.into());
+        }
+    };
+    if result.is_err() {
+        run.cancel(engine);
+    }
+    result
+}
