@@ -18,12 +18,15 @@ pub struct Comm {
     pub group: Arc<Vec<u32>>,
     pub rank: i32,
     pub errhandler: i32,
+    /// Collective calls made on this communicator so far; every member counts the same, so
+    /// the count tells one call's messages from the next one's.
+    pub coll_seq: u32,
 }
 
 impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0 }
     }
 
     pub fn size(&self) -> i32 {
@@ -55,7 +58,7 @@ fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, V
 fn dup(rt: &mut Runtime, comm: i32) -> MpiResult<i32> {
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
-    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler };
+    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0 };
     Ok(rt.add_comm(new))
 }
 

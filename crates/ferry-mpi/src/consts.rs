@@ -101,6 +101,21 @@ constants! {
         MPI_DATATYPE_NULL: MPI_Datatype = 0x0c000000;
         MPI_ERRHANDLER_NULL: MPI_Errhandler = 0x14000000;
         MPI_OP_NULL: MPI_Op = 0x18000000;
+        // Predefined reduction operations.
+        MPI_MAX: MPI_Op = 0x58000001;
+        MPI_MIN: MPI_Op = 0x58000002;
+        MPI_SUM: MPI_Op = 0x58000003;
+        MPI_PROD: MPI_Op = 0x58000004;
+        MPI_LAND: MPI_Op = 0x58000005;
+        MPI_BAND: MPI_Op = 0x58000006;
+        MPI_LOR: MPI_Op = 0x58000007;
+        MPI_BOR: MPI_Op = 0x58000008;
+        MPI_LXOR: MPI_Op = 0x58000009;
+        MPI_BXOR: MPI_Op = 0x5800000a;
+        MPI_MINLOC: MPI_Op = 0x5800000b;
+        MPI_MAXLOC: MPI_Op = 0x5800000c;
+        MPI_REPLACE: MPI_Op = 0x5800000d;
+        MPI_NO_OP: MPI_Op = 0x5800000e;
         MPI_INFO_NULL: MPI_Info = 0x1c000000;
         MPI_REQUEST_NULL: MPI_Request = 0x2c000000;
         MPI_MESSAGE_NULL: MPI_Message = 0x2c000000;
@@ -289,22 +304,6 @@ constants! {
         MPI_ERRORS_ABORT: MPI_Errhandler = 0x54000003;
         MPI_GROUP_EMPTY: MPI_Group = 0x48000000;
         MPI_INFO_ENV: MPI_Info = 0x5c000001;
-
-        // Predefined reduction operations.
-        MPI_MAX: MPI_Op = 0x58000001;
-        MPI_MIN: MPI_Op = 0x58000002;
-        MPI_SUM: MPI_Op = 0x58000003;
-        MPI_PROD: MPI_Op = 0x58000004;
-        MPI_LAND: MPI_Op = 0x58000005;
-        MPI_BAND: MPI_Op = 0x58000006;
-        MPI_LOR: MPI_Op = 0x58000007;
-        MPI_BOR: MPI_Op = 0x58000008;
-        MPI_LXOR: MPI_Op = 0x58000009;
-        MPI_BXOR: MPI_Op = 0x5800000a;
-        MPI_MINLOC: MPI_Op = 0x5800000b;
-        MPI_MAXLOC: MPI_Op = 0x5800000c;
-        MPI_REPLACE: MPI_Op = 0x5800000d;
-        MPI_NO_OP: MPI_Op = 0x5800000e;
 
         // Predefined attribute keys.
         MPI_TAG_UB: c_int = 0x64400001;

@@ -22,6 +22,7 @@ pub mod consts;
 pub mod predefined;
 
 mod boundary;
+mod coll;
 mod comm;
 mod completion;
 mod error;
