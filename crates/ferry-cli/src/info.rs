@@ -5,7 +5,7 @@ use ferry_core::config::KNOBS;
 
 /// The whole report.
 pub fn render() -> String {
-    let sections: [fn() -> String; 2] = [build_section, knobs_section];
+    let sections: [fn() -> String; 3] = [build_section, knobs_section, algorithms_section];
     sections.iter().map(|section| section()).collect::<Vec<_>>().join("\n")
 }
 
@@ -31,6 +31,24 @@ fn knobs_section() -> String {
         ]);
     }
     format!("Configuration (environment variables)\n{}", table(&rows))
+}
+
+fn algorithms_section() -> String {
+    let mut rows = vec![["ALGORITHM", "ORDERED", "DESCRIPTION"].map(str::to_owned).to_vec()];
+    for a in ferry_coll::algorithms() {
+        use ferry_coll::Collective::*;
+        let reduces = matches!(a.collective, Reduce | Allreduce | ReduceScatter | Scan | Exscan);
+        let ordered = match (reduces, a.ordered) {
+            (false, _) => "-",
+            (true, true) => "yes",
+            (true, false) => "no",
+        };
+        rows.push(vec![a.id.to_owned(), ordered.to_owned(), a.description.to_owned()]);
+    }
+    format!(
+        "Collective algorithms (ORDERED: keeps operand order, safe for non-commutative operations)\n{}",
+        table(&rows)
+    )
 }
 
 /// Rows as left-aligned columns two spaces apart, indented by two; the last column is not

@@ -49,6 +49,13 @@ pub const FRONT_NODE: Knob = Knob {
     default: "",
     meaning: "front-node name in this process's global id (empty: the host name, i.e. a public node)",
 };
+/// A family of knobs, one per collective (`FERRY_BCAST_ALGORITHM`, `FERRY_ALLREDUCE_ALGORITHM`,
+/// ...); listed once so `ferry info` shows it.
+pub const COLL_ALGORITHM: Knob = Knob {
+    name: "FERRY_<COLL>_ALGORITHM",
+    default: "",
+    meaning: "comma-separated algorithms to use for collective COLL, first that exists wins (see ferry info's algorithm list)",
+};
 pub const LOG: Knob = Knob {
     name: "FERRY_LOG",
     default: "warn",
@@ -56,7 +63,7 @@ pub const LOG: Knob = Knob {
 };
 
 /// Every knob, in the order `ferry info` prints them.
-pub const KNOBS: &[Knob] = &[EAGER_LIMIT, TCP_SNDBUF, PORT_RANGE, IFACE, SPIN_US, CONNECT_TIMEOUT, FRONT_NODE, LOG];
+pub const KNOBS: &[Knob] = &[EAGER_LIMIT, TCP_SNDBUF, PORT_RANGE, IFACE, SPIN_US, CONNECT_TIMEOUT, FRONT_NODE, COLL_ALGORITHM, LOG];
 
 /// A knob whose value could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
