@@ -1,13 +1,14 @@
 //! The test every algorithm passes: all ranks run together in the in-memory executor for
 //! every communicator size 1..=33, roots 0, 1 and size-1, block counts 0, 1, 7 and 1001
 //! elements of 4 bytes, in place and not (where allowed), packed and irregular blocks
-//! (where the algorithm accepts them); results are compared with a naive reference, every
-//! schedule is validated before and after the run, and the algorithm's `cost` must equal
-//! the cost the executor measured.
+//! (where the algorithm accepts them; for alltoallv, layouts that differ per rank, with
+//! empty blocks and shuffled displacements, symmetric in place); results are compared with
+//! a naive reference, every schedule is validated before and after the run, and the
+//! algorithm's `cost` must equal the cost the executor measured.
 
 use crate::executor::{run, Buffers, Reduction, RunConfig};
 use crate::validate::{validate, validate_rank};
-use crate::{goal, AlgorithmInfo, Collective, Params, ReduceId};
+use crate::{goal, AlgorithmInfo, Collective, Cost, Params, ReduceId};
 
 pub(crate) const ELEM: usize = 4;
 pub(crate) const COUNTS: [usize; 4] = [0, 1, 7, 1001];
@@ -55,8 +56,47 @@ fn irregular(p: usize, count: usize) -> (Vec<usize>, Vec<usize>) {
     (blocks, displs)
 }
 
-/// Parameter sets of the standard sweep for one algorithm.
-pub(crate) fn sweep(info: &AlgorithmInfo) -> Vec<Params> {
+/// Alltoallv layouts: rank i sends `bytes(i, j)` to rank j (symmetric for in place, where
+/// MPI requires it; otherwise not, with zeros), blocks laid out with gaps in an order that
+/// differs per rank and per side.
+fn alltoallv(p: usize, count: usize, symmetric: bool) -> Vec<Params> {
+    let bytes = |i: usize, j: usize| {
+        let k = if symmetric {
+            i + j + i * j
+        } else {
+            i * 5 + j * 3 + 1
+        };
+        ELEM * (count * (k % 4) / 2)
+    };
+    let layout = |blocks: &[usize], key: &dyn Fn(usize) -> usize| {
+        let mut order: Vec<usize> = (0..p).collect();
+        order.sort_by_key(|&i| key(i));
+        let mut displs = vec![0; p];
+        let mut at = 5;
+        for i in order {
+            displs[i] = at;
+            at += blocks[i] + 3;
+        }
+        displs
+    };
+    (0..p)
+        .map(|r| {
+            let sb: Vec<usize> = (0..p).map(|j| bytes(r, j)).collect();
+            let rb: Vec<usize> = (0..p).map(|i| bytes(i, r)).collect();
+            let sd = layout(&sb, &|j| (j * 3 + r + 1) % p);
+            let rd = layout(&rb, &|i| (p - i + r * 5) % p);
+            Params::alltoallv(r, p, sb, sd, rb, rd).in_place(symmetric)
+        })
+        .collect()
+}
+
+/// Every rank's view of one parameter set (the same but for the rank).
+pub(crate) fn views(q: &Params) -> Vec<Params> {
+    (0..q.size).map(|r| q.for_rank(r)).collect()
+}
+
+/// Parameter sets of the standard sweep for one algorithm, each as every rank's view.
+pub(crate) fn sweep(info: &AlgorithmInfo) -> Vec<Vec<Params>> {
     let mut out = Vec::new();
     for p in 1..=MAX_SIZE {
         let roots: Vec<usize> = if info.collective.rooted() {
@@ -70,21 +110,33 @@ pub(crate) fn sweep(info: &AlgorithmInfo) -> Vec<Params> {
         };
         for &root in &roots {
             for count in COUNTS {
-                let mut layouts = vec![Params::uniform(0, p, root, count * ELEM)];
-                if info.varying && count > 0 {
+                let mut layouts = vec![views(&Params::uniform(0, p, root, count * ELEM))];
+                if info.varying && count > 0 && info.collective == Collective::Alltoall {
+                    layouts.push(alltoallv(p, count, false));
+                    if info.in_place {
+                        layouts.push(alltoallv(p, count, true));
+                    }
+                } else if info.varying && count > 0 {
                     let (b, d) = irregular(p, count);
-                    layouts.push(Params::varying(0, p, root, b, d));
+                    layouts.push(views(&Params::varying(0, p, root, b, d)));
                 }
                 for base in layouts {
                     for in_place in [false, true] {
                         if in_place && !info.in_place {
                             continue;
                         }
+                        if base[0].send_blocks.is_some() && in_place != base[0].in_place {
+                            continue;
+                        }
                         out.push(
-                            base.clone()
-                                .in_place(in_place)
-                                .elem_size(ELEM)
-                                .segment_size(256),
+                            base.iter()
+                                .map(|q| {
+                                    q.clone()
+                                        .in_place(in_place)
+                                        .elem_size(ELEM)
+                                        .segment_size(256)
+                                })
+                                .collect(),
                         );
                     }
                 }
@@ -105,6 +157,16 @@ pub(crate) fn reference_with(
     q: &Params,
     op: &Reduction<'_>,
 ) -> (Vec<Buffers>, Vec<Buffers>) {
+    reference_ranks(coll, &views(q), op)
+}
+
+/// As [`reference_with`], from every rank's view (alltoallv layouts differ per rank).
+pub(crate) fn reference_ranks(
+    coll: Collective,
+    qs: &[Params],
+    op: &Reduction<'_>,
+) -> (Vec<Buffers>, Vec<Buffers>) {
+    let q = &qs[0];
     let (p, root, e) = (q.size, q.root, q.extent());
     let mut inputs = Vec::with_capacity(p);
     let mut expect = Vec::with_capacity(p);
@@ -246,7 +308,37 @@ pub(crate) fn reference_with(
                     )
                 }
             }
-            other => unimplemented!("no reference for {other:?} yet"),
+            Collective::Alltoall => {
+                // Rank i's block for rank j: pattern(i p + j).
+                let me = &qs[r];
+                let (sb, sd) = me.sends();
+                let outgoing = |buf: &mut Vec<u8>| {
+                    for j in 0..p {
+                        place(buf, sd[j], &pattern(r * p + j, sb[j]));
+                    }
+                };
+                let start = garbage(r, me.extent());
+                let mut full = start.clone();
+                for i in 0..p {
+                    place(&mut full, me.displs[i], &pattern(i * p + r, me.blocks[i]));
+                }
+                let (send, recv) = if me.in_place {
+                    let mut recv = start;
+                    outgoing(&mut recv);
+                    (vec![], recv)
+                } else {
+                    let mut send = garbage(r + 101, me.send_extent());
+                    outgoing(&mut send);
+                    (send, start)
+                };
+                (
+                    Buffers {
+                        send: send.clone(),
+                        recv,
+                    },
+                    Buffers { send, recv: full },
+                )
+            }
         };
         inputs.push(input);
         expect.push(output);
@@ -278,8 +370,15 @@ pub(crate) fn matmul(_op: ReduceId, input: &[u8], inout: &mut [u8]) {
 
 /// Runs one parameter set through the checks; panics with the parameters on failure.
 pub(crate) fn check_one(info: &AlgorithmInfo, q: &Params, seed: u64) {
+    check_ranks(info, &views(q), seed)
+}
+
+/// As [`check_one`], from every rank's view. Where views differ beyond the rank
+/// (alltoallv), the collective's cost is the maximum of the ranks' costs.
+pub(crate) fn check_ranks(info: &AlgorithmInfo, qs: &[Params], seed: u64) {
+    let q = &qs[0];
     let p = q.size;
-    let scheds: Vec<_> = (0..p).map(|r| (info.schedule)(&q.for_rank(r))).collect();
+    let scheds: Vec<_> = qs.iter().map(|v| (info.schedule)(v)).collect();
     let ctx = || {
         format!(
             "{} p={} root={} blocks[0..2]={:?} in_place={}",
@@ -301,7 +400,7 @@ pub(crate) fn check_one(info: &AlgorithmInfo, q: &Params, seed: u64) {
         }
     }
     let op: &Reduction<'_> = if info.ordered { &matmul } else { &add_u32 };
-    let (inputs, expect) = reference_with(info.collective, q, op);
+    let (inputs, expect) = reference_ranks(info.collective, qs, op);
     let cfg = RunConfig {
         seed: Some(seed),
         max_steps: 1_000_000,
@@ -329,7 +428,19 @@ pub(crate) fn check_one(info: &AlgorithmInfo, q: &Params, seed: u64) {
             panic!("{}: GOAL export: {e}", ctx());
         }
     }
-    let c = (info.cost)(q);
+    let c = if q.send_blocks.is_some() {
+        qs.iter()
+            .map(|v| (info.cost)(v))
+            .reduce(|a, b| Cost {
+                rounds: a.rounds.max(b.rounds),
+                messages: a.messages.max(b.messages),
+                bytes: a.bytes.max(b.bytes),
+                rank_bytes: a.rank_bytes.max(b.rank_bytes),
+            })
+            .unwrap_or(Cost::ZERO)
+    } else {
+        (info.cost)(q)
+    };
     let m = out.measured;
     let ok = c.messages == m.messages
         && c.rank_bytes == m.rank_bytes
@@ -340,8 +451,8 @@ pub(crate) fn check_one(info: &AlgorithmInfo, q: &Params, seed: u64) {
 
 /// The standard sweep for one algorithm.
 pub(crate) fn check(info: &AlgorithmInfo) {
-    for (i, q) in sweep(info).iter().enumerate() {
-        check_one(info, q, i as u64 + 1);
+    for (i, qs) in sweep(info).iter().enumerate() {
+        check_ranks(info, qs, i as u64 + 1);
     }
 }
 

@@ -13,6 +13,7 @@
 //! | reduce | input | root: result | root: input in `Recv`, result replaces it |
 //! | allreduce, scan, exscan | input | result | input in `Recv`, result replaces it |
 //! | reduce_scatter | input: all blocks at `displs` | own block of the result | input in `Recv`; result at offset 0 |
+//! | alltoall(v) | p blocks: block j, for rank j, at `send_displs[j]` | p blocks: block i, from rank i, at `displs[i]` | block j of `Recv` holds the data for rank j and is replaced by the block from rank j |
 //! | barrier | — | — | — |
 //!
 //! Reductions: `Op::Reduce` names byte ranges and an operand order; the executor applies the
@@ -20,6 +21,8 @@
 //!
 //! The size metric, the same for every collective, is the per-rank block in bytes:
 //! `Params::blocks[i]` is what rank `i` contributes (bcast: every entry is the message size).
+//! Alltoall(v) is the exception: `blocks[i]` is what this rank receives from rank `i` and
+//! `send_blocks[j]` what it sends to rank `j`; each rank knows only its own layout.
 
 pub mod executor;
 pub mod goal;
@@ -30,6 +33,7 @@ mod shape;
 
 pub mod allgather;
 pub mod allreduce;
+pub mod alltoall;
 pub mod barrier;
 pub mod bcast;
 pub mod exscan;
@@ -55,10 +59,17 @@ pub struct Params {
     /// Root of rooted collectives (ignored by the others).
     pub root: usize,
     /// Bytes of each rank's block, in rank order. Bcast: every entry is the message size.
+    /// Alltoall(v): the receive side, bytes this rank receives from each rank.
     pub blocks: Vec<usize>,
     /// Byte offset of each block in the buffer that holds all of them (v-variants'
-    /// displacements; packed for the plain collectives).
+    /// displacements; packed for the plain collectives). Alltoall(v): offsets in `Recv`.
     pub displs: Vec<usize>,
+    /// Alltoall(v) only: bytes this rank sends to each rank, in rank order. `None`: the
+    /// same as `blocks` (plain alltoall). Ignored when the call is in place (MPI then uses
+    /// the receive layout for both directions).
+    pub send_blocks: Option<Vec<usize>>,
+    /// Alltoall(v) only: offset in `Send` of the block for each rank. `None`: `displs`.
+    pub send_displs: Option<Vec<usize>>,
     /// MPI_IN_PLACE (see the table in the crate doc for where the data then lies).
     pub in_place: bool,
     /// Bytes of one element (reductions split buffers on element boundaries only).
@@ -71,6 +82,9 @@ pub struct Params {
     /// root read from the status board or from arrival of "free" tokens). Only the root's
     /// value matters; `None` means rank order.
     pub free_first: Option<Vec<usize>>,
+    /// A rooted v-call (gatherv, scatterv): non-roots know only their own block, so nobody
+    /// may conclude from `blocks` that there is nothing to move; zero-byte messages go.
+    pub vcall: bool,
 }
 
 impl Params {
@@ -101,12 +115,38 @@ impl Params {
             root,
             blocks,
             displs,
+            send_blocks: None,
+            send_displs: None,
             in_place: false,
             elem_size: 1,
             segment_size: 8192,
             radix: 4,
             free_first: None,
+            vcall: false,
         }
+    }
+
+    /// Alltoall: `block` bytes to and from every rank, packed in rank order on both sides.
+    pub fn alltoall(rank: usize, size: usize, block: usize) -> Params {
+        Params::uniform(rank, size, 0, block)
+    }
+
+    /// Alltoallv as this rank sees it: what it sends to each rank (bytes and offsets in
+    /// `Send`) and what it receives from each rank (bytes and offsets in `Recv`).
+    pub fn alltoallv(
+        rank: usize,
+        size: usize,
+        send_blocks: Vec<usize>,
+        send_displs: Vec<usize>,
+        recv_blocks: Vec<usize>,
+        recv_displs: Vec<usize>,
+    ) -> Params {
+        assert_eq!(send_blocks.len(), size, "one send block size per rank");
+        assert_eq!(send_displs.len(), size, "one send displacement per rank");
+        let mut q = Params::varying(rank, size, 0, recv_blocks, recv_displs);
+        q.send_blocks = Some(send_blocks);
+        q.send_displs = Some(send_displs);
+        q
     }
 
     pub fn in_place(mut self, yes: bool) -> Params {
@@ -123,6 +163,10 @@ impl Params {
     }
     pub fn radix(mut self, k: usize) -> Params {
         self.radix = k;
+        self
+    }
+    pub fn vcall(mut self, yes: bool) -> Params {
+        self.vcall = yes;
         self
     }
     pub fn free_first(mut self, order: Vec<usize>) -> Params {
@@ -146,6 +190,20 @@ impl Params {
             .max()
             .unwrap_or(0)
     }
+    /// Alltoall(v): the blocks this rank sends, as (bytes, offsets); the receive layout when
+    /// there is no separate send layout or the call is in place.
+    pub fn sends(&self) -> (&[usize], &[usize]) {
+        match (&self.send_blocks, &self.send_displs) {
+            (Some(b), Some(d)) if !self.in_place => (b, d),
+            (Some(b), None) if !self.in_place => (b, &self.displs),
+            _ => (&self.blocks, &self.displs),
+        }
+    }
+    /// Alltoall(v): length of the send buffer that holds every outgoing block.
+    pub fn send_extent(&self) -> usize {
+        let (b, d) = self.sends();
+        b.iter().zip(d).map(|(b, d)| b + d).max().unwrap_or(0)
+    }
     pub fn total(&self) -> usize {
         self.blocks.iter().sum()
     }
@@ -161,6 +219,8 @@ impl Params {
 /// `messages` the total over all ranks, and `rank_bytes` what the busiest rank sends or
 /// receives (the larger of the two). Tests check `messages` and `rank_bytes` against what
 /// the executor counts, and `rounds`/`bytes` against its causal-chain lower bounds.
+/// Alltoallv is the exception: a rank knows only its own layout, so `bytes` and
+/// `rank_bytes` are what this rank sees, and the collective's are the maxima over ranks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cost {
     pub rounds: usize,
@@ -275,9 +335,14 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(allgather::double_bruck, Allgather),
     algorithm!(allgather::k_bruck, Allgather),
     algorithm!(allgather::neighbor_exchange, Allgather),
+    algorithm!(alltoall::pairwise, Alltoall),
+    algorithm!(alltoall::bruck, Alltoall),
+    algorithm!(alltoall::linear, Alltoall),
     algorithm!(reduce::binomial, Reduce, true),
+    algorithm!(reduce::rabenseifner, Reduce),
     algorithm!(allreduce::recursive_doubling, Allreduce, true),
     algorithm!(allreduce::ring, Allreduce),
+    algorithm!(allreduce::rabenseifner, Allreduce),
     algorithm!(reduce_scatter::pairwise, ReduceScatter),
     algorithm!(scan::recursive_doubling, Scan, true),
     algorithm!(exscan::recursive_doubling, Exscan, true),
@@ -322,5 +387,17 @@ mod tests {
         assert!(algorithm("bcast.binomial").is_some());
         assert!(algorithm("bcast.nonsense").is_none());
         assert_eq!(algorithms_for(Collective::Allgather).count(), 7);
+        assert_eq!(algorithms_for(Collective::Alltoall).count(), 3);
+    }
+
+    #[test]
+    fn alltoallv_sends_use_the_receive_layout_in_place() {
+        let q = Params::alltoallv(1, 2, vec![3, 4], vec![4, 0], vec![5, 6], vec![0, 5]);
+        assert_eq!(q.sends(), (&[3, 4][..], &[4, 0][..]));
+        assert_eq!((q.send_extent(), q.extent()), (7, 11));
+        let q = q.in_place(true);
+        assert_eq!(q.sends(), (&[5, 6][..], &[0, 5][..]));
+        let q = Params::alltoall(0, 3, 8);
+        assert_eq!(q.sends(), (&[8, 8, 8][..], &[0, 8, 16][..]));
     }
 }

@@ -31,5 +31,5 @@ pub(crate) fn new_schedule(q: &Params) -> Schedule {
 
 /// Whether there is nothing to move (every rank knows it only for equal blocks).
 pub(crate) fn empty(q: &Params) -> bool {
-    q.is_uniform() && q.blocks[0] == 0
+    !q.vcall && q.is_uniform() && q.blocks[0] == 0
 }

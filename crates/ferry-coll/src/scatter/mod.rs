@@ -28,7 +28,7 @@ pub(crate) fn new_schedule(q: &Params) -> Schedule {
 /// Linear scatter in the given order of destinations (every rank but the root).
 pub(crate) fn linear(q: &Params, order: impl Iterator<Item = usize>) -> Schedule {
     let mut s = new_schedule(q);
-    if q.is_uniform() && q.blocks[0] == 0 {
+    if !q.vcall && q.is_uniform() && q.blocks[0] == 0 {
         return s;
     }
     let own = Range::new(BufferId::Recv, 0, q.blocks[q.rank]);
@@ -47,7 +47,7 @@ pub(crate) fn linear(q: &Params, order: impl Iterator<Item = usize>) -> Schedule
 
 /// Cost of a linear scatter or gather: the root serves p - 1 blocks one after another.
 pub(crate) fn linear_cost(q: &Params) -> crate::Cost {
-    if q.size == 1 || (q.is_uniform() && q.blocks[0] == 0) {
+    if q.size == 1 || (!q.vcall && q.is_uniform() && q.blocks[0] == 0) {
         return crate::Cost::ZERO;
     }
     let others: usize = (0..q.size)
