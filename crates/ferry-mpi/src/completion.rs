@@ -25,6 +25,8 @@ pub enum Body {
     Engine(u64),
     /// Complete from the start (MPI_PROC_NULL, buffered sends): the status to report.
     Done { source: i32, tag: i32 },
+    /// A non-blocking collective.
+    Coll(Box<crate::coll::CollOp>),
 }
 
 pub struct ApiReq {
@@ -88,7 +90,44 @@ impl Runtime {
     pub fn req_done(&self, h: i32) -> bool {
         match self.reqs.get(&h).map(|r| &r.body) {
             Some(Body::Engine(id)) => self.engine.is_done(*id),
+            Some(Body::Coll(op)) => op.done || op.failed.is_some(),
             _ => true,
+        }
+    }
+
+    /// Move every non-blocking collective forward as far as it can go now.
+    pub fn advance_colls(&mut self) {
+        let engine = &mut self.engine;
+        for r in self.reqs.values_mut() {
+            if let Body::Coll(op) = &mut r.body {
+                op.advance(engine);
+            }
+        }
+    }
+
+    /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
+    pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
+        loop {
+            self.advance_colls();
+            let live: Vec<MPI_Request> = hs.iter().copied().filter(|&h| h != MPI_REQUEST_NULL).collect();
+            let done = live.iter().filter(|&&h| self.req_done(h)).count();
+            if live.is_empty() || (all && done == live.len()) || (!all && done > 0) {
+                return Ok(());
+            }
+            let mut ids = Vec::new();
+            // Only what is still pending: a finished request among them would end the wait
+            // at once, before any progress, and the loop would spin.
+            for h in live.iter().filter(|&&h| !self.req_done(h)) {
+                match self.reqs.get(h).map(|r| &r.body) {
+                    Some(Body::Engine(id)) => ids.push(*id),
+                    Some(Body::Coll(op)) => ids.extend(op.waiting_on()),
+                    _ => {}
+                }
+            }
+            if ids.is_empty() {
+                return err(MPI_ERR_INTERN, "a collective waits on nothing and is not complete");
+            }
+            self.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
         }
     }
 
@@ -97,6 +136,13 @@ impl Runtime {
         let Some(mut r) = self.reqs.remove(&h) else { return Outcome::empty() };
         match r.body {
             Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
+            Body::Coll(mut op) => match op.failed.take() {
+                Some(e) => {
+                    ferry_core::error!("mpi", "{e}");
+                    Outcome { error: e.class, ..Outcome::empty() }
+                }
+                None => Outcome::empty(),
+            },
             Body::Engine(id) => match self.engine.take(id) {
                 Some(Ok(st)) => {
                     if let Some(u) = r.unpack.take() {
@@ -123,9 +169,7 @@ impl Runtime {
     /// (truncation); `Err` only when the engine itself failed.
     pub fn wait_raw(&mut self, h: i32) -> MpiResult<(Outcome, i32)> {
         let comm = self.req(h)?.comm;
-        if let Body::Engine(id) = self.req(h)?.body {
-            self.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
-        }
+        self.block_until(&[h], true).map_err(|e| e.on_comm(comm))?;
         self.reap_orphans();
         Ok((self.finish_req(h), comm))
     }
@@ -138,6 +182,7 @@ impl Runtime {
 
     pub fn progress_once(&mut self) -> MpiResult<()> {
         self.engine.progress(Some(std::time::Duration::ZERO))?;
+        self.advance_colls();
         self.reap_orphans();
         Ok(())
     }
@@ -222,9 +267,7 @@ fn wait_one(rt: &mut Runtime, req: *mut MPI_Request, status: *mut MPI_Status) ->
     }
     rt.req(h)?;
     let comm = rt.reqs[&h].comm;
-    if let Body::Engine(id) = rt.reqs[&h].body {
-        rt.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
-    }
+    rt.block_until(&[h], true).map_err(|e| e.on_comm(comm))?;
     let o = rt.finish_req(h);
     // SAFETY: checked non-null by out_arg above.
     unsafe { *req = MPI_REQUEST_NULL };
@@ -269,21 +312,10 @@ fn in_status(first_err: Option<i32>) -> MpiResult<()> {
     }
 }
 
-fn engine_ids(rt: &Runtime, hs: &[MPI_Request]) -> Vec<u64> {
-    hs.iter()
-        .filter_map(|h| match rt.reqs.get(h).map(|r| &r.body) {
-            Some(Body::Engine(id)) => Some(*id),
-            _ => None,
-        })
-        .collect()
-}
-
 fn waitall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     validate(rt, hs)?;
-    let ids = engine_ids(rt, hs);
-    let r = rt.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)));
-    r?;
+    rt.block_until(hs, true)?;
     let mut first_err = None;
     for i in 0..hs.len() {
         if hs[i] == MPI_REQUEST_NULL {
@@ -373,12 +405,7 @@ fn some(rt: &mut Runtime, hs: &mut [MPI_Request], outcount: &mut c_int, indices:
 
 /// Block until at least one of `hs` (not all null) has completed.
 fn wait_for_any(rt: &mut Runtime, hs: &[MPI_Request]) -> MpiResult<()> {
-    if hs.iter().any(|&h| h != MPI_REQUEST_NULL && rt.req_done(h)) {
-        return Ok(());
-    }
-    let ids = engine_ids(rt, hs);
-    rt.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
-    Ok(())
+    rt.block_until(hs, false)
 }
 
 /// MPI_Waitsome (`block`) and MPI_Testsome.
@@ -405,6 +432,9 @@ fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
         return err(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
     }
     rt.req(h)?;
+    if matches!(rt.reqs[&h].body, Body::Coll(_)) {
+        return err(MPI_ERR_REQUEST, "a non-blocking collective request cannot be freed; wait for it");
+    }
     if rt.req_done(h) {
         rt.finish_req(h);
     } else {

@@ -326,6 +326,9 @@ fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, me
 fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
     let Some(r) = rt.reqs.get(&h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")) };
+    if matches!(r.body, Body::Coll(_)) {
+        return err(MPI_ERR_REQUEST, "a non-blocking collective cannot be cancelled");
+    }
     // Only receives can be cancelled; cancelling a send is allowed to fail, and does.
     if let (Body::Engine(id), true) = (&r.body, r.group.is_some()) {
         let id = *id;
