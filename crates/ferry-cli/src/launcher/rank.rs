@@ -76,11 +76,18 @@ impl Rank {
             // Its own group: a terminal's ^C reaches the ranks only through us, and stopping a
             // rank also stops whatever it started.
             .process_group(0);
-        // SAFETY: runs in the child between fork and exec and only calls fcntl, which is
-        // async-signal-safe. The socket end was created close-on-exec (so no other rank
-        // inherits it); this child alone keeps it across exec.
+        // SAFETY: getpid is always safe.
+        let launcher = unsafe { libc::getpid() };
+        // SAFETY: runs in the child between fork and exec and only calls fcntl, prctl,
+        // getppid and _exit, which are async-signal-safe. The socket end was created
+        // close-on-exec (so no other rank inherits it); this child alone keeps it across exec.
         unsafe {
             cmd.pre_exec(move || {
+                // A rank must not outlive its launcher (killed, or dead on a closed pipe):
+                // the kernel kills it when the launcher dies; if that already happened, stop.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 || libc::getppid() != launcher {
+                    libc::_exit(127);
+                }
                 let flags = libc::fcntl(child_fd, libc::F_GETFD);
                 if flags < 0 || libc::fcntl(child_fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
                     return Err(io::Error::last_os_error());
