@@ -287,6 +287,7 @@ fn submit(rt: &mut Runtime, p: Prepared, req: *mut MPI_Request) -> MpiResult<()>
     let mut op = start(rt, p);
     op.advance(&mut rt.engine);
     let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(op)), comm, group: None, unpack: None, keep: None });
+    rt.colls_active += 1;
     // SAFETY: checked non-null above.
     unsafe { *req = h };
     Ok(())

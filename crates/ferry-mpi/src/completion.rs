@@ -97,6 +97,9 @@ impl Runtime {
 
     /// Move every non-blocking collective forward as far as it can go now.
     pub fn advance_colls(&mut self) {
+        if self.colls_active == 0 {
+            return;
+        }
         let engine = &mut self.engine;
         for r in self.reqs.values_mut() {
             if let Body::Coll(op) = &mut r.body {
@@ -107,6 +110,14 @@ impl Runtime {
 
     /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
     pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
+        // The common case, one point-to-point request and no collective in flight, waits on
+        // the engine directly: this is every blocking send and receive.
+        if let ([h], 0) = (hs, self.colls_active) {
+            if let Some(Body::Engine(id)) = self.reqs.get(h).map(|r| &r.body) {
+                let id = *id;
+                return Ok(self.engine.wait_until(|e| e.is_done(id))?);
+            }
+        }
         loop {
             self.advance_colls();
             let live: Vec<MPI_Request> = hs.iter().copied().filter(|&h| h != MPI_REQUEST_NULL).collect();
@@ -136,13 +147,16 @@ impl Runtime {
         let Some(mut r) = self.reqs.remove(&h) else { return Outcome::empty() };
         match r.body {
             Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
-            Body::Coll(mut op) => match op.failed.take() {
-                Some(e) => {
-                    ferry_core::error!("mpi", "{e}");
-                    Outcome { error: e.class, ..Outcome::empty() }
+            Body::Coll(mut op) => {
+                self.colls_active -= 1;
+                match op.failed.take() {
+                    Some(e) => {
+                        ferry_core::error!("mpi", "{e}");
+                        Outcome { error: e.class, ..Outcome::empty() }
+                    }
+                    None => Outcome::empty(),
                 }
-                None => Outcome::empty(),
-            },
+            }
             Body::Engine(id) => match self.engine.take(id) {
                 Some(Ok(st)) => {
                     if let Some(u) = r.unpack.take() {

@@ -79,6 +79,8 @@ pub struct Runtime {
     pub thread_level: i32,
     pub main_thread: std::thread::ThreadId,
     pub processor_name: String,
+    /// Non-blocking collectives in flight (so waits skip advancing them when there are none).
+    pub colls_active: usize,
     /// Freed requests whose buffers the engine still writes or reads (kept until finalize).
     pub orphans: Vec<(u64, ApiReq)>,
 }
@@ -171,6 +173,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
         main_thread: std::thread::current().id(),
         processor_name: hostname(),
         orphans: Vec::new(),
+        colls_active: 0,
     });
     STATE.store(ACTIVE, Ordering::Release);
     Ok(provided)
