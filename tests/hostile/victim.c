@@ -1,13 +1,19 @@
 /* A job that waits while hostile peers knock on its ports, then checks that it still
  * communicates correctly. Rank 0 creates $FERRY_TEST_READY once every rank listens, and the
- * job continues when $FERRY_TEST_GO exists. */
+ * job continues when $FERRY_TEST_GO exists (all ranks wait for it). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+/* Wait for a file while staying inside MPI (probing a tag nobody sends), so connections
+ * are accepted and handshakes answered as they would be in a running job. */
 static void wait_for(const char *path) {
-    for (int i = 0; i < 3000 && access(path, F_OK) != 0; i++) usleep(10000);
+    for (int i = 0; i < 60000 && access(path, F_OK) != 0; i++) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        usleep(1000);
+    }
 }
 
 int main(int argc, char **argv) {
