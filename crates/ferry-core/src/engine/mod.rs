@@ -24,7 +24,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::transport::business_card::BusinessCard;
 use crate::transport::handshake::{decide, Acceptor, AcceptorStep, Decision, HandshakeError, Initiator, Out};
-use crate::transport::tcp::{Conn, OutFrame, Payload, RxEvent, Sink};
+use crate::transport::tcp::{Conn, OutFrame, Payload, RxEvent, Sink, TransportError};
 use crate::{debug, error, warn};
 use matching::{Envelope, MatchQueues, Pattern};
 pub use request::{EngineError, ReqId, Status};
@@ -694,8 +694,17 @@ impl Engine {
             if matches!(slot.phase, Phase::Connecting(_)) {
                 return;
             }
+            let initiating = matches!(slot.phase, Phase::Initiating(_));
             let ev = match slot.conn.poll_rx(&self.limits) {
                 Ok(ev) => ev,
+                // A reset during our own handshake is the peer dropping a connection it does
+                // not need (it chose ours the other way, or it finished and closed): the same
+                // as a close, which reconnects only if frames still wait.
+                Err(TransportError::Io(e)) if initiating => {
+                    debug!("tcp", "connection being set up was reset: {e}");
+                    self.on_eof(c);
+                    return;
+                }
                 Err(e) => {
                     self.bad_input(c, format!("{e}"));
                     return;
@@ -1045,6 +1054,12 @@ impl Engine {
     }
 
     fn conn_failed(&mut self, c: usize, msg: String) {
+        if matches!(self.slots[c].as_ref().map(|s| &s.phase), Some(Phase::Initiating(_))) {
+            // As for a reset while reading: the peer dropped a connection in set-up.
+            debug!("tcp", "{msg}");
+            self.on_eof(c);
+            return;
+        }
         let peer = self.slots[c].as_ref().and_then(|s| s.peer);
         if let Some(peer) = peer {
             let established = self.peers[peer as usize].conn == Some(c);
