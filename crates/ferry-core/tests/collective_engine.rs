@@ -1,42 +1,11 @@
 //! Collective schedules from ferry-coll executed by real engines over loopback TCP, one
 //! thread per rank, compared with what every rank should end up with.
 
-use std::net::{IpAddr, Ipv4Addr};
-use std::time::Duration;
+mod common;
+use common::engines;
 
 use ferry_coll::{algorithm, Params};
 use ferry_core::engine::collective::run_blocking;
-use ferry_core::engine::{Engine, EngineConfig};
-use ferry_core::transport::business_card::{BusinessCard, GlobalId};
-use ferry_core::transport::tcp::listen;
-
-fn engines(n: u32) -> Vec<Engine> {
-    let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
-    let listeners: Vec<_> = (0..n).map(|_| listen(lo, lo, None).unwrap()).collect();
-    let cards: Vec<BusinessCard> = listeners
-        .iter()
-        .enumerate()
-        .map(|(i, l)| BusinessCard { addr: l.advertise, id: GlobalId { front: "h".into(), host: "h".into(), pid: i as u32 } })
-        .collect();
-    listeners
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| {
-            Engine::new(EngineConfig {
-                rank: i as u32,
-                size: n,
-                secret: b"k".to_vec(),
-                cards: cards.clone(),
-                listener: l.socket,
-                eager_limit: 1024,
-                spin: Duration::from_micros(20),
-                connect_timeout: Duration::from_secs(10),
-                tcp_sndbuf: 0,
-            })
-            .unwrap()
-        })
-        .collect()
-}
 
 fn block(rank: usize, len: usize) -> Vec<u8> {
     (0..len).map(|i| (rank * 31 + i * 7) as u8).collect()
@@ -46,7 +15,7 @@ fn block(rank: usize, len: usize) -> Vec<u8> {
 /// rank's receive buffer.
 fn run(id: &'static str, n: usize, root: usize, len: usize) -> Vec<Vec<u8>> {
     let info = algorithm(id).unwrap_or_else(|| panic!("{id} is registered"));
-    let handles: Vec<_> = engines(n as u32)
+    let handles: Vec<_> = engines(n as u32, 1024, b"k")
         .into_iter()
         .enumerate()
         .map(|(rank, mut e)| {
