@@ -49,6 +49,36 @@ pub const FRONT_NODE: Knob = Knob {
     default: "",
     meaning: "front-node name in this process's global id (empty: the host name, i.e. a public node)",
 };
+pub const TRANSPORTS: Knob = Knob {
+    name: "FERRY_TRANSPORTS",
+    default: "shm,tcp",
+    meaning: "transports to use: shm,tcp (ranks of one host share memory, others use TCP) or tcp (TCP between all ranks)",
+};
+pub const HOST_ID: Knob = Knob {
+    name: "FERRY_HOST_ID",
+    default: "",
+    meaning: "host identity in this process's global id (empty: the host name); ranks share memory only with ranks of the same identity, so different values emulate different hosts",
+};
+pub const SHM_EAGER_LIMIT: Knob = Knob {
+    name: "FERRY_SHM_EAGER_LIMIT",
+    default: "32768",
+    meaning: "between ranks of one host, messages up to this many bytes are copied through the ring; larger ones use rendezvous (single copy where permitted)",
+};
+pub const SHM_RING_SIZE: Knob = Knob {
+    name: "FERRY_SHM_RING_SIZE",
+    default: "0",
+    meaning: "bytes of each shared-memory ring, a power of two (0: 256 KiB, less when many ranks share a host, to bound the segment to about 64 MiB)",
+};
+pub const SHM_SINGLE_COPY: Knob = Knob {
+    name: "FERRY_SHM_SINGLE_COPY",
+    default: "1",
+    meaning: "1: large messages between ranks of one host are read straight from the sender (process_vm_readv) when the kernel permits; 0: always pipelined through the ring",
+};
+pub const ASYNC_PROGRESS: Knob = Knob {
+    name: "FERRY_ASYNC_PROGRESS",
+    default: "0",
+    meaning: "1: a progress thread moves messages while the application computes, sleeping when there is nothing to do; 0: progress only inside MPI calls",
+};
 /// A family of knobs, one per collective (`FERRY_BCAST_ALGORITHM`, `FERRY_ALLREDUCE_ALGORITHM`,
 /// ...); listed once so `ferry info` shows it.
 pub const COLL_ALGORITHM: Knob = Knob {
@@ -63,7 +93,23 @@ pub const LOG: Knob = Knob {
 };
 
 /// Every knob, in the order `ferry info` prints them.
-pub const KNOBS: &[Knob] = &[EAGER_LIMIT, TCP_SNDBUF, PORT_RANGE, IFACE, SPIN_US, CONNECT_TIMEOUT, FRONT_NODE, COLL_ALGORITHM, LOG];
+pub const KNOBS: &[Knob] = &[
+    EAGER_LIMIT,
+    TCP_SNDBUF,
+    PORT_RANGE,
+    IFACE,
+    SPIN_US,
+    CONNECT_TIMEOUT,
+    FRONT_NODE,
+    TRANSPORTS,
+    HOST_ID,
+    SHM_EAGER_LIMIT,
+    SHM_RING_SIZE,
+    SHM_SINGLE_COPY,
+    ASYNC_PROGRESS,
+    COLL_ALGORITHM,
+    LOG,
+];
 
 /// A knob whose value could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +147,35 @@ impl Knob {
 
     pub fn u64(&self) -> Result<u64, BadValue> {
         self.value().trim().parse().map_err(|_| BadValue { knob: self.name, value: self.value(), expected: "an unsigned integer" })
+    }
+
+    /// Parse `0` or `1`.
+    pub fn flag(&self) -> Result<bool, BadValue> {
+        match self.value().trim() {
+            "0" => Ok(false),
+            "1" => Ok(true),
+            _ => Err(BadValue { knob: self.name, value: self.value(), expected: "0 or 1" }),
+        }
+    }
+
+    /// Parse a transport list: whether shared memory may be used (TCP always is).
+    pub fn transports(&self) -> Result<bool, BadValue> {
+        let v = self.value();
+        let bad = || BadValue { knob: self.name, value: v.clone(), expected: "shm,tcp or tcp" };
+        let mut shm = false;
+        let mut tcp = false;
+        for t in v.split(',').map(str::trim) {
+            match t {
+                "shm" => shm = true,
+                "tcp" => tcp = true,
+                _ => return Err(bad()),
+            }
+        }
+        if !tcp {
+            // Shared memory reaches only the ranks of one host; TCP must stay for the others.
+            return Err(bad());
+        }
+        Ok(shm)
     }
 
     /// Parse `lo:hi` (inclusive); `None` when empty.

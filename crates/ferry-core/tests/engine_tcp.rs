@@ -126,6 +126,7 @@ fn wrong_secret_cannot_connect() {
         spin: Duration::from_micros(10),
         connect_timeout: Duration::from_secs(2),
         tcp_sndbuf: 0,
+        shm: None,
     })
     .unwrap();
     let msg = b"forged";

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use ferry_core::bootstrap::pmi_client::PmiClient;
 use ferry_core::config;
 use ferry_core::datatype::Datatype;
-use ferry_core::engine::{Engine, EngineConfig};
+use ferry_core::engine::{Engine, EngineConfig, ShmConfig};
+use ferry_core::transport::shm::{self, HostConfig, HostShm};
 use ferry_core::transport::business_card::{sanitize_name, BusinessCard, GlobalId};
 use ferry_core::transport::tcp::{choose_address, interfaces, listen};
 
@@ -123,7 +124,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
     let bind = if spec.trim().is_empty() { Ipv4Addr::UNSPECIFIED } else { advertise };
     let range = parse_knob(config::PORT_RANGE.port_range())?;
     let listener = listen(IpAddr::V4(bind), IpAddr::V4(advertise), range).map_err(|e| MpiError::new(MPI_ERR_OTHER, e.to_string()))?;
-    let host = sanitize_name(&hostname());
+    let host = sanitize_name(&if config::HOST_ID.is_set() { config::HOST_ID.value() } else { hostname() });
     let front = if config::FRONT_NODE.is_set() { sanitize_name(&config::FRONT_NODE.value()) } else { host.clone() };
     let me = BusinessCard { addr: listener.advertise, id: GlobalId { front, host: host.clone(), pid: std::process::id() } };
     ferry_core::info!("init", "rank {rank} of {size} listening on {}", me.addr);
@@ -147,7 +148,16 @@ pub fn init(required: i32) -> MpiResult<i32> {
     let spin = Duration::from_micros(parse_knob(config::SPIN_US.u64())?);
     let connect_timeout = Duration::from_secs(parse_knob(config::CONNECT_TIMEOUT.u64())?.max(1));
     let tcp_sndbuf = parse_knob(config::TCP_SNDBUF.bytes())? as usize;
-    let engine = Engine::new(EngineConfig { rank, size, secret, cards, listener: listener.socket, eager_limit, spin, connect_timeout, tcp_sndbuf })
+    let use_shm = parse_knob(config::TRANSPORTS.transports())?;
+    let shm_eager_limit = parse_knob(config::SHM_EAGER_LIMIT.bytes())? as usize;
+    let ring_size = parse_knob(config::SHM_RING_SIZE.bytes())? as usize;
+    let want_single_copy = parse_knob(config::SHM_SINGLE_COPY.flag())?;
+    let _ = parse_knob(config::ASYNC_PROGRESS.flag())?;
+    let shm = match (use_shm, pmi.as_ref()) {
+        (true, Some(p)) => join_host(p.kvsname(), rank, &cards, ring_size, shm_eager_limit, want_single_copy, connect_timeout)?,
+        _ => None,
+    };
+    let engine = Engine::new(EngineConfig { rank, size, secret, cards, listener: listener.socket, eager_limit, spin, connect_timeout, tcp_sndbuf, shm })
         .map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("engine: {e}")))?;
 
     let mut comms = HashMap::new();
@@ -177,6 +187,40 @@ pub fn init(required: i32) -> MpiResult<i32> {
     });
     STATE.store(ACTIVE, Ordering::Release);
     Ok(provided)
+}
+
+/// Ring size when `FERRY_SHM_RING_SIZE` is 0: 256 KiB, halved while the host's rings would
+/// take more than 64 MiB (down to 16 KiB).
+fn auto_ring_size(local_ranks: usize) -> usize {
+    let rings = local_ranks * local_ranks.saturating_sub(1);
+    let mut cap = 256 << 10;
+    while cap > 16 << 10 && cap * rings > 64 << 20 {
+        cap /= 2;
+    }
+    cap
+}
+
+/// Join the shared memory of the ranks whose global id names our host (same front node and
+/// host), when there are any.
+fn join_host(job: &str, rank: u32, cards: &[BusinessCard], ring_size: usize, eager_limit: usize, want_single_copy: bool, timeout: Duration) -> MpiResult<Option<ShmConfig>> {
+    let mine = &cards[rank as usize].id;
+    let locals: Vec<u32> = (0..cards.len() as u32).filter(|&r| cards[r as usize].id.front == mine.front && cards[r as usize].id.host == mine.host).collect();
+    if locals.len() < 2 {
+        return Ok(None);
+    }
+    let ring_capacity = if ring_size == 0 { auto_ring_size(locals.len()) } else { ring_size };
+    if !shm::ring::valid_capacity(ring_capacity) {
+        return err(MPI_ERR_OTHER, format!("FERRY_SHM_RING_SIZE={ring_size} is invalid: expected 0 or a power of two from 4096 to 2 GiB"));
+    }
+    // Peers may read our buffers only if we let them (Yama); the probe then tells whether the
+    // kernel lets us read theirs. Each side decides for itself: a receiver that may not read
+    // ignores the address and asks for the data through the ring.
+    let single_copy = want_single_copy && shm::permit_peer_reads().is_ok() && shm::cma_available();
+    let job_id = shm::host_job_id(job, &format!("{}|{}", mine.front, mine.host));
+    let (host, links) = HostShm::join(HostConfig { job_id, locals, me: rank, ring_capacity, timeout })
+        .map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("shared memory: {e} (FERRY_TRANSPORTS=tcp does without)")))?;
+    ferry_core::info!("init", "sharing memory with {} local ranks (rings of {} KiB, single copy: {single_copy})", host.locals.len() - 1, ring_capacity >> 10);
+    Ok(Some(ShmConfig { host, links, eager_limit, single_copy }))
 }
 
 /// Orderly end: flush every queued frame, wait for every rank, leave PMI.

@@ -25,7 +25,9 @@ pub mod flags {
 pub enum Kind {
     /// A whole message inline (below the eager limit).
     Eager = 1,
-    /// Request to send: envelope plus `u64` total size and `u64` sender cookie as payload.
+    /// Request to send: envelope plus `u64` total size and `u64` sender cookie as payload,
+    /// and, between ranks of one host, the `u64` address of the send buffer (the receiver may
+    /// then copy it out directly and answer `RndvFin`).
     Rts = 2,
     /// Clear to send: payload `u64` sender cookie, `u64` receiver cookie.
     Cts = 3,
@@ -33,6 +35,9 @@ pub enum Kind {
     RndvData = 4,
     /// A synchronous eager send was matched; `seq` echoes the sender's cookie.
     SyncAck = 5,
+    /// The receiver copied a rendezvous message straight out of the sender's memory; `seq`
+    /// echoes the sender's cookie, which may now complete.
+    RndvFin = 6,
     /// Connection handshake: initiator introduces itself.
     Hello = 16,
     /// Connection handshake: acceptor's challenge and proof.
@@ -55,6 +60,7 @@ impl Kind {
             3 => Kind::Cts,
             4 => Kind::RndvData,
             5 => Kind::SyncAck,
+            6 => Kind::RndvFin,
             16 => Kind::Hello,
             17 => Kind::Challenge,
             18 => Kind::Auth,
@@ -69,8 +75,9 @@ impl Kind {
     fn max_payload(self, limits: &Limits) -> u64 {
         match self {
             Kind::Eager | Kind::RndvData => limits.max_payload,
-            Kind::Rts | Kind::Cts => 16,
-            Kind::SyncAck | Kind::Accept | Kind::Bye => 0,
+            Kind::Rts => 24,
+            Kind::Cts => 16,
+            Kind::SyncAck | Kind::RndvFin | Kind::Accept | Kind::Bye => 0,
             Kind::Hello | Kind::Challenge | Kind::Auth | Kind::Reject => 128,
         }
     }

@@ -1,14 +1,24 @@
 //! The engine: matching, eager and rendezvous protocols, requests and progress.
 //!
-//! One progress loop drives every connection: it reads frames and hands their payloads to
+//! One progress loop drives every route to a peer: TCP connections to other hosts and
+//! shared-memory rings to ranks of this host. It reads frames and hands their payloads to
 //! posted receives or to the unexpected queue, writes queued frames, and runs the connection
 //! handshakes. Blocking waits spin for `FERRY_SPIN_US`, then sleep in `epoll` until a socket
-//! is ready, so oversubscribed jobs do not burn cores.
+//! is ready or a local peer kicks us (see `transport::shm::host`), so oversubscribed jobs do
+//! not burn cores.
 //!
-//! Protocols: a message of at most the eager limit travels as one `Eager` frame (flag `SYNC`
-//! for a synchronous send, acknowledged by `SyncAck` when matched); a larger one announces
-//! itself with `Rts`, and its data follows as `RndvData` frames once the receiver has matched
-//! it and answered `Cts`, so it lands straight in the receive buffer.
+//! Protocols (the same frames on both routes): a message of at most the route's eager limit
+//! travels as one `Eager` frame (flag `SYNC` for a synchronous send, acknowledged by `SyncAck`
+//! when matched); a larger one announces itself with `Rts`. Over TCP, and over shared memory
+//! when single-copy reads are not permitted, its data follows as `RndvData` frames once the
+//! receiver has matched it and answered `Cts`, so it lands straight in the receive buffer
+//! (through the ring, the two copies of sender and receiver overlap piece by piece). Between
+//! ranks of one host that may read each other's memory, the `Rts` carries the address of the
+//! send buffer: the receiver copies the message out with one `process_vm_readv` and answers
+//! `RndvFin`.
+//!
+//! The status board: every request that moves data (a send to another rank until it
+//! completes, a receive from its match until its last byte) counts on this rank's slot.
 
 pub mod collective;
 pub mod matching;
@@ -17,13 +27,16 @@ pub mod request;
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ferry_wire::{flags, Header, Kind, Limits, MAX_PAYLOAD};
+use ferry_wire::{flags, Header, Kind, Limits, HEADER_LEN, MAX_PAYLOAD};
 use mio::{Events, Interest, Poll, Token};
 
 use crate::transport::business_card::BusinessCard;
 use crate::transport::handshake::{decide, Acceptor, AcceptorStep, Decision, HandshakeError, Initiator, Out};
+use crate::transport::shm::{read_remote_exact, HostShm, Link, PartialWrite, StatusBoard};
 use crate::transport::tcp::{Conn, OutFrame, Payload, RxEvent, Sink, TransportError};
 use crate::{debug, error, warn};
 use matching::{Envelope, MatchQueues, Pattern};
@@ -31,6 +44,12 @@ pub use request::{EngineError, ReqId, Status};
 use request::{RecvReq, RecvState, Req, ReqKind, SendReq, SendState};
 
 const LISTENER: Token = Token(0);
+/// Kicks from local peers (a datagram: "look at the rings").
+const SHM_WAKE: Token = Token(usize::MAX - 1);
+/// [`Engine::waker`]: another thread of this process wants the sleeping engine to look up.
+const WAKER: Token = Token(usize::MAX);
+/// Polls of the rings between two looks at the sockets while spinning.
+const RING_POLLS_PER_EPOLL: u32 = 32;
 /// Rendezvous data travels in frames of at most this many bytes.
 const RNDV_CHUNK: usize = 4 << 20;
 /// A connection that has not even said hello by then is dropped.
@@ -48,6 +67,38 @@ pub struct EngineConfig {
     pub connect_timeout: Duration,
     /// Kernel send buffer per TCP connection (0: autotuning).
     pub tcp_sndbuf: usize,
+    /// Shared memory with the other ranks of this host, when they talk through it.
+    pub shm: Option<ShmConfig>,
+}
+
+/// The shared-memory side of an engine: its host's segment and the ring ends to each local
+/// peer (see [`HostShm::join`]).
+pub struct ShmConfig {
+    pub host: HostShm,
+    pub links: Vec<(u32, Link)>,
+    /// Largest message sent eagerly through a ring.
+    pub eager_limit: usize,
+    /// Whether large messages may be copied straight out of the sender (`process_vm_readv`).
+    pub single_copy: bool,
+}
+
+/// A local peer's rings, with the frames waiting for room in ours.
+struct ShmPeer {
+    link: Link,
+    out: VecDeque<OutFrame>,
+    /// Progress of `out.front()` when it is written in pieces.
+    cursor: PartialWrite,
+    /// Frames up to this size go into the ring whole, larger ones in pieces.
+    whole_max: usize,
+    /// A frame whose pieces are arriving.
+    incoming: Option<Incoming>,
+}
+
+struct Incoming {
+    header: Header,
+    sink: Sink,
+    target: Target,
+    got: u64,
 }
 
 enum Phase {
@@ -86,12 +137,18 @@ struct Peer {
     recv_seq: u64,
     said_bye: bool,
     lost: bool,
+    /// Talks through shared memory (its rings are in `shm`, or briefly taken out while
+    /// being read, when frames for it wait in `deferred`).
+    local: bool,
+    shm: Option<Box<ShmPeer>>,
+    deferred: VecDeque<OutFrame>,
 }
 
 enum InKind {
     /// `len` is the announced size, known before the payload has arrived.
     Eager { data: Vec<u8>, len: u64, complete: bool, bound: Option<ReqId> },
-    Rts { len: u64, cookie: u64 },
+    /// `addr`: where the sender's buffer is, when it may be read directly.
+    Rts { len: u64, cookie: u64, addr: Option<u64> },
 }
 
 struct InMsg {
@@ -127,6 +184,12 @@ pub struct Engine {
     /// allocation per progress pass.
     ready: Vec<(Token, bool, bool)>,
     fatal: Option<EngineError>,
+    host: Option<HostShm>,
+    /// World ranks reached through shared memory, ascending.
+    local_peers: Vec<u32>,
+    shm_eager_limit: usize,
+    single_copy: bool,
+    waker: Arc<mio::Waker>,
 }
 
 // SAFETY: the raw pointers an engine holds are user buffers that the MPI contract keeps valid
@@ -149,8 +212,25 @@ impl Engine {
         let poll = Poll::new()?;
         let mut listener = cfg.listener;
         poll.registry().register(&mut listener, LISTENER, Interest::READABLE)?;
+        let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
         let mut peers = Vec::with_capacity(cfg.size as usize);
         peers.resize_with(cfg.size as usize, Peer::default);
+        let (mut host, mut local_peers, mut shm_eager_limit, mut single_copy) = (None, Vec::new(), 0, false);
+        if let Some(shm) = cfg.shm {
+            let fd = shm.host.wake.as_raw_fd();
+            poll.registry().register(&mut mio::unix::SourceFd(&fd), SHM_WAKE, Interest::READABLE)?;
+            for (r, link) in shm.links {
+                let whole_max = link.tx.capacity() / 4 - ferry_wire::HEADER_LEN;
+                let p = &mut peers[r as usize];
+                p.local = true;
+                p.shm = Some(Box::new(ShmPeer { link, out: VecDeque::new(), cursor: PartialWrite::new(), whole_max, incoming: None }));
+                local_peers.push(r);
+            }
+            local_peers.sort_unstable();
+            shm_eager_limit = shm.eager_limit.min(MAX_PAYLOAD as usize);
+            single_copy = shm.single_copy;
+            host = Some(shm.host);
+        }
         Ok(Engine {
             me: cfg.rank,
             size: cfg.size,
@@ -174,7 +254,84 @@ impl Engine {
             completed: Vec::new(),
             ready: Vec::new(),
             fatal: None,
+            host,
+            local_peers,
+            shm_eager_limit,
+            single_copy,
+            waker,
         })
+    }
+
+    /// Wakes this engine from its sleep in another thread's wait (e.g. to stop a progress
+    /// thread).
+    pub fn waker(&self) -> Arc<mio::Waker> {
+        self.waker.clone()
+    }
+
+    /// The file descriptor that becomes readable when this engine has something to do
+    /// (an `epoll` instance): a progress thread may sleep on it without holding the engine.
+    /// Call [`prepare_sleep`](Self::prepare_sleep) first and [`end_sleep`](Self::end_sleep)
+    /// after, so that local peers kick it.
+    pub fn event_fd(&self) -> std::os::fd::RawFd {
+        self.poll.as_raw_fd()
+    }
+
+    /// Announce a sleep on [`event_fd`](Self::event_fd); false when there is work already
+    /// (then do not sleep, but still call `end_sleep`).
+    pub fn prepare_sleep(&mut self) -> bool {
+        match &self.host {
+            Some(h) => {
+                h.bell.begin_sleep();
+                !self.shm_ready()
+            }
+            None => true,
+        }
+    }
+
+    /// End a sleep announced by [`prepare_sleep`](Self::prepare_sleep).
+    pub fn end_sleep(&mut self) {
+        if let Some(h) = &self.host {
+            h.bell.end_sleep();
+        }
+    }
+
+    /// Whether world rank `r` is reached through shared memory.
+    pub fn is_local_peer(&self, r: u32) -> bool {
+        self.peers.get(r as usize).is_some_and(|p| p.local)
+    }
+
+    /// The eager limit towards world rank `dst`.
+    pub fn eager_limit_to(&self, dst: u32) -> usize {
+        if self.is_local_peer(dst) {
+            self.shm_eager_limit
+        } else {
+            self.eager_limit
+        }
+    }
+
+    /// This host's status board and the world rank of each of its slots, when this rank
+    /// shares memory with others.
+    pub fn status_board(&self) -> Option<(&StatusBoard, &[u32])> {
+        self.host.as_ref().map(|h| (&h.board, h.locals.as_slice()))
+    }
+
+    /// Transfers world rank `r` has in flight, read from the status board: `Some` for the
+    /// ranks of this host (ourselves included) when it has one, `None` otherwise.
+    pub fn peer_in_flight(&self, r: u32) -> Option<u32> {
+        let h = self.host.as_ref()?;
+        h.local_of(r).map(|l| h.board.in_flight(l))
+    }
+
+    /// Count `rid` on our status slot until it completes.
+    fn mark_busy(&mut self, rid: ReqId) {
+        if let Some(r) = self.reqs.get_mut(&rid) {
+            if !r.busy && r.done.is_none() {
+                r.busy = true;
+                if let Some(h) = &self.host {
+                    h.board.begin_transfer(h.local);
+                }
+            }
+        }
     }
 
     pub fn rank(&self) -> u32 {
@@ -203,7 +360,7 @@ impl Engine {
     /// `ptr..ptr+len` must stay valid and unmodified until the request completes.
     pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> ReqId {
         let rid = self.id();
-        self.reqs.insert(rid, Req { kind: ReqKind::Send(SendReq { state: SendState::InFlight, peer: dst }), done: None, detached: false });
+        self.reqs.insert(rid, Req { kind: ReqKind::Send(SendReq { state: SendState::InFlight, peer: dst }), done: None, detached: false, busy: false });
         if dst == self.me {
             // SAFETY: the caller guarantees the buffer for the duration of the call.
             let data = if len == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec() };
@@ -214,6 +371,7 @@ impl Engine {
             self.finish(rid, Err(EngineError::PeerLost(dst)));
             return rid;
         }
+        self.mark_busy(rid);
         let seq = self.next_seq(dst);
         let mut h = Header::new(Kind::Eager);
         h.src = self.me;
@@ -221,7 +379,8 @@ impl Engine {
         h.context = ctx;
         h.tag = tag;
         h.seq = seq;
-        if len <= self.eager_limit {
+        let local = self.peers[dst as usize].local;
+        if len == 0 || len <= if local { self.shm_eager_limit } else { self.eager_limit } {
             h.len = len as u64;
             if sync {
                 h.flags |= flags::SYNC;
@@ -234,9 +393,12 @@ impl Engine {
             self.send_frame(dst, OutFrame::new(&h, Payload::Borrowed { ptr, len }, completes));
         } else {
             h.kind = Kind::Rts;
-            h.len = 16;
             let mut p = (len as u64).to_le_bytes().to_vec();
             p.extend_from_slice(&rid.to_le_bytes());
+            if local && self.single_copy {
+                p.extend_from_slice(&(ptr as u64).to_le_bytes());
+            }
+            h.len = p.len() as u64;
             if let Some(Req { kind: ReqKind::Send(s), .. }) = self.reqs.get_mut(&rid) {
                 s.state = SendState::AwaitCts { ptr, len, dst };
             }
@@ -255,6 +417,19 @@ impl Engine {
     /// Queue a frame for `dst` and try to write it. Returns whether it is still queued.
     fn send_frame(&mut self, dst: u32, f: OutFrame) -> bool {
         let p = &mut self.peers[dst as usize];
+        if p.local {
+            return match p.shm.as_mut() {
+                Some(s) => {
+                    s.out.push_back(f);
+                    self.shm_flush(dst);
+                    self.peers[dst as usize].shm.as_ref().is_some_and(|s| !s.out.is_empty())
+                }
+                None => {
+                    p.deferred.push_back(f);
+                    true
+                }
+            };
+        }
         match p.conn {
             Some(c) => {
                 let slot = self.slots[c].as_mut().expect("established connection has a slot");
@@ -303,7 +478,7 @@ impl Engine {
         let rid = self.id();
         self.reqs.insert(
             rid,
-            Req { kind: ReqKind::Recv(RecvReq { buf, cap, pat, state: RecvState::Posted, status: Status::default() }), done: None, detached: false },
+            Req { kind: ReqKind::Recv(RecvReq { buf, cap, pat, state: RecvState::Posted, status: Status::default() }), done: None, detached: false, busy: false },
         );
         if let Some(src) = pat.src {
             if src != self.me && self.peers[src as usize].lost && self.queues.peek(&pat).is_none() {
@@ -333,11 +508,12 @@ impl Engine {
                     r.state = RecvState::AwaitEager;
                     r.status.source = env.src;
                 }
+                self.mark_busy(rid);
                 self.inmsgs.insert(mid, m);
             }
-            InKind::Rts { len, cookie } => {
-                let (len, cookie) = (*len, *cookie);
-                self.start_rndv_recv(rid, env, len, cookie);
+            InKind::Rts { len, cookie, addr } => {
+                let (len, cookie, addr) = (*len, *cookie, *addr);
+                self.start_rndv_recv(rid, env, len, cookie, addr);
             }
         }
     }
@@ -375,10 +551,32 @@ impl Engine {
         self.finish(rid, Ok(st));
     }
 
-    fn start_rndv_recv(&mut self, rid: ReqId, env: Envelope, len: u64, cookie: u64) {
-        if let Some(r) = self.recv_mut(rid) {
-            r.state = RecvState::Rndv { total: len, got: 0 };
-            r.status = Status { source: env.src, tag: env.tag, bytes: (len as usize).min(r.cap), cancelled: false, truncated: len > r.cap as u64 };
+    fn start_rndv_recv(&mut self, rid: ReqId, env: Envelope, len: u64, cookie: u64, addr: Option<u64>) {
+        let Some(r) = self.recv_mut(rid) else { return };
+        r.state = RecvState::Rndv { total: len, got: 0 };
+        r.status = Status { source: env.src, tag: env.tag, bytes: (len as usize).min(r.cap), cancelled: false, truncated: len > r.cap as u64 };
+        let (buf, n, status) = (r.buf, r.status.bytes, r.status);
+        self.mark_busy(rid);
+        if let Some(addr) = addr.filter(|_| self.single_copy && self.peers[env.src as usize].local) {
+            let pid = self.cards[env.src as usize].id.pid as libc::pid_t;
+            // SAFETY: `buf` holds `cap >= n` bytes, valid until this receive completes.
+            let dst = if n == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(buf, n) } };
+            match read_remote_exact(pid, addr as usize, dst) {
+                Ok(()) => {
+                    self.finish(rid, Ok(status));
+                    let mut h = Header::new(Kind::RndvFin);
+                    h.src = self.me;
+                    h.dst = env.src;
+                    h.seq = cookie;
+                    self.send_frame(env.src, OutFrame::new(&h, Payload::None, None));
+                    return;
+                }
+                Err(e) => {
+                    // The sender still holds its buffer: fall back to copying through the ring.
+                    warn!("shm", "single-copy read from rank {} failed ({e}); copying through shared memory from now on", env.src);
+                    self.single_copy = false;
+                }
+            }
         }
         let mut h = Header::new(Kind::Cts);
         h.src = self.me;
@@ -415,7 +613,7 @@ impl Engine {
         let pat = Pattern { ctx: env.ctx, src: Some(env.src), tag: Some(env.tag) };
         self.reqs.insert(
             rid,
-            Req { kind: ReqKind::Recv(RecvReq { buf, cap, pat, state: RecvState::Posted, status: Status::default() }), done: None, detached: false },
+            Req { kind: ReqKind::Recv(RecvReq { buf, cap, pat, state: RecvState::Posted, status: Status::default() }), done: None, detached: false, busy: false },
         );
         self.matched_unexpected(rid, env, mid);
         self.drain_completed();
@@ -443,6 +641,11 @@ impl Engine {
             Some(r) => {
                 if r.done.is_none() {
                     r.done = Some(result);
+                    if std::mem::take(&mut r.busy) {
+                        if let Some(h) = &self.host {
+                            h.board.end_transfer(h.local);
+                        }
+                    }
                 }
                 r.detached
             }
@@ -531,6 +734,23 @@ impl Engine {
         let mut spins = 0u32;
         loop {
             let sleep = spins > 16 && start.elapsed() >= self.spin;
+            if !sleep && self.host.is_some() && spins % RING_POLLS_PER_EPOLL != 0 {
+                // Local peers answer through the rings: look there without a system call, and
+                // at the sockets only every so often.
+                if self.shm_poll() {
+                    self.drain_completed();
+                    if done(self) {
+                        return Ok(());
+                    }
+                }
+                if spins < 2 * RING_POLLS_PER_EPOLL {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+                spins += 1;
+                continue;
+            }
             self.progress(if sleep { Some(Duration::from_millis(250)) } else { Some(Duration::ZERO) })?;
             if done(self) {
                 return Ok(());
@@ -549,7 +769,24 @@ impl Engine {
         if let Some(e) = &self.fatal {
             return Err(e.clone());
         }
-        if let Err(e) = self.poll.poll(&mut self.events, timeout) {
+        let mut timeout = timeout;
+        let mut announced = false;
+        if self.host.is_some() {
+            if self.shm_poll() {
+                timeout = Some(Duration::ZERO);
+            }
+            if timeout != Some(Duration::ZERO) {
+                announced = true;
+                if !self.prepare_sleep() {
+                    timeout = Some(Duration::ZERO);
+                }
+            }
+        }
+        let polled = self.poll.poll(&mut self.events, timeout);
+        if announced {
+            self.end_sleep();
+        }
+        if let Err(e) = polled {
             if e.kind() != io::ErrorKind::Interrupted {
                 return Err(EngineError::Transport(format!("epoll: {e}")));
             }
@@ -560,6 +797,15 @@ impl Engine {
         for &(tok, readable, writable) in &ready {
             if tok == LISTENER {
                 self.accept_all();
+                continue;
+            }
+            if tok == SHM_WAKE {
+                if let Some(h) = &self.host {
+                    h.drain_wake();
+                }
+                continue;
+            }
+            if tok == WAKER {
                 continue;
             }
             let c = tok.0 - 1;
@@ -576,6 +822,9 @@ impl Engine {
             }
         }
         self.ready = ready;
+        if self.host.is_some() {
+            self.shm_poll();
+        }
         self.drain_completed();
         if timeout.map_or(true, |t| !t.is_zero()) {
             self.housekeeping();
@@ -753,6 +1002,14 @@ impl Engine {
         if h.src != peer || h.dst != self.me {
             return Err(format!("frame from rank {} to {} on the connection of rank {peer}", h.src, h.dst));
         }
+        let (sink, target) = self.frame_header(peer, h)?;
+        self.set_target(c, target);
+        Ok(sink)
+    }
+
+    /// A frame header from `peer` (either route): where its payload goes, and what to do
+    /// when it is all there.
+    fn frame_header(&mut self, peer: u32, h: &Header) -> Result<(Sink, Target), String> {
         match h.kind {
             Kind::Eager => {
                 self.check_seq(peer, h.seq)?;
@@ -765,38 +1022,37 @@ impl Engine {
                         r.state = RecvState::Receiving;
                         r.status = Status { source: peer, tag: h.tag, bytes: (h.len as usize).min(r.cap), cancelled: false, truncated: h.len > r.cap as u64 };
                         let sink = Sink::Mem { ptr: r.buf, cap: r.cap, off: 0 };
+                        if h.len > 0 {
+                            self.mark_busy(rid);
+                        }
                         // Acknowledge a synchronous send only once its whole payload is
                         // here: the sender's buffer may still hold bytes not yet written.
-                        self.set_target(c, Target::Recv(rid, sync));
-                        Ok(sink)
+                        Ok((sink, Target::Recv(rid, sync)))
                     }
                     None => {
                         self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { data: Vec::new(), len: h.len, complete: false, bound: None }, sync });
-                        self.set_target(c, Target::Unexpected(mid));
-                        Ok(Sink::Vec(Vec::with_capacity(h.len as usize)))
+                        Ok((Sink::Vec(Vec::with_capacity(h.len as usize)), Target::Unexpected(mid)))
                     }
                 }
             }
             Kind::Rts => {
                 self.check_seq(peer, h.seq)?;
-                Ok(Sink::Vec(Vec::with_capacity(16)))
+                Ok((Sink::Vec(Vec::with_capacity(24)), Target::None))
             }
-            Kind::Cts => Ok(Sink::Vec(Vec::with_capacity(16))),
+            Kind::Cts => Ok((Sink::Vec(Vec::with_capacity(16)), Target::None)),
             Kind::RndvData => {
                 let rid = h.seq;
                 match self.reqs.get_mut(&rid) {
                     Some(Req { kind: ReqKind::Recv(r), done: None, .. }) => match r.state {
                         RecvState::Rndv { got, total } if r.status.source == peer && got + h.len <= total => {
-                            let sink = Sink::Mem { ptr: r.buf, cap: r.cap, off: got as usize };
-                            self.set_target(c, Target::Recv(rid, None));
-                            Ok(sink)
+                            Ok((Sink::Mem { ptr: r.buf, cap: r.cap, off: got as usize }, Target::Recv(rid, None)))
                         }
                         _ => Err(format!("rendezvous data for request {rid} that does not expect it")),
                     },
                     _ => Err(format!("rendezvous data for unknown request {rid}")),
                 }
             }
-            Kind::SyncAck | Kind::Bye => Ok(Sink::Discard),
+            Kind::SyncAck | Kind::RndvFin | Kind::Bye => Ok((Sink::Discard, Target::None)),
             k => Err(format!("{k:?} frame on an established connection")),
         }
     }
@@ -880,6 +1136,12 @@ impl Engine {
         }
         let peer = slot.peer.expect("established");
         let target = std::mem::replace(&mut slot.target, Target::None);
+        self.frame_done(peer, h, payload, target)
+    }
+
+    /// A whole frame from `peer` (either route) arrived; `payload` holds it when it went to
+    /// an owned buffer.
+    fn frame_done(&mut self, peer: u32, h: Header, payload: Vec<u8>, target: Target) -> Result<(), String> {
         match h.kind {
             Kind::Eager => match target {
                 Target::Recv(rid, sync) => {
@@ -901,20 +1163,32 @@ impl Engine {
                 Target::None => {}
             },
             Kind::Rts => {
-                if payload.len() != 16 {
-                    return Err("short RTS".into());
+                if payload.len() != 16 && payload.len() != 24 {
+                    return Err(format!("RTS of {} bytes", payload.len()));
                 }
-                let len = u64::from_le_bytes(payload[0..8].try_into().expect("16-byte payload"));
-                let cookie = u64::from_le_bytes(payload[8..16].try_into().expect("16-byte payload"));
+                let word = |i: usize| u64::from_le_bytes(payload[8 * i..8 * i + 8].try_into().expect("8-byte field"));
+                let (len, cookie) = (word(0), word(1));
+                // Only a local peer can hand us an address to read from.
+                let addr = (payload.len() == 24).then(|| word(2));
+                if addr.is_some() && !self.peers[peer as usize].local {
+                    return Err("RTS with a buffer address over the network".into());
+                }
                 let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
                 let mid = self.id();
                 match self.queues.arrive(env, mid) {
-                    Some((rid, _)) => self.start_rndv_recv(rid, env, len, cookie),
+                    Some((rid, _)) => self.start_rndv_recv(rid, env, len, cookie, addr),
                     None => {
-                        self.inmsgs.insert(mid, InMsg { env, kind: InKind::Rts { len, cookie }, sync: None });
+                        self.inmsgs.insert(mid, InMsg { env, kind: InKind::Rts { len, cookie, addr }, sync: None });
                     }
                 }
             }
+            Kind::RndvFin => match self.reqs.get_mut(&h.seq) {
+                Some(Req { kind: ReqKind::Send(SendReq { state: s @ SendState::AwaitCts { .. }, peer: dst }), .. }) if *dst == peer => {
+                    *s = SendState::InFlight;
+                    self.finish(h.seq, Ok(Status::default()));
+                }
+                _ => return Err(format!("completion of unknown rendezvous send {}", h.seq)),
+            },
             Kind::Cts => {
                 if payload.len() != 16 {
                     return Err("short CTS".into());
@@ -943,12 +1217,9 @@ impl Engine {
                     // SAFETY: the send buffer stays valid until this request completes, which
                     // happens only once the last chunk is written.
                     let p = Payload::Borrowed { ptr: unsafe { ptr.add(off) }, len: n };
-                    let slot = self.slots[c].as_mut().expect("live");
-                    slot.conn.push(OutFrame::new(&dh, p, last.then_some(sid)));
+                    self.send_frame(dst, OutFrame::new(&dh, p, last.then_some(sid)));
                     off += n;
                 }
-                let slot = self.slots[c].as_mut().expect("live");
-                slot.conn.flush(&mut self.completed).map_err(|e| e.to_string())?;
             }
             Kind::RndvData => {
                 if let Target::Recv(rid, _) = target {
@@ -972,6 +1243,131 @@ impl Engine {
             _ => {}
         }
         Ok(())
+    }
+
+    // ----- shared memory -----------------------------------------------------------------
+
+    /// Write what waits for local peer `dst` into its ring, as far as there is room.
+    fn shm_flush(&mut self, dst: u32) {
+        let Some(sp) = self.peers[dst as usize].shm.as_mut() else { return };
+        let ShmPeer { link, out, cursor, whole_max, .. } = &mut **sp;
+        while let Some(f) = out.front() {
+            let payload = f.payload.bytes();
+            let written = if payload.len() <= *whole_max {
+                link.tx.try_write(&f.header, payload)
+            } else {
+                link.tx.write_partial(&f.header, payload, cursor)
+            };
+            if !written {
+                return;
+            }
+            *cursor = PartialWrite::new();
+            if let Some(rid) = out.pop_front().and_then(|f| f.completes) {
+                self.completed.push(rid);
+            }
+        }
+    }
+
+    /// Read what local peer `peer` wrote to us (a bounded number of records, for fairness
+    /// between peers). Returns whether anything was read.
+    fn shm_read(&mut self, peer: u32) -> bool {
+        // The rings leave the peer table while we read, so that handling a frame may use the
+        // engine freely; frames sent to this peer meanwhile wait in `deferred`.
+        let Some(mut sp) = self.peers[peer as usize].shm.take() else { return false };
+        let mut any = false;
+        let mut result = Ok(());
+        for _ in 0..64 {
+            let piece = match sp.link.rx.peek() {
+                Ok(Some(p)) => p,
+                Ok(None) => break,
+                Err(e) => {
+                    result = Err(e.to_string());
+                    break;
+                }
+            };
+            any = true;
+            let (first, last, len) = (piece.first, piece.last, piece.payload.len() as u64);
+            let step = if first {
+                if sp.incoming.is_some() {
+                    Err("a frame began inside another".to_string())
+                } else {
+                    match Header::decode(piece.header, &self.limits) {
+                        Err(e) => Err(e.to_string()),
+                        Ok(h) if piece.header.len() != HEADER_LEN || h.src != peer || h.dst != self.me => {
+                            Err(format!("frame from rank {} to {} in the ring of rank {peer}", h.src, h.dst))
+                        }
+                        Ok(h) => self.frame_header(peer, &h).map(|(mut sink, target)| {
+                            sink.put(piece.payload);
+                            sp.incoming = Some(Incoming { header: h, sink, target, got: len });
+                        }),
+                    }
+                }
+            } else {
+                match sp.incoming.as_mut() {
+                    Some(inc) => {
+                        inc.sink.put(piece.payload);
+                        inc.got += len;
+                        Ok(())
+                    }
+                    None => Err("a frame continued that never began".to_string()),
+                }
+            };
+            sp.link.rx.consume();
+            if let Err(e) = step {
+                result = Err(e);
+                break;
+            }
+            if last {
+                let inc = sp.incoming.take().expect("set by its first piece");
+                if inc.got != inc.header.len {
+                    result = Err(format!("frame announced {} bytes and carried {}", inc.header.len, inc.got));
+                    break;
+                }
+                let payload = match inc.sink {
+                    Sink::Vec(v) => v,
+                    _ => Vec::new(),
+                };
+                if let Err(e) = self.frame_done(peer, inc.header, payload, inc.target) {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        let p = &mut self.peers[peer as usize];
+        sp.out.extend(p.deferred.drain(..));
+        p.shm = Some(sp);
+        if let Err(msg) = result {
+            error!("shm", "protocol error from rank {peer}: {msg}");
+            self.fatal = Some(EngineError::Transport(format!("protocol error from rank {peer}: {msg}")));
+        }
+        self.shm_flush(peer);
+        any
+    }
+
+    /// One look at every ring: write what waits, read what arrived. Returns whether
+    /// anything moved.
+    fn shm_poll(&mut self) -> bool {
+        let peers = std::mem::take(&mut self.local_peers);
+        let mut any = false;
+        for &p in &peers {
+            if let Some(sp) = self.peers[p as usize].shm.as_ref() {
+                if !sp.out.is_empty() {
+                    let before = sp.out.len();
+                    self.shm_flush(p);
+                    any |= self.peers[p as usize].shm.as_ref().is_some_and(|sp| sp.out.len() != before);
+                }
+            }
+            if self.peers[p as usize].shm.as_ref().is_some_and(|sp| sp.link.rx.has_data()) {
+                any |= self.shm_read(p);
+            }
+        }
+        self.local_peers = peers;
+        any
+    }
+
+    /// Whether a ring has something for us: data to read, or room for frames that wait.
+    fn shm_ready(&self) -> bool {
+        self.local_peers.iter().filter_map(|&p| self.peers[p as usize].shm.as_ref()).any(|sp| sp.link.rx.has_data() || (!sp.out.is_empty() && sp.link.tx.space_freed()))
     }
 
     fn finish_received(&mut self, rid: ReqId) {
@@ -1100,7 +1496,7 @@ impl Engine {
         // the wait through the error it raises.
         self.wait_until(|e| {
             let written = e.slots.iter().flatten().all(|s| s.conn.out.is_empty() || !matches!(s.phase, Phase::Established));
-            let sent = e.peers.iter().all(|p| p.pending.is_empty() || p.lost);
+            let sent = e.peers.iter().all(|p| (p.pending.is_empty() || p.lost) && p.shm.as_ref().map_or(true, |s| s.out.is_empty()));
             written && sent && e.sends_outstanding() == 0
         })
     }

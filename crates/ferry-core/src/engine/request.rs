@@ -77,4 +77,6 @@ pub(crate) struct Req {
     pub done: Option<Result<Status, EngineError>>,
     /// Freed by the user before completion: drop it silently when it completes.
     pub detached: bool,
+    /// Counted on the status board (moving data) until it completes.
+    pub busy: bool,
 }

@@ -139,7 +139,7 @@ pub enum Sink {
 }
 
 impl Sink {
-    fn put(&mut self, data: &[u8]) {
+    pub(crate) fn put(&mut self, data: &[u8]) {
         match self {
             Sink::Mem { ptr, cap, off } => {
                 let n = data.len().min(cap.saturating_sub(*off));
@@ -203,7 +203,7 @@ pub enum Payload {
 }
 
 impl Payload {
-    fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Payload::None => &[],
             Payload::Owned(v) => v,

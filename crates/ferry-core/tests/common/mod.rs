@@ -30,6 +30,7 @@ pub fn engines(n: u32, eager_limit: usize, secret: &[u8]) -> Vec<Engine> {
                 spin: Duration::from_micros(20),
                 connect_timeout: Duration::from_secs(10),
                 tcp_sndbuf: 0,
+                shm: None,
             })
             .unwrap()
         })

@@ -48,11 +48,16 @@ pub(crate) struct DoorbellWord {
     sleepers: AtomicU32,
 }
 
+/// A second way to wake the owner, for an owner that sleeps in `epoll` (waiting for sockets
+/// too) rather than on the futex: called by notifiers that find it asleep.
+pub type Kick = Arc<dyn Fn() + Send + Sync>;
+
 /// A handle on one rank's doorbell, in a segment or in private memory.
 #[derive(Clone)]
 pub struct Doorbell {
     word: NonNull<DoorbellWord>,
     _keep: Arc<dyn Send + Sync>,
+    kick: Option<Kick>,
 }
 
 // SAFETY: the handle only touches the word through atomics, and `_keep` holds the memory.
@@ -74,7 +79,13 @@ impl Doorbell {
     /// `word` must point to a `DoorbellWord` (zeroed or in use) that stays mapped while
     /// `keep` lives.
     pub(crate) unsafe fn from_raw(word: *mut DoorbellWord, keep: Arc<dyn Send + Sync>) -> Doorbell {
-        Doorbell { word: NonNull::new(word).expect("doorbell pointer is never null"), _keep: keep }
+        Doorbell { word: NonNull::new(word).expect("doorbell pointer is never null"), _keep: keep, kick: None }
+    }
+
+    /// The same doorbell, also calling `kick` whenever a notifier finds the owner asleep.
+    pub fn with_kick(mut self, kick: Kick) -> Doorbell {
+        self.kick = Some(kick);
+        self
     }
 
     fn w(&self) -> &DoorbellWord {
@@ -91,7 +102,24 @@ impl Doorbell {
         if w.sleepers.load(Ordering::Relaxed) != 0 {
             w.seq.fetch_add(1, Ordering::Release);
             futex_wake(&w.seq);
+            if let Some(k) = &self.kick {
+                k();
+            }
         }
+    }
+
+    /// The owner is about to sleep somewhere else than on the futex (in `epoll`, woken by the
+    /// kick): from now on notifiers wake it. The caller must then re-check its condition
+    /// (ring heads and tails) before sleeping, and call [`end_sleep`](Self::end_sleep) after.
+    /// The same fences as in [`wait_until`](Self::wait_until) make the pair race-free.
+    pub fn begin_sleep(&self) {
+        self.w().sleepers.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+    }
+
+    /// The owner woke up (see [`begin_sleep`](Self::begin_sleep)).
+    pub fn end_sleep(&self) {
+        self.w().sleepers.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// Wait until `ready()` holds: check it `spins` times with a CPU pause in between, then

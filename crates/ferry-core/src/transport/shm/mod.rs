@@ -12,6 +12,7 @@
 
 pub mod cma;
 pub mod doorbell;
+pub mod host;
 pub mod ring;
 pub mod segment;
 pub mod status;
@@ -23,7 +24,8 @@ use std::io;
 use std::time::Duration;
 
 pub use cma::{cma_available, cma_support, permit_peer_reads, read_remote, read_remote_exact, CmaSupport};
-pub use doorbell::{Doorbell, WaitOutcome};
+pub use doorbell::{Doorbell, Kick, WaitOutcome};
+pub use host::{host_job_id, job_segment_prefix, HostConfig, HostShm, Link};
 pub use ring::{heap_ring, Consumer, PartialWrite, Piece, Producer, RingPair, RECORD_PREFIX};
 pub use segment::{segment_name, unlink, Segment, SegmentLayout};
 pub use status::{StatusBoard, TransferGuard};

@@ -177,6 +177,10 @@ pub struct Segment {
     map: Arc<Mapping>,
     layout: SegmentLayout,
     name: String,
+    /// Processes attached once we were (1 for the creator).
+    joined_as: u32,
+    /// How to wake a local rank that sleeps outside the futex; given to every doorbell handed out.
+    waker: Option<Arc<dyn Fn(usize) + Send + Sync>>,
 }
 
 impl Segment {
@@ -211,7 +215,7 @@ impl Segment {
             discard();
         })?;
         drop(fd);
-        let seg = Segment { map: Arc::new(map), layout, name };
+        let seg = Segment { map: Arc::new(map), layout, name, joined_as: 1, waker: None };
         // SAFETY: we are the only process with a valid view until the magic is set (openers
         // wait for it); the header area is ours to write.
         unsafe {
@@ -300,8 +304,8 @@ impl Segment {
         if stored != want || len != layout.total_len {
             return Err(ShmError::Layout(format!("{name}: header does not match its own layout (object of {len} bytes)")));
         }
-        h.attached.fetch_add(1, Ordering::Relaxed);
-        Ok(Segment { map: Arc::new(map), layout, name })
+        let joined_as = h.attached.fetch_add(1, Ordering::AcqRel) + 1;
+        Ok(Segment { map: Arc::new(map), layout, name, joined_as, waker: None })
     }
 
     fn header(&self) -> &SegmentHeader {
@@ -343,17 +347,36 @@ impl Segment {
         self.header().attached.load(Ordering::Relaxed)
     }
 
+    /// How many processes had attached once this one did (1 for the creator): the process
+    /// that completes the set (`== local_ranks()`) is the last to need the name.
+    pub fn joined_as(&self) -> u32 {
+        self.joined_as
+    }
+
+    /// Wake local rank `r` with `waker(r)` too, whenever a notifier finds it asleep (see
+    /// [`Doorbell::with_kick`]); applies to the doorbells and ring ends made afterwards.
+    pub fn set_waker(&mut self, waker: Arc<dyn Fn(usize) + Send + Sync>) {
+        self.waker = Some(waker);
+    }
+
     /// The doorbell local rank `rank` sleeps on.
     pub fn doorbell(&self, rank: usize) -> Result<Doorbell, ShmError> {
         if rank >= self.layout.local_ranks {
             return Err(ShmError::NoSuchRing { from: rank, to: rank, local_ranks: self.layout.local_ranks });
         }
         // SAFETY: rank < n, so the word lies inside the doorbell area of the live mapping.
-        Ok(unsafe {
+        let bell = unsafe {
             Doorbell::from_raw(
                 self.map.base.as_ptr().add(self.layout.doorbells_off + rank * LINE) as *mut DoorbellWord,
                 self.keep(),
             )
+        };
+        Ok(match &self.waker {
+            Some(w) => {
+                let w = w.clone();
+                bell.with_kick(Arc::new(move || w(rank)))
+            }
+            None => bell,
         })
     }
 
