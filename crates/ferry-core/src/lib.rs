@@ -6,6 +6,7 @@ pub mod bootstrap;
 pub mod config;
 pub mod datatype;
 pub mod engine;
+pub mod fastmap;
 pub mod log;
 pub mod reduce_op;
 pub mod transport;

@@ -144,7 +144,40 @@ impl Runtime {
 
     /// Finish a completed request: unpack, translate the source, forget the handle.
     pub fn finish_req(&mut self, h: i32) -> Outcome {
-        let Some(mut r) = self.reqs.remove(&h) else { return Outcome::empty() };
+        let Some(r) = self.reqs.remove(&h) else { return Outcome::empty() };
+        self.finish_api_req(r)
+    }
+
+    /// Wait for a request of a blocking call, which never needs a handle, and finish it.
+    /// The same as registering it and waiting for the handle, without the table.
+    pub fn wait_unregistered(&mut self, r: ApiReq) -> MpiResult<Outcome> {
+        if let Body::Engine(id) = r.body {
+            let comm = r.comm;
+            loop {
+                if self.colls_active == 0 {
+                    self.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
+                    break;
+                }
+                self.advance_colls();
+                if self.engine.is_done(id) {
+                    break;
+                }
+                let mut ids = vec![id];
+                for q in self.reqs.values() {
+                    if let Body::Coll(op) = &q.body {
+                        if !(op.done || op.failed.is_some()) {
+                            ids.extend(op.waiting_on());
+                        }
+                    }
+                }
+                self.engine.wait_until(|e| ids.iter().any(|i| e.is_done(*i))).map_err(|e| MpiError::from(e).on_comm(comm))?;
+            }
+            self.reap_orphans();
+        }
+        Ok(self.finish_api_req(r))
+    }
+
+    fn finish_api_req(&mut self, mut r: ApiReq) -> Outcome {
         match r.body {
             Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
             Body::Coll(mut op) => {

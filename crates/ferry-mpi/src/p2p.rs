@@ -73,11 +73,12 @@ pub struct SendData {
 }
 
 pub fn send_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<SendData> {
-    let t = rt.datatype(dt)?;
-    let len = t.size() * count as usize;
-    if t.is_contiguous() || len == 0 {
+    let (size, contiguous) = rt.type_shape(dt)?;
+    let len = size * count as usize;
+    if contiguous || len == 0 {
         return Ok(SendData { ptr: buf as *const u8, len, keep: None });
     }
+    let t = rt.datatype(dt)?;
     let mut v = vec![0u8; len];
     // SAFETY: `buf` holds `count` elements of `t` (MPI's contract for the send buffer).
     unsafe { t.pack(buf as *const u8, count as usize, &mut v) };
@@ -91,11 +92,12 @@ pub struct RecvTarget {
 }
 
 pub fn recv_target(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<RecvTarget> {
-    let t = rt.datatype(dt)?;
-    let cap = t.size() * count as usize;
-    if t.is_contiguous() || cap == 0 {
+    let (size, contiguous) = rt.type_shape(dt)?;
+    let cap = size * count as usize;
+    if contiguous || cap == 0 {
         return Ok(RecvTarget { ptr: buf as *mut u8, cap, unpack: None });
     }
+    let t = rt.datatype(dt)?;
     let mut tmp = vec![0u8; cap];
     let ptr = tmp.as_mut_ptr();
     Ok(RecvTarget { ptr, cap, unpack: Some(Unpack { tmp, dt: t, base: buf as *mut u8, count: count as usize }) })
@@ -103,17 +105,23 @@ pub fn recv_target(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Dat
 
 /// Start a send in any mode; returns the request handle.
 pub fn start_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<i32> {
+    let r = send_req(rt, buf, count, dt, dest, tag, comm, mode)?;
+    Ok(rt.add_req(r))
+}
+
+/// Start a send in any mode; returns the request, not yet registered under a handle.
+#[allow(clippy::too_many_arguments)]
+fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<ApiReq> {
     let c = rt.comm(comm)?;
     check_count(count)?;
     check_dest(c, dest)?;
     check_send_tag(tag)?;
     check_buf(buf, count, dt)?;
-    let (ctx, group) = (c.ctx, c.group.clone());
+    let (ctx, to) = (c.ctx, if dest == MPI_PROC_NULL { 0 } else { c.group[dest as usize] });
     let data = send_data(rt, buf, count, dt)?;
     if dest == MPI_PROC_NULL {
-        return Ok(rt.add_req(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }));
+        return Ok(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
     }
-    let to = group[dest as usize];
     if mode == Mode::Buffered {
         // Let finished buffered sends return their space before judging the room left.
         rt.progress_once()?;
@@ -132,14 +140,20 @@ pub fn start_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Da
         // SAFETY: `copy` lives in the pending list until the engine request completes.
         let id = unsafe { rt.engine.isend(to, ctx, tag, copy.as_ptr(), copy.len(), false) };
         rt.bsend.pending.push((id, need, copy));
-        return Ok(rt.add_req(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }));
+        return Ok(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
     }
     // SAFETY: the user buffer (or `keep`) stays valid until the request completes.
     let id = unsafe { rt.engine.isend(to, ctx, tag, data.ptr, data.len, mode == Mode::Synchronous) };
-    Ok(rt.add_req(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep: data.keep }))
+    Ok(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep: data.keep })
 }
 
 pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<i32> {
+    let r = recv_req(rt, buf, count, dt, source, tag, comm)?;
+    Ok(rt.add_req(r))
+}
+
+/// Start a receive; returns the request, not yet registered under a handle.
+fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<ApiReq> {
     let c = rt.comm(comm)?;
     check_count(count)?;
     check_source(c, source)?;
@@ -148,13 +162,13 @@ pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Data
     let (ctx, group) = (c.ctx, c.group.clone());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
-        return Ok(rt.add_req(ApiReq { body: Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }));
+        return Ok(ApiReq { body: Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
     }
     let pat = Pattern { ctx, src: (source >= 0).then(|| group[source as usize]), tag: (tag != MPI_ANY_TAG).then_some(tag) };
     // SAFETY: the receive buffer (or the unpack buffer inside the request) stays valid until
     // the request completes.
     let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
-    Ok(rt.add_req(ApiReq { body: Body::Engine(id), comm, group: Some(group), unpack: target.unpack, keep: None }))
+    Ok(ApiReq { body: Body::Engine(id), comm, group: Some(group), unpack: target.unpack, keep: None })
 }
 
 /// Forget buffered sends that have completed; with `all`, wait for every one first.
@@ -176,8 +190,9 @@ pub fn reap_bsends(rt: &mut Runtime, all: bool) -> MpiResult<()> {
 }
 
 fn send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<()> {
-    let h = start_send(rt, buf, count, dt, dest, tag, comm, mode)?;
-    rt.wait_req(h).map(|_| ())
+    let r = send_req(rt, buf, count, dt, dest, tag, comm, mode)?;
+    let o = rt.wait_unregistered(r)?;
+    check(o, comm).map(|_| ())
 }
 
 fn isend(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode, req: *mut MPI_Request) -> MpiResult<()> {
@@ -187,8 +202,8 @@ fn isend(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, d
 }
 
 fn recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
-    let h = start_recv(rt, buf, count, dt, source, tag, comm)?;
-    let (o, comm) = rt.wait_raw(h)?;
+    let r = recv_req(rt, buf, count, dt, source, tag, comm)?;
+    let o = rt.wait_unregistered(r)?;
     // The status tells what arrived, also when it was truncated.
     write_status(status, &o, o.error != MPI_SUCCESS);
     check(o, comm).map(|_| ())

@@ -1,7 +1,7 @@
 //! The process-wide MPI state: the engine, the PMI client, and the handle tables. One mutex
 //! guards it all (the library provides MPI_THREAD_SERIALIZED).
 
-use std::collections::HashMap;
+use ferry_core::fastmap::FastMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -64,17 +64,17 @@ pub struct Runtime {
     pub engine: Engine,
     pmi: Option<PmiClient>,
     pub world_rank: u32,
-    pub comms: HashMap<i32, Comm>,
+    pub comms: FastMap<i32, Comm>,
     next_comm: i32,
     /// The next communicator context id this process has never used (ids come in pairs:
     /// point-to-point, then internal collective traffic).
     pub next_context: u32,
-    pub types: HashMap<i32, (Datatype, bool)>,
+    pub types: FastMap<i32, (Datatype, bool)>,
     next_type: i32,
-    predefined: HashMap<i32, Datatype>,
-    pub reqs: HashMap<i32, ApiReq>,
+    predefined: FastMap<i32, Datatype>,
+    pub reqs: FastMap<i32, ApiReq>,
     next_req: i32,
-    pub msgs: HashMap<i32, ApiMessage>,
+    pub msgs: FastMap<i32, ApiMessage>,
     next_msg: i32,
     pub bsend: BsendBuffer,
     pub thread_level: i32,
@@ -160,7 +160,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
     let engine = Engine::new(EngineConfig { rank, size, secret, cards, listener: listener.socket, eager_limit, spin, connect_timeout, tcp_sndbuf, shm })
         .map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("engine: {e}")))?;
 
-    let mut comms = HashMap::new();
+    let mut comms = FastMap::default();
     comms.insert(MPI_COMM_WORLD, Comm::new(0, (0..size).collect(), rank));
     comms.insert(MPI_COMM_SELF, Comm::new(2, vec![rank], rank));
     let provided = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
@@ -171,12 +171,12 @@ pub fn init(required: i32) -> MpiResult<i32> {
         comms,
         next_comm: 0,
         next_context: 4,
-        types: HashMap::new(),
+        types: FastMap::default(),
         next_type: 0,
-        predefined: HashMap::new(),
-        reqs: HashMap::new(),
+        predefined: FastMap::default(),
+        reqs: FastMap::default(),
         next_req: 0,
-        msgs: HashMap::new(),
+        msgs: FastMap::default(),
         next_msg: 0,
         bsend: BsendBuffer::default(),
         thread_level: provided,
@@ -282,6 +282,21 @@ impl Runtime {
             return if *committed { Ok(t.clone()) } else { err(MPI_ERR_TYPE, format!("datatype {h:#x} is not committed")) };
         }
         self.any_datatype(h)
+    }
+
+    /// Size and contiguity of a committed datatype, without taking a reference to it (the
+    /// hot path of every send and receive).
+    pub fn type_shape(&mut self, h: i32) -> MpiResult<(usize, bool)> {
+        match self.types.get(&h) {
+            Some((t, true)) => return Ok((t.size(), t.is_contiguous())),
+            Some((_, false)) => return err(MPI_ERR_TYPE, format!("datatype {h:#x} is not committed")),
+            None => {}
+        }
+        if let Some(t) = self.predefined.get(&h) {
+            return Ok((t.size(), t.is_contiguous()));
+        }
+        let t = self.any_datatype(h)?;
+        Ok((t.size(), t.is_contiguous()))
     }
 
     /// A datatype, committed or not (for constructors and queries).

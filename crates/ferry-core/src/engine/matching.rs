@@ -3,7 +3,9 @@
 //! matches it, a new receive takes the oldest unexpected message that matches it. Because a
 //! pair of ranks shares one ordered channel, this gives MPI's non-overtaking guarantee.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fastmap::FastMap;
 
 /// What a message says about itself: who sent it, with which tag, on which context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,12 +42,12 @@ impl<P, U> Default for Context<P, U> {
 
 /// The two queues of every context. `P` identifies a posted receive, `U` an unexpected message.
 pub struct MatchQueues<P, U> {
-    contexts: HashMap<u32, Context<P, U>>,
+    contexts: FastMap<u32, Context<P, U>>,
 }
 
 impl<P, U> Default for MatchQueues<P, U> {
     fn default() -> Self {
-        MatchQueues { contexts: HashMap::new() }
+        MatchQueues { contexts: FastMap::default() }
     }
 }
 

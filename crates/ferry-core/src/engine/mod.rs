@@ -24,7 +24,7 @@ pub mod collective;
 pub mod matching;
 pub mod request;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use ferry_wire::{flags, Header, Kind, Limits, HEADER_LEN, MAX_PAYLOAD};
 use mio::{Events, Interest, Poll, Token};
 
+use crate::fastmap::FastMap;
 use crate::transport::business_card::BusinessCard;
 use crate::transport::handshake::{decide, Acceptor, AcceptorStep, Decision, HandshakeError, Initiator, Out};
 use crate::transport::shm::{read_remote_exact, HostShm, Link, PartialWrite, StatusBoard};
@@ -43,6 +44,9 @@ use matching::{Envelope, MatchQueues, Pattern};
 pub use request::{EngineError, ReqId, Status};
 use request::{RecvReq, RecvState, Req, ReqKind, SendReq, SendState};
 
+/// The id of a send that completed inside [`Engine::isend`]: always done, never tracked.
+pub const DONE: ReqId = 0;
+
 const LISTENER: Token = Token(0);
 /// Kicks from local peers (a datagram: "look at the rings").
 const SHM_WAKE: Token = Token(usize::MAX - 1);
@@ -50,6 +54,9 @@ const SHM_WAKE: Token = Token(usize::MAX - 1);
 const WAKER: Token = Token(usize::MAX);
 /// Polls of the rings between two looks at the sockets while spinning.
 const RING_POLLS_PER_EPOLL: u32 = 32;
+/// How long a wait on local peers polls the rings without giving the core away: about one
+/// shared-memory round trip, so that a ping-pong never pays for a system call.
+const TIGHT_SPIN: Duration = Duration::from_micros(3);
 /// Rendezvous data travels in frames of at most this many bytes.
 const RNDV_CHUNK: usize = 4 << 20;
 /// A connection that has not even said hello by then is dropped.
@@ -175,10 +182,10 @@ pub struct Engine {
     slots: Vec<Option<Slot>>,
     peers: Vec<Peer>,
     queues: MatchQueues<ReqId, u64>,
-    inmsgs: HashMap<u64, InMsg>,
-    reqs: HashMap<ReqId, Req>,
+    inmsgs: FastMap<u64, InMsg>,
+    reqs: FastMap<ReqId, Req>,
     next_id: u64,
-    sync_waits: HashMap<(u32, u64), ReqId>,
+    sync_waits: FastMap<(u32, u64), ReqId>,
     completed: Vec<u64>,
     /// Scratch list of (token, readable, writable) from the last poll, kept to avoid an
     /// allocation per progress pass.
@@ -247,10 +254,10 @@ impl Engine {
             slots: Vec::new(),
             peers,
             queues: MatchQueues::new(),
-            inmsgs: HashMap::new(),
-            reqs: HashMap::new(),
+            inmsgs: FastMap::default(),
+            reqs: FastMap::default(),
             next_id: 1,
-            sync_waits: HashMap::new(),
+            sync_waits: FastMap::default(),
             completed: Vec::new(),
             ready: Vec::new(),
             fatal: None,
@@ -359,6 +366,24 @@ impl Engine {
     /// # Safety
     /// `ptr..ptr+len` must stay valid and unmodified until the request completes.
     pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> ReqId {
+        // A small message to a local peer whose ring has room is done once copied in: no
+        // request to track.
+        let p = &mut self.peers[dst as usize];
+        if let Some(sp) = p.shm.as_mut().filter(|sp| !sync && len <= sp.whole_max && len <= self.shm_eager_limit && sp.out.is_empty()) {
+            let mut h = Header::new(Kind::Eager);
+            h.src = self.me;
+            h.dst = dst;
+            h.context = ctx;
+            h.tag = tag;
+            h.seq = p.send_seq + 1;
+            h.len = len as u64;
+            // SAFETY: the caller guarantees the buffer for the duration of the call.
+            let payload = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(ptr, len) } };
+            if sp.link.tx.try_write(&h.encode(), payload) {
+                p.send_seq += 1;
+                return DONE;
+            }
+        }
         let rid = self.id();
         self.reqs.insert(rid, Req { kind: ReqKind::Send(SendReq { state: SendState::InFlight, peer: dst }), done: None, detached: false, busy: false });
         if dst == self.me {
@@ -669,6 +694,9 @@ impl Engine {
 
     /// Take a completed request's result and forget the request.
     pub fn take(&mut self, rid: ReqId) -> Option<Result<Status, EngineError>> {
+        if rid == DONE {
+            return Some(Ok(Status::default()));
+        }
         if self.reqs.get(&rid)?.done.is_some() {
             self.reqs.remove(&rid).and_then(|r| r.done)
         } else {
@@ -730,11 +758,16 @@ impl Engine {
         if done(self) {
             return Ok(());
         }
-        let start = Instant::now();
+        // The clock is read only once the wait lasts: most waits on a local peer end sooner.
+        let mut start = None;
         let mut spins = 0u32;
+        let mut waited = Duration::ZERO;
         loop {
-            let sleep = spins > 16 && start.elapsed() >= self.spin;
-            if !sleep && self.host.is_some() && spins % RING_POLLS_PER_EPOLL != 0 {
+            if spins % 8 == 7 {
+                waited = start.get_or_insert_with(Instant::now).elapsed();
+            }
+            let sleep = spins > 16 && waited >= self.spin;
+            if !sleep && self.host.is_some() && (spins + 1) % RING_POLLS_PER_EPOLL != 0 {
                 // Local peers answer through the rings: look there without a system call, and
                 // at the sockets only every so often.
                 if self.shm_poll() {
@@ -743,7 +776,7 @@ impl Engine {
                         return Ok(());
                     }
                 }
-                if spins < 2 * RING_POLLS_PER_EPOLL {
+                if waited < TIGHT_SPIN {
                     std::hint::spin_loop();
                 } else {
                     std::thread::yield_now();
@@ -1002,14 +1035,15 @@ impl Engine {
         if h.src != peer || h.dst != self.me {
             return Err(format!("frame from rank {} to {} on the connection of rank {peer}", h.src, h.dst));
         }
-        let (sink, target) = self.frame_header(peer, h)?;
+        let (sink, target) = self.frame_header(peer, h, false)?;
         self.set_target(c, target);
         Ok(sink)
     }
 
     /// A frame header from `peer` (either route): where its payload goes, and what to do
-    /// when it is all there.
-    fn frame_header(&mut self, peer: u32, h: &Header) -> Result<(Sink, Target), String> {
+    /// when it is all there. `whole`: the payload is at hand and lands at once (a frame in
+    /// one ring record), so there is no transfer to show on the status board.
+    fn frame_header(&mut self, peer: u32, h: &Header, whole: bool) -> Result<(Sink, Target), String> {
         match h.kind {
             Kind::Eager => {
                 self.check_seq(peer, h.seq)?;
@@ -1022,7 +1056,7 @@ impl Engine {
                         r.state = RecvState::Receiving;
                         r.status = Status { source: peer, tag: h.tag, bytes: (h.len as usize).min(r.cap), cancelled: false, truncated: h.len > r.cap as u64 };
                         let sink = Sink::Mem { ptr: r.buf, cap: r.cap, off: 0 };
-                        if h.len > 0 {
+                        if h.len > 0 && !whole {
                             self.mark_busy(rid);
                         }
                         // Acknowledge a synchronous send only once its whole payload is
@@ -1296,7 +1330,7 @@ impl Engine {
                         Ok(h) if piece.header.len() != HEADER_LEN || h.src != peer || h.dst != self.me => {
                             Err(format!("frame from rank {} to {} in the ring of rank {peer}", h.src, h.dst))
                         }
-                        Ok(h) => self.frame_header(peer, &h).map(|(mut sink, target)| {
+                        Ok(h) => self.frame_header(peer, &h, last).map(|(mut sink, target)| {
                             sink.put(piece.payload);
                             sp.incoming = Some(Incoming { header: h, sink, target, got: len });
                         }),

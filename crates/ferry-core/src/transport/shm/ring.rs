@@ -567,6 +567,7 @@ pub struct RingPair {
 
 /// A ring of `capacity` bytes in private memory, for threads of one process.
 pub fn heap_ring(capacity: usize) -> Result<RingPair, ShmError> {
+    super::doorbell::asymmetric_fence();
     if !valid_capacity(capacity) {
         return Err(ShmError::Layout(format!("ring capacity {capacity} is not a power of two in {MIN_CAPACITY}..={MAX_CAPACITY}")));
     }
