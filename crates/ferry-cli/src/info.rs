@@ -5,7 +5,7 @@ use ferry_core::config::KNOBS;
 
 /// The whole report.
 pub fn render() -> String {
-    let sections: [fn() -> String; 3] = [build_section, knobs_section, algorithms_section];
+    let sections: [fn() -> String; 4] = [build_section, transports_section, knobs_section, algorithms_section];
     sections.iter().map(|section| section()).collect::<Vec<_>>().join("\n")
 }
 
@@ -16,6 +16,26 @@ fn build_section() -> String {
         vec!["bootstrap".to_owned(), "PMI-1.1 (client and `ferry run` server; also runs under Hydra)".to_owned()],
     ];
     format!("Ferry {}\n{}", env!("CARGO_PKG_VERSION"), table(&rows))
+}
+
+fn transports_section() -> String {
+    use ferry_core::transport::shm;
+    let cma = shm::cma_support();
+    let large = if cma.available {
+        "single copy: the receiver reads the sender's buffer with process_vm_readv".to_owned()
+    } else {
+        format!("pipelined copy through the ring (single copy unavailable: {})", cma.detail)
+    };
+    let rows = vec![
+        vec!["tcp".to_owned(), "between hosts (and between all ranks with FERRY_TRANSPORTS=tcp); authenticated connections".to_owned()],
+        vec!["shm".to_owned(), "between ranks of one host: a ring per ordered pair in /dev/shm; a sleeping rank is woken by a datagram on its wake-up socket".to_owned()],
+        vec!["shm large messages".to_owned(), large],
+        vec![
+            "shm fence".to_owned(),
+            if shm::doorbell::asymmetric_fence() { "asymmetric (membarrier): no fence on the sending side" } else { "a full fence per notification (membarrier unavailable)" }.to_owned(),
+        ],
+    ];
+    format!("Transports (detected on this host)\n{}", table(&rows))
 }
 
 fn knobs_section() -> String {

@@ -11,6 +11,8 @@ use crate::runtime::{self, Runtime};
 
 /// Run `body` for the MPI function `name`; errors go through `comm`'s error handler.
 pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Result<(), MpiError>) -> c_int {
+    // Whether requests remain for the progress thread to move once we return.
+    let mut pending = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mut guard = runtime::lock();
         let Some(rt) = guard.as_mut() else {
@@ -18,7 +20,9 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
             drop(guard);
             die(&format!("{name} was called {why}"), 1);
         };
-        match body(rt) {
+        let result = body(rt);
+        pending = rt.has_pending_work();
+        match result {
             Ok(()) => MPI_SUCCESS,
             Err(e) => {
                 if rt.errhandler_of(e.comm.unwrap_or(comm)) == MPI_ERRORS_RETURN {
@@ -36,6 +40,7 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
             }
         }
     }));
+    crate::progress::after_call(pending);
     match outcome {
         Ok(code) => code,
         Err(p) => {

@@ -29,5 +29,6 @@ mod error;
 mod internal;
 mod misc;
 mod p2p;
+mod progress;
 mod runtime;
 mod types;

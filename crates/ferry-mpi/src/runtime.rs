@@ -32,6 +32,15 @@ pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RT.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The runtime, unless another thread holds it now.
+pub fn try_lock() -> Option<MutexGuard<'static, Option<Runtime>>> {
+    match RT.try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
 pub fn initialized() -> bool {
     STATE.load(Ordering::Acquire) != UNINIT
 }
@@ -84,6 +93,8 @@ pub struct Runtime {
     pub colls_active: usize,
     /// Freed requests whose buffers the engine still writes or reads (kept until finalize).
     pub orphans: Vec<(u64, ApiReq)>,
+    /// The asynchronous progress thread, when `FERRY_ASYNC_PROGRESS=1`.
+    pub progress: Option<crate::progress::ProgressThread>,
 }
 
 // SAFETY: the raw pointers inside (user buffers of pending requests) are valid by MPI's
@@ -152,7 +163,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
     let shm_eager_limit = parse_knob(config::SHM_EAGER_LIMIT.bytes())? as usize;
     let ring_size = parse_knob(config::SHM_RING_SIZE.bytes())? as usize;
     let want_single_copy = parse_knob(config::SHM_SINGLE_COPY.flag())?;
-    let _ = parse_knob(config::ASYNC_PROGRESS.flag())?;
+    let async_progress = parse_knob(config::ASYNC_PROGRESS.flag())?;
     let shm = match (use_shm, pmi.as_ref()) {
         (true, Some(p)) => join_host(p.kvsname(), rank, &cards, ring_size, shm_eager_limit, want_single_copy, connect_timeout)?,
         _ => None,
@@ -184,7 +195,18 @@ pub fn init(required: i32) -> MpiResult<i32> {
         processor_name: hostname(),
         orphans: Vec::new(),
         colls_active: 0,
+        progress: None,
     });
+    if async_progress {
+        let rt = guard.as_mut().expect("just set");
+        match crate::progress::ProgressThread::start(rt) {
+            Ok(t) => rt.progress = Some(t),
+            Err(e) => {
+                *guard = None;
+                return err(MPI_ERR_OTHER, format!("cannot start the progress thread: {e}"));
+            }
+        }
+    }
     STATE.store(ACTIVE, Ordering::Release);
     Ok(provided)
 }
@@ -225,6 +247,11 @@ fn join_host(job: &str, rank: u32, cards: &[BusinessCard], ring_size: usize, eag
 
 /// Orderly end: flush every queued frame, wait for every rank, leave PMI.
 pub fn finalize() -> MpiResult<()> {
+    // The progress thread needs the lock to stop: join it first.
+    let thread = lock().as_mut().and_then(|rt| rt.progress.take());
+    if let Some(t) = thread {
+        t.stop();
+    }
     let mut guard = lock();
     let Some(rt) = guard.as_mut() else { return err(MPI_ERR_OTHER, "MPI_Finalize called before MPI_Init") };
     crate::p2p::reap_bsends(rt, true)?;
@@ -282,6 +309,11 @@ impl Runtime {
             return if *committed { Ok(t.clone()) } else { err(MPI_ERR_TYPE, format!("datatype {h:#x} is not committed")) };
         }
         self.any_datatype(h)
+    }
+
+    /// Whether anything is in flight that progress outside MPI calls could move.
+    pub fn has_pending_work(&self) -> bool {
+        self.engine.has_requests() || self.colls_active > 0
     }
 
     /// Size and contiguity of a committed datatype, without taking a reference to it (the

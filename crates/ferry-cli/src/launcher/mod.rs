@@ -54,7 +54,11 @@ pub struct RunOptions {
 /// Run the job and return the launcher's exit status.
 pub fn run(opts: RunOptions) -> i32 {
     match Job::start(&opts) {
-        Ok(mut job) => job.run(),
+        Ok(mut job) => {
+            let code = job.run();
+            remove_segments(&job.kvsname);
+            code
+        }
         Err(e) => {
             eprintln!("ferry run: {e}");
             1
@@ -82,6 +86,25 @@ struct Job {
     kill_at: Option<Instant>,
     timeout: Option<(Instant, u64)>,
     all_exited_at: Option<Instant>,
+    /// The job's name in PMI, which also names its shared-memory segments.
+    kvsname: String,
+}
+
+/// Remove the shared-memory segments of job `kvsname` that are still named: the ranks remove
+/// each one as soon as all of a host's ranks have mapped it, so only a job that died while
+/// starting leaves any.
+fn remove_segments(kvsname: &str) {
+    let prefix = ferry_core::transport::shm::job_segment_prefix(kvsname);
+    let Ok(dir) = std::fs::read_dir("/dev/shm") else { return };
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        if name.to_str().is_some_and(|n| n.starts_with(&prefix)) {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => ferry_core::info!("run", "removed the shared memory {} left by the job", entry.path().display()),
+                Err(e) => ferry_core::warn!("run", "cannot remove {}: {e}", entry.path().display()),
+            }
+        }
+    }
 }
 
 impl Job {
@@ -101,6 +124,7 @@ impl Job {
             kill_at: None,
             timeout: opts.timeout.map(|t| (Instant::now() + t, t.as_secs())),
             all_exited_at: None,
+            kvsname: kvsname.clone(),
         };
         let spec = LaunchSpec {
             program: &opts.program,

@@ -302,6 +302,17 @@ impl Engine {
         }
     }
 
+    /// This rank's doorbell, for a thread that sleeps on [`event_fd`](Self::event_fd)
+    /// without holding the engine.
+    pub fn doorbell(&self) -> Option<crate::transport::shm::Doorbell> {
+        self.host.as_ref().map(|h| h.bell.clone())
+    }
+
+    /// Whether a shared-memory ring has something for us now (see `prepare_sleep`).
+    pub fn rings_pending(&self) -> bool {
+        self.shm_ready()
+    }
+
     /// Whether world rank `r` is reached through shared memory.
     pub fn is_local_peer(&self, r: u32) -> bool {
         self.peers.get(r as usize).is_some_and(|p| p.local)
@@ -713,6 +724,11 @@ impl Engine {
                 r.detached = true;
             }
         }
+    }
+
+    /// Whether any request is known (pending, or completed and not yet taken).
+    pub fn has_requests(&self) -> bool {
+        !self.reqs.is_empty()
     }
 
     /// Requests not yet completed (including detached ones).

@@ -36,3 +36,55 @@ pub fn engines(n: u32, eager_limit: usize, secret: &[u8]) -> Vec<Engine> {
         })
         .collect()
 }
+
+/// `n` engines of one job in this process; engine `i` sits on emulated host `host_of[i]`, and
+/// engines of one host share memory (rings of `ring` bytes, eager limit `shm_eager`) with
+/// single-copy reads when `single_copy` (all ranks are this process, so it always works).
+#[allow(dead_code)]
+pub fn shm_engines(host_of: &[usize], ring: usize, shm_eager: usize, single_copy: bool) -> Vec<Engine> {
+    use ferry_core::engine::ShmConfig;
+    use ferry_core::transport::shm::{host_job_id, HostConfig, HostShm};
+    let n = host_of.len() as u32;
+    let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let listeners: Vec<_> = (0..n).map(|_| listen(lo, lo, None).unwrap()).collect();
+    let pid = std::process::id();
+    let cards: Vec<BusinessCard> = listeners
+        .iter()
+        .enumerate()
+        .map(|(i, l)| BusinessCard { addr: l.advertise, id: GlobalId { front: "f".into(), host: format!("h{}", host_of[i]), pid } })
+        .collect();
+    let mut nonce = [0u8; 8];
+    getrandom::getrandom(&mut nonce).unwrap();
+    let job = format!("enginetest-{pid}-{:016x}", u64::from_le_bytes(nonce));
+    listeners
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let locals: Vec<u32> = (0..n).filter(|&r| host_of[r as usize] == host_of[i]).collect();
+            let shm = (locals.len() > 1).then(|| {
+                let (host, links) = HostShm::join(HostConfig {
+                    job_id: host_job_id(&job, &format!("h{}", host_of[i])),
+                    locals,
+                    me: i as u32,
+                    ring_capacity: ring,
+                    timeout: Duration::from_secs(5),
+                })
+                .unwrap();
+                ShmConfig { host, links, eager_limit: shm_eager, single_copy }
+            });
+            Engine::new(EngineConfig {
+                rank: i as u32,
+                size: n,
+                secret: b"shm-test".to_vec(),
+                cards: cards.clone(),
+                listener: l.socket,
+                eager_limit: 4096,
+                spin: Duration::from_micros(20),
+                connect_timeout: Duration::from_secs(10),
+                tcp_sndbuf: 0,
+                shm,
+            })
+            .unwrap()
+        })
+        .collect()
+}

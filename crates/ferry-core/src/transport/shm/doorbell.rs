@@ -219,7 +219,7 @@ impl Doorbell {
 
 /// Sleep while `*word == expected`, at most `timeout`. Returns on wake-up, value mismatch,
 /// signal or timeout alike; the caller re-checks its condition.
-fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+pub fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
     let ts = timeout.map(|t| libc::timespec {
         tv_sec: t.as_secs().min(i64::MAX as u64) as libc::time_t,
         tv_nsec: t.subsec_nanos() as libc::c_long,
@@ -234,7 +234,7 @@ fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
 }
 
 /// Wake every thread sleeping on `word`, in any process that maps it.
-fn futex_wake(word: &AtomicU32) {
+pub fn futex_wake(word: &AtomicU32) {
     // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE does not touch user memory.
     unsafe {
         libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX, std::ptr::null::<libc::timespec>(), std::ptr::null::<u32>(), 0);

@@ -1,0 +1,138 @@
+//! The asynchronous progress thread (`FERRY_ASYNC_PROGRESS=1`): moves messages while the
+//! application computes outside MPI, so that rendezvous transfers and queued frames do not
+//! wait for the next MPI call.
+//!
+//! It takes the runtime's lock only for one non-blocking pass of the engine (and of the
+//! pending non-blocking collectives), then sleeps without the lock on the engine's `epoll`
+//! descriptor, which becomes readable when a socket has news, a local peer kicks this rank
+//! (the thread stays announced as a sleeper on the rank's doorbell, so every publication by
+//! a local peer costs that peer a kick: the price of the option), or finalize wakes it. When the application itself is inside MPI it holds the lock and
+//! drives the engine; the thread then stays out of its way, looking again shortly after.
+
+use std::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use ferry_core::transport::shm::doorbell::{futex_wait, futex_wake};
+
+use crate::runtime::{self, Runtime};
+
+/// Longest sleep between two passes (timers such as lost-peer checks need no more).
+const IDLE: Duration = Duration::from_millis(100);
+/// Longest pause while the application is inside MPI (it drives the engine itself, and
+/// nudges us when it leaves).
+const BACK_OFF: Duration = Duration::from_millis(100);
+
+/// A progress thread runs (so MPI calls must nudge it on the way out).
+static RUNNING: AtomicBool = AtomicBool::new(false);
+/// The thread waits for the application to leave MPI.
+static WAITING: AtomicU32 = AtomicU32::new(0);
+/// Futex word the thread waits on; bumped by every nudge.
+static NUDGE: AtomicU32 = AtomicU32::new(0);
+
+/// Called by every MPI call after it released the runtime, with whether requests remain
+/// pending: wake the thread, if it waits for that, to move them while the application
+/// computes. The fences pair like a doorbell's (see `ferry_core::transport::shm::doorbell`): the
+/// thread announces itself before trying the lock, we look for it after releasing it, so
+/// either it gets the lock or we see it.
+#[inline]
+pub fn after_call(pending: bool) {
+    if pending && RUNNING.load(Ordering::Relaxed) {
+        fence(Ordering::SeqCst);
+        if WAITING.load(Ordering::Relaxed) != 0 {
+            NUDGE.fetch_add(1, Ordering::Release);
+            futex_wake(&NUDGE);
+        }
+    }
+}
+
+enum Pass {
+    /// A ring still has something: go again.
+    Busy,
+    /// Nothing to do: sleep until an event.
+    Idle,
+    /// The application holds the runtime.
+    AppInside,
+}
+
+/// A running progress thread.
+pub struct ProgressThread {
+    stop: Arc<AtomicBool>,
+    waker: Arc<mio::Waker>,
+    handle: JoinHandle<()>,
+}
+
+impl ProgressThread {
+    /// Start the thread for `rt` (called at the end of MPI_Init, with the lock held).
+    pub fn start(rt: &Runtime) -> std::io::Result<ProgressThread> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let fd = rt.engine.event_fd();
+        let bell = rt.engine.doorbell();
+        let flag = stop.clone();
+        let handle = std::thread::Builder::new().name("ferry-progress".into()).spawn(move || {
+            // The thread counts as asleep on the rank's doorbell for as long as it runs, so
+            // that local peers kick the wake-up socket whenever they publish: announcing once
+            // costs one membarrier, where announcing per sleep would cost one per wake-up.
+            if let Some(b) = &bell {
+                b.begin_sleep();
+            }
+            while !flag.load(Ordering::Acquire) {
+                // While the application is inside MPI it drives the engine itself: do not
+                // queue for the lock, or every MPI call after a wake-up would wait for us.
+                WAITING.fetch_add(1, Ordering::SeqCst);
+                let key = NUDGE.load(Ordering::Acquire);
+                let got = runtime::try_lock();
+                if got.is_some() {
+                    WAITING.fetch_sub(1, Ordering::Relaxed);
+                }
+                let state = match got {
+                    None => Pass::AppInside,
+                    Some(mut guard) => match guard.as_mut() {
+                        None => break,
+                        Some(_) if flag.load(Ordering::Acquire) => Pass::Idle,
+                        Some(rt) => {
+                            // An engine failure stays in the engine: the application's next
+                            // call reports it.
+                            let _ = rt.engine.progress(Some(Duration::ZERO));
+                            rt.advance_colls();
+                            if rt.engine.rings_pending() {
+                                Pass::Busy
+                            } else {
+                                Pass::Idle
+                            }
+                        }
+                    },
+                };
+                match state {
+                    Pass::Busy => {}
+                    Pass::AppInside => {
+                        futex_wait(&NUDGE, key, Some(BACK_OFF));
+                        WAITING.fetch_sub(1, Ordering::Relaxed);
+                    }
+                    Pass::Idle if flag.load(Ordering::Acquire) => {}
+                    Pass::Idle => {
+                        let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+                        // SAFETY: one valid pollfd on this stack frame; `fd` stays open until
+                        // the engine is dropped, which finalize does only after joining us.
+                        unsafe { libc::poll(&mut p, 1, IDLE.as_millis() as libc::c_int) };
+                    }
+                }
+            }
+            if let Some(b) = &bell {
+                b.end_sleep();
+            }
+        })?;
+        RUNNING.store(true, Ordering::Release);
+        Ok(ProgressThread { stop, waker: rt.engine.waker(), handle })
+    }
+
+    /// Stop and join the thread. Call without holding the runtime's lock.
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::Release);
+        let _ = self.waker.wake();
+        NUDGE.fetch_add(1, Ordering::Release);
+        futex_wake(&NUDGE);
+        let _ = self.handle.join();
+    }
+}

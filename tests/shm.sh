@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Shared memory, mixed jobs and asynchronous progress, end to end under `ferry run`:
+#
+#   stress         100,000 checked messages among 4 ranks (tests/shm/stress.c) over shared
+#                  memory, over TCP, in a mixed job (two emulated hosts of two ranks, so
+#                  pairs on a "host" share memory and the others use TCP), with the
+#                  pipelined copy instead of the single copy, and with a progress thread
+#   async          a rendezvous moves while no rank is inside MPI with FERRY_ASYNC_PROGRESS=1,
+#                  and does not without it (tests/shm/async_progress.c), on each route
+#   oversubscribed 8 ranks pass a token 10,000 times around a ring on this host's cores
+#                  without keeping them busy (tests/shm/ring_rounds.c), shm and TCP
+#   leftovers      no segment stays in /dev/shm after a normal end, MPI_Abort, a SIGKILL
+#                  of a rank, and the launcher removes one left by a job that died early
+#
+# Prints one line per check and "N passed, M failed"; exits non-zero on any failure.
+
+set -u
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo" || exit 2
+FERRY=${FERRY:-target/release/ferry}
+MPICC=${MPICC:-bin/mpicc}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+passed=0
+failed=0
+ok() { echo "ok   shm: $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL shm: $1"; failed=$((failed + 1)); }
+
+for p in stress async_progress ring_rounds; do
+    "$MPICC" -O2 -Wall -Wextra -Werror -o "$out/$p" "tests/shm/$p.c" || { echo "cannot build tests/shm/$p.c"; exit 1; }
+done
+"$MPICC" -O2 -o "$out/abort" tests/c/abort.c && "$MPICC" -O2 -o "$out/sigkill" tests/c/sigkill.c || exit 1
+
+# Two emulated hosts: ranks 0-1 on one, 2-3 on the other.
+cat > "$out/two-hosts" <<'EOF'
+#!/bin/sh
+FERRY_HOST_ID=emulated-host-$((PMI_RANK / 2)) exec "$@"
+EOF
+chmod +x "$out/two-hosts"
+
+segments() { ls /dev/shm 2>/dev/null | grep -c '^ferry-' || true; }
+before=$(segments)
+
+run() { # name, env assignments..., -- , command...
+    local name=$1; shift
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    if env "${envs[@]}" timeout 120 "$FERRY" run "$@" >"$out/log" 2>&1; then
+        ok "$name: $(tail -n 1 "$out/log")"
+    else
+        bad "$name (exit $?):"; sed 's/^/     /' "$out/log" | tail -n 15
+    fi
+}
+
+run "stress over shared memory" FERRY_TRANSPORTS=shm,tcp -- -n 4 "$out/stress"
+run "stress over TCP" FERRY_TRANSPORTS=tcp -- -n 4 "$out/stress"
+run "stress in a mixed job (2 hosts x 2 ranks)" FERRY_TRANSPORTS=shm,tcp -- -n 4 "$out/two-hosts" "$out/stress"
+run "stress with the pipelined copy" FERRY_SHM_SINGLE_COPY=0 -- -n 4 "$out/stress"
+run "stress with a progress thread" FERRY_ASYNC_PROGRESS=1 -- -n 4 "$out/stress"
+run "stress with tiny rings (every frame in pieces)" FERRY_SHM_RING_SIZE=4096 FERRY_SHM_EAGER_LIMIT=65536 -- -n 4 "$out/stress" 5000
+
+for route in "FERRY_TRANSPORTS=shm,tcp" "FERRY_TRANSPORTS=tcp" "FERRY_SHM_SINGLE_COPY=0"; do
+    run "async progress moves a rendezvous ($route)" "$route" FERRY_ASYNC_PROGRESS=1 -- -n 2 "$out/async_progress" expect
+    run "no progress outside MPI without it ($route)" "$route" FERRY_ASYNC_PROGRESS=0 -- -n 2 "$out/async_progress" none
+done
+
+run "8 ranks on $(nproc) cores, shared memory" FERRY_TRANSPORTS=shm,tcp -- -n 8 "$out/ring_rounds"
+run "8 ranks on $(nproc) cores, TCP" FERRY_TRANSPORTS=tcp -- -n 8 "$out/ring_rounds"
+
+# Leftovers: the checks above ended normally; now an abort and a SIGKILL.
+timeout 60 "$FERRY" run -n 4 "$out/abort" >/dev/null 2>&1
+timeout 60 "$FERRY" run -n 4 "$out/sigkill" >/dev/null 2>&1
+after=$(segments)
+if [ "$after" -le "$before" ]; then
+    ok "no segment left in /dev/shm after normal ends, MPI_Abort and SIGKILL"
+else
+    bad "segments left in /dev/shm: $(ls /dev/shm | grep '^ferry-' | tr '\n' ' ')"
+fi
+# A job that died before its ranks had all mapped the segment leaves the name behind: the
+# launcher removes what carries its job's name when the job ends.
+"$FERRY" run -n 1 sleep 1 >/dev/null 2>&1 &
+launcher=$!
+sleep 0.3
+stale=/dev/shm/ferry-kvs_${launcher}_0-0000000000000000
+: > "$stale"
+wait "$launcher"
+if [ -e "$stale" ]; then
+    rm -f "$stale"
+    bad "the launcher left $stale"
+else
+    ok "the launcher removes its job's segments at the end"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
