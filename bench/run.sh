@@ -7,12 +7,17 @@
 # the rounds per message size and implementation, plus the ratios
 # Ferry/Open MPI and Ferry/MPICH for 8-byte latency and 1 MiB bandwidth.
 #
-# MPICH and Open MPI are forced onto TCP over the loopback device, the
-# transport Ferry is compared with:
-#   Ferry     target/release/ferry run -n 2
+# -t tcp (the default): every implementation on TCP over the loopback device:
+#   Ferry     FERRY_TRANSPORTS=tcp target/release/ferry run -n 2
 #   MPICH     UCX_TLS=tcp,self UCX_NET_DEVICES=lo timeout 120 mpiexec.mpich -n 2
 #   Open MPI  mpirun.openmpi --allow-run-as-root --mca pml ob1 --mca btl tcp,self
 #             --mca btl_tcp_if_include lo -n 2
+# -t shm: every implementation on its shared-memory path between two ranks of
+# this host, plus bench/memcpy.c (one thread's memcpy, the physical ceiling)
+# for the bandwidth:
+#   Ferry     FERRY_TRANSPORTS=shm,tcp target/release/ferry run -n 2
+#   MPICH     timeout 120 mpiexec.mpich -n 2 (UCX picks shared memory itself)
+#   Open MPI  mpirun.openmpi --allow-run-as-root --mca pml ob1 --mca btl vader,self -n 2
 # An implementation whose tools are missing is reported and left out.
 #
 # Raw outputs go to DIR/raw/<impl>.<bench>.<round>.txt, the table to
@@ -22,7 +27,10 @@ set -u
 
 usage() {
     cat <<'EOF'
-usage: bench/run.sh [-o DIR] [-r ROUNDS] [-m MAXSIZE] [-i ITERS] [-I IMPLS]
+usage: bench/run.sh [-t tcp|shm] [-o DIR] [-r ROUNDS] [-m MAXSIZE] [-i ITERS] [-I IMPLS]
+
+  -t ROUTE    tcp: all on TCP over loopback (default); shm: all on shared
+              memory, with the memcpy ceiling
 
   -o DIR      results directory (default: build/bench)
   -r ROUNDS   rounds of runs per implementation, at least 3 (default: 3)
@@ -41,10 +49,12 @@ cd "$repo" || exit 2
 
 out=build/bench
 rounds=3
+route=tcp
 bench_args=()
 impls=ferry,mpich,openmpi
-while getopts "o:r:m:i:I:h" opt; do
+while getopts "t:o:r:m:i:I:h" opt; do
     case $opt in
+        t) route=$OPTARG ;;
         o) out=$OPTARG ;;
         r) rounds=$OPTARG ;;
         m) bench_args+=(-m "$OPTARG") ;;
@@ -57,6 +67,11 @@ done
 case "$rounds" in
     ''|*[!0-9]*) echo "bench/run.sh: -r needs a number" >&2; exit 2 ;;
 esac
+case "$route" in
+    tcp|shm) ;;
+    *) echo "bench/run.sh: -t takes tcp or shm" >&2; exit 2 ;;
+esac
+[ "$route" = shm ] && impls="$impls,memcpy"
 if [ "$rounds" -lt 3 ]; then
     echo "bench/run.sh: at least 3 rounds, so that a median means something" >&2
     exit 2
@@ -73,6 +88,7 @@ compiler_of() {
         ferry) echo "$MPICC" ;;
         mpich) echo mpicc.mpich ;;
         openmpi) echo mpicc.openmpi ;;
+        memcpy) echo "${CC:-cc}" ;;
     esac
 }
 
@@ -81,22 +97,36 @@ label_of() {
         ferry) echo Ferry ;;
         mpich) echo MPICH ;;
         openmpi) echo "Open MPI" ;;
+        memcpy) echo memcpy ;;
     esac
 }
 
-# launch IMPL PROGRAM ARGS...: 2 ranks, TCP for the other implementations.
+# launch IMPL PROGRAM ARGS...: 2 ranks on the chosen route.
 launch() {
     local impl=$1
     shift
-    case $impl in
-        ferry)
-            timeout 300 "$FERRY" run -n 2 "$@" ;;
-        mpich)
+    case $impl-$route in
+        ferry-tcp)
+            FERRY_TRANSPORTS=tcp timeout 300 "$FERRY" run -n 2 "$@" ;;
+        ferry-shm)
+            FERRY_TRANSPORTS=shm,tcp timeout 300 "$FERRY" run -n 2 "$@" ;;
+        mpich-tcp)
             UCX_TLS=tcp,self UCX_NET_DEVICES=lo timeout 120 mpiexec.mpich -n 2 "$@" ;;
-        openmpi)
+        mpich-shm)
+            timeout 120 mpiexec.mpich -n 2 "$@" ;;
+        openmpi-tcp)
             timeout 300 mpirun.openmpi --allow-run-as-root --mca pml ob1 --mca btl tcp,self \
                 --mca btl_tcp_if_include lo -n 2 "$@" ;;
+        openmpi-shm)
+            timeout 300 mpirun.openmpi --allow-run-as-root --mca pml ob1 --mca btl vader,self -n 2 "$@" ;;
+        memcpy-*)
+            timeout 300 "$@" ;;
     esac
+}
+
+# The benchmarks IMPL runs: the memcpy ceiling has only a bandwidth.
+benches_of() {
+    if [ "$1" = memcpy ]; then echo bandwidth; else echo "${benches[@]}"; fi
 }
 
 mkdir -p "$out/raw" "$out/bin" || exit 2
@@ -123,6 +153,10 @@ for impl in "${wanted[@]}"; do
             have mpicc.openmpi || missing=mpicc.openmpi
             have mpirun.openmpi || missing="$missing${missing:+, }mpirun.openmpi"
             ;;
+        memcpy)
+            missing=""
+            have "${CC:-cc}" || missing="${CC:-cc}"
+            ;;
         *)
             echo "bench/run.sh: unknown implementation '$impl'" >&2
             exit 2 ;;
@@ -134,8 +168,10 @@ for impl in "${wanted[@]}"; do
     cc=$(compiler_of "$impl")
     mkdir -p "$out/bin/$impl"
     ok=1
-    for b in "${benches[@]}"; do
-        if ! "$cc" -Wall -Wextra -O2 -o "$out/bin/$impl/$b" "bench/$b.c" > "$out/bin/$impl/$b.log" 2>&1; then
+    for b in $(benches_of "$impl"); do
+        src="bench/$b.c"
+        [ "$impl" = memcpy ] && src=bench/memcpy.c
+        if ! "$cc" -Wall -Wextra -O2 -o "$out/bin/$impl/$b" "$src" > "$out/bin/$impl/$b.log" 2>&1; then
             echo "$(label_of "$impl"): skipped, building $b with $cc failed:"
             sed 's/^/    /' "$out/bin/$impl/$b.log" | tail -n 10
             ok=0
@@ -158,7 +194,7 @@ fi
 failures=0
 for ((round = 1; round <= rounds; round++)); do
     for impl in "${active[@]}"; do
-        for b in "${benches[@]}"; do
+        for b in $(benches_of "$impl"); do
             raw="$out/raw/$impl.$b.$round.txt"
             printf 'round %d/%d  %-8s %-9s ' "$round" "$rounds" "$impl" "$b"
             start=$(date +%s.%N)
@@ -180,7 +216,11 @@ done
 summary="$out/summary.txt"
 {
     echo "# bench/run.sh: 2 ranks on $(hostname), $rounds rounds, median per size"
-    echo "# transports: Ferry default; MPICH UCX tcp over lo; Open MPI btl tcp over lo"
+    if [ "$route" = tcp ]; then
+        echo "# transports: Ferry tcp; MPICH UCX tcp over lo; Open MPI btl tcp over lo"
+    else
+        echo "# transports: Ferry shm; MPICH UCX default (shared memory); Open MPI btl vader; memcpy: one thread's memcpy"
+    fi
     for impl in "${active[@]}"; do
         for f in "$out"/raw/"$impl".latency.1.txt; do
             [ -f "$f" ] && sed -n "s/^# library: /# $impl library: /p" "$f"
@@ -237,16 +277,17 @@ summary="$out/summary.txt"
                 }
             }
             printf "\n# ratios (Ferry / other; latency: below 1 is better, bandwidth: above 1 is better)\n"
-            split("latency 8 8_B_latency bandwidth 1048576 1_MiB_bandwidth", r, " ")
-            for (q = 0; q < 2; q++) {
+            split("latency 8 8_B_latency bandwidth 1048576 1_MiB_bandwidth bandwidth 4194304 4_MiB_bandwidth", r, " ")
+            for (q = 0; q < 3; q++) {
                 b = r[3 * q + 1]; s = r[3 * q + 2]; name = r[3 * q + 3]
                 gsub("_", " ", name)
                 fk = b SUBSEP "ferry" SUBSEP s
                 line = sprintf("%-16s", name)
-                split("openmpi mpich", others, " ")
-                for (o = 1; o <= 2; o++) {
+                split("openmpi mpich memcpy", others, " ")
+                for (o = 1; o <= 3; o++) {
                     ok = b SUBSEP others[o] SUBSEP s
-                    label = others[o] == "openmpi" ? "Ferry/OpenMPI" : "Ferry/MPICH"
+                    if (others[o] == "memcpy" && !(ok in med)) continue
+                    label = others[o] == "openmpi" ? "Ferry/OpenMPI" : others[o] == "mpich" ? "Ferry/MPICH" : "Ferry/memcpy"
                     if ((fk in med) && (ok in med) && med[ok] > 0)
                         line = line sprintf("  %s %.2f", label, med[fk] / med[ok])
                     else

@@ -4,7 +4,8 @@
 #   stress         100,000 checked messages among 4 ranks (tests/shm/stress.c) over shared
 #                  memory, over TCP, in a mixed job (two emulated hosts of two ranks, so
 #                  pairs on a "host" share memory and the others use TCP), with the
-#                  pipelined copy instead of the single copy, and with a progress thread
+#                  single copy instead of the pipelined one, with rings so small that
+#                  every frame goes in pieces, and with a progress thread
 #   async          a rendezvous moves while no rank is inside MPI with FERRY_ASYNC_PROGRESS=1,
 #                  and does not without it (tests/shm/async_progress.c), on each route
 #   oversubscribed 8 ranks pass a token 10,000 times around a ring on this host's cores
@@ -57,11 +58,11 @@ run() { # name, env assignments..., -- , command...
 run "stress over shared memory" FERRY_TRANSPORTS=shm,tcp -- -n 4 "$out/stress"
 run "stress over TCP" FERRY_TRANSPORTS=tcp -- -n 4 "$out/stress"
 run "stress in a mixed job (2 hosts x 2 ranks)" FERRY_TRANSPORTS=shm,tcp -- -n 4 "$out/two-hosts" "$out/stress"
-run "stress with the pipelined copy" FERRY_SHM_SINGLE_COPY=0 -- -n 4 "$out/stress"
+run "stress with the single copy" FERRY_SHM_SINGLE_COPY=1 -- -n 4 "$out/stress"
 run "stress with a progress thread" FERRY_ASYNC_PROGRESS=1 -- -n 4 "$out/stress"
 run "stress with tiny rings (every frame in pieces)" FERRY_SHM_RING_SIZE=4096 FERRY_SHM_EAGER_LIMIT=65536 -- -n 4 "$out/stress" 5000
 
-for route in "FERRY_TRANSPORTS=shm,tcp" "FERRY_TRANSPORTS=tcp" "FERRY_SHM_SINGLE_COPY=0"; do
+for route in "FERRY_TRANSPORTS=shm,tcp" "FERRY_TRANSPORTS=tcp" "FERRY_SHM_SINGLE_COPY=1"; do
     run "async progress moves a rendezvous ($route)" "$route" FERRY_ASYNC_PROGRESS=1 -- -n 2 "$out/async_progress" expect
     run "no progress outside MPI without it ($route)" "$route" FERRY_ASYNC_PROGRESS=0 -- -n 2 "$out/async_progress" none
 done

@@ -21,10 +21,12 @@ fn build_section() -> String {
 fn transports_section() -> String {
     use ferry_core::transport::shm;
     let cma = shm::cma_support();
-    let large = if cma.available {
-        "single copy: the receiver reads the sender's buffer with process_vm_readv".to_owned()
+    let single = if cma.available { "available".to_owned() } else { format!("unavailable: {}", cma.detail) };
+    let chosen = ferry_core::config::SHM_SINGLE_COPY.flag().unwrap_or(false) && cma.available;
+    let large = if chosen {
+        format!("single copy: the receiver reads the sender's buffer with process_vm_readv (FERRY_SHM_SINGLE_COPY=1; single copy {single})")
     } else {
-        format!("pipelined copy through the ring (single copy unavailable: {})", cma.detail)
+        format!("pipelined copy through the ring, both sides copying at once (single copy {single}; FERRY_SHM_SINGLE_COPY=1 selects it)")
     };
     let rows = vec![
         vec!["tcp".to_owned(), "between hosts (and between all ranks with FERRY_TRANSPORTS=tcp); authenticated connections".to_owned()],
