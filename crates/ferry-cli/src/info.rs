@@ -22,9 +22,11 @@ fn transports_section() -> String {
     use ferry_core::transport::shm;
     let cma = shm::cma_support();
     let single = if cma.available { "available".to_owned() } else { format!("unavailable: {}", cma.detail) };
-    let chosen = ferry_core::config::SHM_SINGLE_COPY.flag().unwrap_or(false) && cma.available;
+    use ferry_core::config::{ASYNC_PROGRESS, SHM_SINGLE_COPY};
+    let wanted = if SHM_SINGLE_COPY.is_set() { SHM_SINGLE_COPY.flag().unwrap_or(false) } else { ASYNC_PROGRESS.flag().unwrap_or(false) };
+    let chosen = wanted && cma.available;
     let large = if chosen {
-        format!("single copy: the receiver reads the sender's buffer with process_vm_readv (FERRY_SHM_SINGLE_COPY=1; single copy {single})")
+        format!("single copy: the receiver reads the sender's buffer with process_vm_readv (single copy {single})")
     } else {
         format!("pipelined copy through the ring, both sides copying at once (single copy {single}; FERRY_SHM_SINGLE_COPY=1 selects it)")
     };

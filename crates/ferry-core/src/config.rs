@@ -75,7 +75,7 @@ pub const SHM_SINGLE_COPY: Knob = Knob {
     // copies into the ring while the receiver copies out, moves 1-4 MiB about 2x faster than
     // one process_vm_readv, whose page pinning holds it near 7 GB/s.
     default: "0",
-    meaning: "1: messages above the shm eager limit are read straight from the sender (process_vm_readv) when the kernel permits, one copy by the receiver; 0: pipelined through the ring, sender and receiver copying at once",
+    meaning: "1: messages above the shm eager limit are read straight from the sender (process_vm_readv) when the kernel permits, one copy by the receiver; 0: pipelined through the ring, sender and receiver copying at once (unset: 1 with FERRY_ASYNC_PROGRESS=1, else 0)",
 };
 pub const ASYNC_PROGRESS: Knob = Knob {
     name: "FERRY_ASYNC_PROGRESS",

@@ -162,8 +162,10 @@ pub fn init(required: i32) -> MpiResult<i32> {
     let use_shm = parse_knob(config::TRANSPORTS.transports())?;
     let shm_eager_limit = parse_knob(config::SHM_EAGER_LIMIT.bytes())? as usize;
     let ring_size = parse_knob(config::SHM_RING_SIZE.bytes())? as usize;
-    let want_single_copy = parse_knob(config::SHM_SINGLE_COPY.flag())?;
     let async_progress = parse_knob(config::ASYNC_PROGRESS.flag())?;
+    // A progress thread moves a single copy with one wake-up, a pipelined one with a wake-up
+    // per ring's worth on each side: with the thread, single copy is the default.
+    let want_single_copy = if config::SHM_SINGLE_COPY.is_set() { parse_knob(config::SHM_SINGLE_COPY.flag())? } else { async_progress };
     let shm = match (use_shm, pmi.as_ref()) {
         (true, Some(p)) => join_host(p.kvsname(), rank, &cards, ring_size, shm_eager_limit, want_single_copy, connect_timeout)?,
         _ => None,
