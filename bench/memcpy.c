@@ -1,12 +1,15 @@
 /*
  * memcpy.c — the physical ceiling of a shared-memory transfer: the bandwidth
- * of one thread copying a buffer with memcpy, for the sizes bench/bandwidth
- * uses (1 B doubling up to MAXSIZE). Source and destination are separate
- * buffers of the size, written once before timing; each size is copied
- * repeatedly for about 20 ms, and the best of 5 such runs is reported (the
- * copy is deterministic, so the fastest run is the one least disturbed).
+ * of one thread copying buffers with memcpy, for the sizes bench/bandwidth
+ * uses (1 B doubling up to MAXSIZE). Like bench/bandwidth, which keeps a
+ * window of 64 messages in flight, each in its own buffer, it copies in turn
+ * between WINDOW pairs of separate buffers of the size (so large sizes come
+ * from memory, not from a cache a single pair would fit in; -w 1 gives the
+ * cache-hot figure). Every buffer is written once before timing; each size is
+ * copied for about 20 ms, and the best of 5 such runs is reported (the copy
+ * is deterministic, so the fastest run is the one least disturbed).
  *
- *     usage: memcpy [-m MAXSIZE]     (default 4M; suffixes K and M)
+ *     usage: memcpy [-m MAXSIZE] [-w WINDOW]   (defaults 4M and 64)
  *
  * Output as bench/bandwidth's: comment lines, then "size MB/s" rows.
  * Plain C, no MPI.
@@ -34,23 +37,27 @@ static long parse_size(const char *s)
 
 int main(int argc, char **argv)
 {
-    long max = 4L << 20;
-    if (argc == 3 && strcmp(argv[1], "-m") == 0)
-        max = parse_size(argv[2]);
-    else if (argc != 1)
-        max = -1;
-    if (max < 1 || max > (1L << 30)) {
-        fprintf(stderr, "usage: memcpy [-m MAXSIZE]\n");
+    long max = 4L << 20, window = 64;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-m") == 0 && a + 1 < argc)
+            max = parse_size(argv[++a]);
+        else if (strcmp(argv[a], "-w") == 0 && a + 1 < argc)
+            window = parse_size(argv[++a]);
+        else
+            max = -1;
+    }
+    if (max < 1 || max > (1L << 30) || window < 1 || window > 1024) {
+        fprintf(stderr, "usage: memcpy [-m MAXSIZE] [-w WINDOW]\n");
         return 2;
     }
-    char *src = malloc((size_t)max), *dst = malloc((size_t)max);
+    char *src = malloc((size_t)(max * window)), *dst = malloc((size_t)(max * window));
     if (!src || !dst) {
-        fprintf(stderr, "memcpy: cannot allocate %ld bytes twice\n", max);
+        fprintf(stderr, "memcpy: cannot allocate %ld bytes twice\n", max * window);
         return 1;
     }
-    memset(src, 's', (size_t)max);
-    memset(dst, 'd', (size_t)max);
-    printf("# bench/memcpy: one thread, memcpy between two buffers, best of 5 runs of ~20 ms\n");
+    memset(src, 's', (size_t)(max * window));
+    memset(dst, 'd', (size_t)(max * window));
+    printf("# bench/memcpy: one thread, memcpy in turn between %ld pairs of buffers, best of 5 runs of ~20 ms\n", window);
     printf("# library: memcpy of the C library (no MPI)\n");
     printf("# size   MB/s\n");
     for (long n = 1; n <= max; n *= 2) {
@@ -60,7 +67,8 @@ int main(int argc, char **argv)
             double t0 = now(), t;
             do {
                 for (int k = 0; k < 16; k++) {
-                    memcpy(dst, src, (size_t)n);
+                    long w = (reps + k) % window;
+                    memcpy(dst + w * n, src + w * n, (size_t)n);
                     __asm__ __volatile__("" : : "r"(dst) : "memory");
                 }
                 reps += 16;
