@@ -61,7 +61,7 @@ test-long: test
 
 bench: deps-test build
 	bash bench/run.sh -o $(BUILD)/bench
-	bash bench/coll.sh -o $(BUILD)/bench-coll
+	bash bench/coll.sh -o $(BUILD)/bench-coll -X mpich:over
 	bash bench/coll.sh -o $(BUILD)/bench-coll-allgather -A allgather:ring,double_ring,bruck,double_bruck
 
 clean:

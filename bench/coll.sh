@@ -24,8 +24,10 @@
 # double_X in the list (S3's double ring and double Bruck against ring and Bruck).
 #
 # More ranks than cores oversubscribe the machine: Open MPI gets --oversubscribe; MPICH
-# busy-polls and slows down badly; bench/coll.c cuts its iteration counts to a time budget
-# so such runs stay short. The summary says which rank counts were oversubscribed.
+# busy-polls and slows down by orders of magnitude (a run of every collective at 4 ranks on
+# 2 cores takes minutes), so -X mpich:over leaves it out there; bench/coll.c cuts its
+# iteration counts to a time budget so that other oversubscribed runs stay short. The
+# summary says which rank counts were oversubscribed and what was left out.
 #
 # Raw outputs go to DIR/raw/<impl or algorithm>.n<ranks>.r<round>.txt, the table to
 # DIR/summary.txt.
@@ -35,7 +37,7 @@ set -u
 usage() {
     cat <<'EOF'
 usage: bench/coll.sh [-o DIR] [-r ROUNDS] [-n RANKS] [-c COLLS] [-s SIZES] [-t SECONDS]
-                     [-I IMPLS] [-T shm|tcp] [-A COLL:ALG,ALG,...]
+                     [-I IMPLS] [-T shm|tcp] [-X IMPL:N,...] [-A COLL:ALG,ALG,...]
 
   -o DIR      results directory (default: build/bench-coll)
   -r ROUNDS   rounds of runs, at least 3 (default: 3)
@@ -46,6 +48,8 @@ usage: bench/coll.sh [-o DIR] [-r ROUNDS] [-n RANKS] [-c COLLS] [-s SIZES] [-t S
   -t SECONDS  time budget of one collective and size in one run (default: 0.1)
   -I IMPLS    implementations to try, comma-separated (default: ferry,mpich,openmpi)
   -T MODE     transport of MPICH and Open MPI: shm (their defaults) or tcp (default: shm)
+  -X LIST     leave out implementation IMPL at N ranks, comma-separated IMPL:N items;
+              N = over means every rank count above the number of cores (e.g. mpich:over)
   -A SPEC     compare Ferry's algorithms instead: COLL:ALG,ALG,... e.g.
               allgather:ring,double_ring,bruck,double_bruck
   -h          this text
@@ -66,7 +70,8 @@ budget=0.1
 impls=ferry,mpich,openmpi
 mode=shm
 algos=
-while getopts "o:r:n:c:s:t:I:T:A:h" opt; do
+exclude=
+while getopts "o:r:n:c:s:t:I:T:X:A:h" opt; do
     case $opt in
         o) out=$OPTARG ;;
         r) rounds=$OPTARG ;;
@@ -76,6 +81,7 @@ while getopts "o:r:n:c:s:t:I:T:A:h" opt; do
         t) budget=$OPTARG ;;
         I) impls=$OPTARG ;;
         T) mode=$OPTARG ;;
+        X) exclude=$OPTARG ;;
         A) algos=$OPTARG ;;
         h) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
@@ -128,6 +134,17 @@ bench_args=(-t "$budget")
 [ -n "$sizes" ] && bench_args+=(-s "$sizes")
 
 have() { command -v "$1" > /dev/null 2>&1 || [ -x "$1" ]; }
+
+# excluded IMPL N: whether -X leaves IMPL out at N ranks.
+excluded() {
+    local item
+    IFS=, read -r -a items <<< "$exclude"
+    for item in "${items[@]}"; do
+        [ "$item" = "$1:$2" ] && return 0
+        [ "$item" = "$1:over" ] && [ "$2" -gt "$cores" ] && return 0
+    done
+    return 1
+}
 
 compiler_of() {
     case $1 in
@@ -251,6 +268,7 @@ failures=0
 for ((round = 1; round <= rounds; round++)); do
     for n in "${rank_list[@]}"; do
         for label in "${run_labels[@]}"; do
+            excluded "$label" "$n" && continue
             raw="$out/raw/$label.n$n.r$round.txt"
             printf 'round %d/%d  %2d ranks  %-14s ' "$round" "$rounds" "$n" "$label"
             impl=$label
@@ -319,6 +337,13 @@ summary="$out/summary.txt"
         done
     fi
     [ -n "$over" ] && echo "# oversubscribed (more ranks than the $cores cores): $over ranks"
+    for label in "${run_labels[@]}"; do
+        left=""
+        for n in "${rank_list[@]}"; do
+            excluded "$label" "$n" && left="$left${left:+, }$n"
+        done
+        [ -n "$left" ] && echo "# left out (-X $exclude): $label at $left ranks"
+    done
     for label in "${run_labels[@]}"; do
         for f in "$out"/raw/"$label".n*.r*.txt; do
             [ -f "$f" ] || continue
