@@ -351,7 +351,8 @@ summary="$out/summary.txt"
             n=${n%%.*}
             grep -v '^#' "$f" | awk -v l="$label" -v n="$n" 'NF == 6 { print l, n, $1, $2, $5 }'
         done
-    done | awk -v labels="${run_labels[*]}" -v ranks="${rank_list[*]}" -v alg="$alg_coll" '
+    done | awk -v labels="${run_labels[*]}" -v ranks="${rank_list[*]}" -v alg="$alg_coll" \
+        -v order="bcast scatter scatterv gather gatherv allgather allgatherv alltoall alltoallv reduce allreduce reduce_scatter_block reduce_scatter scan exscan barrier" '
         function median(key,    n, k, j, t, v) {
             n = split(vals[key], v, " ")
             for (k = 2; k <= n; k++)
@@ -359,6 +360,11 @@ summary="$out/summary.txt"
                     t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
                 }
             return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+        }
+        function later(a, b,    x, y) {
+            split(a, x, SUBSEP); split(b, y, SUBSEP)
+            if (rank_of[x[1]] != rank_of[y[1]]) return rank_of[x[1]] > rank_of[y[1]]
+            return x[2] + 0 > y[2] + 0
         }
         function name(l) {
             return l == "ferry" ? "Ferry" : l == "mpich" ? "MPICH" : l == "openmpi" ? "Open MPI" : l
@@ -373,6 +379,13 @@ summary="$out/summary.txt"
             }
         }
         END {
+            # Rows in bench/coll.c order of collectives, then by size, whichever run had them.
+            nc = split(order, co, " ")
+            for (k = 1; k <= nc; k++) rank_of[co[k]] = k
+            for (k = 2; k <= nrows; k++)
+                for (j = k; j > 1 && later(rows[j - 1], rows[j]); j--) {
+                    t = rows[j]; rows[j] = rows[j - 1]; rows[j - 1] = t
+                }
             nl = split(labels, lab, " ")
             nr = split(ranks, rk, " ")
             # Ratio columns: Ferry / faster other, or double_X / X among the algorithms.
