@@ -55,7 +55,8 @@ pub struct GoalArgs {
     #[arg(short, long, value_name = "N", conflicts_with = "blocks")]
     count: Option<usize>,
     /// Per-rank block sizes in bytes, comma-separated, for the v-variants (gatherv,
-    /// scatterv, allgatherv); every rank knows every block.
+    /// scatterv, allgatherv); every rank knows every block (at run time a non-root of
+    /// gatherv/scatterv knows only its own and also sends zero-byte blocks).
     #[arg(long, value_name = "B0,B1,...", value_delimiter = ',', value_parser = parse_size)]
     blocks: Option<Vec<usize>>,
     /// Bytes of one element: reductions split buffers on element boundaries only.
@@ -189,6 +190,10 @@ fn params(info: &AlgorithmInfo, args: &GoalArgs) -> Result<Params, String> {
         (Some(blocks), _) => {
             if !info.varying {
                 return Err(format!("{} takes one block size for every rank (it is not a v-variant); use --bytes", info.id));
+            }
+            if info.collective == Collective::Alltoall {
+                // Alltoallv needs a send and a receive layout per rank, not one list.
+                return Err(format!("--blocks does not describe an alltoallv; {} takes --bytes", info.id));
             }
             if blocks.len() != p {
                 return Err(format!("--blocks gives {} sizes for {p} ranks", blocks.len()));
@@ -334,6 +339,7 @@ mod tests {
         assert!(bad("bcast.binomial", &["-a", "x", "-p", "4"]).contains("needs a size"));
         assert!(bad("bcast.binomial", &["-a", "x", "-p", "2", "--blocks", "1,2"]).contains("not a v-variant"));
         assert!(bad("allgather.ring", &["-a", "x", "-p", "3", "--blocks", "1,2"]).contains("2 sizes for 3 ranks"));
+        assert!(bad("alltoall.pairwise", &["-a", "x", "-p", "3", "--blocks", "4,0,8"]).contains("alltoallv"));
         assert!(bad("allreduce.ring", &["-a", "x", "-p", "3", "-b", "6", "--elem-size", "4"]).contains("whole number"));
         assert!(bad("bcast.status_binomial", &["-a", "x", "-p", "3", "-b", "6", "--busy", "3"]).contains("rank 3"));
         assert!(bad("bcast.binomial", &["-a", "x", "-p", "3", "-b", "6", "--in-place"]).contains("MPI_IN_PLACE"));
