@@ -62,6 +62,8 @@ test-long: test
 
 bench: deps-test build
 	bash bench/run.sh -o $(BUILD)/bench
+	bash bench/coll.sh -o $(BUILD)/bench-coll -X mpich:over
+	bash bench/coll.sh -o $(BUILD)/bench-coll-allgather -A allgather:ring,double_ring,bruck,double_bruck
 
 clean:
 	$(CARGO) clean

@@ -1,6 +1,8 @@
 //! `ferry`: Ferry's command line. `ferry run` launches MPI jobs on this host (it is what
-//! `mpiexec` runs); `ferry info` shows the build and its configuration.
+//! `mpiexec` runs); `ferry info` shows the build and its configuration; `ferry coll` lists
+//! the collective algorithms and exports their schedules as GOAL text.
 
+mod coll;
 mod info;
 mod launcher;
 
@@ -26,6 +28,9 @@ enum Commands {
     Run(RunArgs),
     /// Show the build, and every FERRY_* knob with its value, default and meaning.
     Info,
+    /// Collective algorithms: list them, export their schedules as GOAL text.
+    #[command(subcommand)]
+    Coll(coll::CollCommand),
 }
 
 #[derive(Args)]
@@ -95,6 +100,7 @@ fn main() {
             print!("{}", info::render());
             0
         }
+        Commands::Coll(cmd) => coll::run(cmd),
     };
     std::process::exit(code);
 }

@@ -424,8 +424,10 @@ pub(crate) fn check_ranks(info: &AlgorithmInfo, qs: &[Params], seed: u64) {
         panic!("{} after the run: {e}", ctx());
     }
     if p <= 4 {
-        if let Err(e) = goal::to_goal(&out.resolved) {
-            panic!("{}: GOAL export: {e}", ctx());
+        match goal::to_goal(&out.resolved).map(|text| goal::check(&text)) {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => panic!("{}: exported GOAL text: {e}", ctx()),
+            Err(e) => panic!("{}: GOAL export: {e}", ctx()),
         }
     }
     let c = if q.send_blocks.is_some() {
