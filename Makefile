@@ -61,7 +61,9 @@ test-long: test
 	bash tests/fuzz.sh
 
 bench: deps-test build
-	bash bench/run.sh -o $(BUILD)/bench
+	bash bench/run.sh -t shm -o $(BUILD)/bench-shm
+	bash bench/run.sh -t tcp -o $(BUILD)/bench-tcp
+	bash bench/overlap.sh -o $(BUILD)/bench-overlap
 	bash bench/coll.sh -o $(BUILD)/bench-coll -X mpich:over
 	bash bench/coll.sh -o $(BUILD)/bench-coll-allgather -A allgather:ring,double_ring,bruck,double_bruck
 
