@@ -127,7 +127,7 @@ crate::mpi_export! { MPI_Get_version, PMPI_Get_version, (version: *mut c_int, su
 
 /// The library version string.
 pub fn library_version() -> String {
-    format!("Ferry {} (MPICH ABI, MPI {}.{}; TCP transport)", env!("CARGO_PKG_VERSION"), MPI_VERSION, MPI_SUBVERSION)
+    format!("Ferry {} (MPICH ABI, MPI {}.{}; shared memory and TCP)", env!("CARGO_PKG_VERSION"), MPI_VERSION, MPI_SUBVERSION)
 }
 
 crate::mpi_export! { MPI_Get_library_version, PMPI_Get_library_version, (version: *mut c_char, len: *mut c_int) {
