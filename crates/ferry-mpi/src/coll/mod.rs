@@ -116,7 +116,7 @@ fn vec_displs(call: &Call, p: *const c_int, what: &str) -> MpiResult<Vec<usize>>
 
 fn req_out(req: *mut MPI_Request) -> MpiResult<*mut MPI_Request> {
     if req.is_null() {
-        return err(MPI_ERR_REQUEST, "request is NULL");
+        return err(MPI_ERR_ARG, "request is NULL");
     }
     Ok(req)
 }
