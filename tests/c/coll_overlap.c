@@ -12,7 +12,8 @@
  * collective: after an MPI_Ibcast, the ranks at an even distance from the
  * root enter a blocking MPI_Allreduce first while the others first wait for
  * the Ibcast, which (binomial tree) needs an even rank to pass the data on
- * from inside its Allreduce.
+ * from inside its Allreduce; the same with MPI_Comm_dup in place of the
+ * Allreduce.
  */
 #include <string.h>
 
@@ -200,6 +201,25 @@ int main(int argc, char **argv)
             CHECK(b[k] == k + root, "Ibcast beside an Allreduce: element %d is %d", k, b[k]);
         if (n == 1)
             break;
+    }
+    /* The same across communicator creation, which is collective too. */
+    {
+        int b[100];
+        for (int k = 0; k < 100; k++)
+            b[k] = r == 0 ? k : -1;
+        MPI_Request q;
+        MPI_Comm dup;
+        if (r == 0)
+            pause_ms(20);
+        CALL(MPI_Ibcast(b, 100, MPI_INT, 0, MPI_COMM_WORLD, &q));
+        if (r % 2 == 1)
+            CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CALL(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+        if (r % 2 == 0)
+            CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        for (int k = 0; k < 100; k++)
+            CHECK(b[k] == k, "Ibcast beside MPI_Comm_dup: element %d is %d", k, b[k]);
+        CALL(MPI_Comm_free(&dup));
     }
     CALL(MPI_Op_free(&matop));
     CALL(MPI_Type_free(&mat));
