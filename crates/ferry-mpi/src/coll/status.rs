@@ -82,7 +82,9 @@ pub fn free_first(engine: &mut Engine, source: StatusSource, group: &[u32], root
         let req = unsafe { engine.irecv(Pattern { ctx, src: Some(group[r]), tag: Some(token_tag) }, &mut none, 0) };
         engine.detach(req);
     }
-    order(&board, &arrived, &late)
+    let order = order(&board, &arrived, &late);
+    ferry_core::debug!("coll", "status order {order:?} (arrived {arrived:?}, not yet {late:?})");
+    order
 }
 
 /// The order `free_first` returns, from what it found: board ranks as (transfers in
