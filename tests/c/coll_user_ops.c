@@ -118,7 +118,7 @@ static void reduce(enum call c, const void *s, void *d, int count, const int *co
 static void matrices(enum call c, int count, int root, int in_place, int nb)
 {
     /* Reduce_scatter(_block): rank q's share is count (block) or (q % 3) * count matrices. */
-    int counts[64], total = count, first = 0;
+    int counts[64] = { 0 }, total = count, first = 0;
     if (c == RSB || c == RS) {
         total = 0;
         for (int q = 0; q < n; q++) {
@@ -204,7 +204,7 @@ static void strings(enum call c, int count, int root, int nb)
     for (int e = 0; e < n * count; e++)
         str_of(r, e, &s[e]);
     memset(d, 0, (size_t)(n * count + 1) * sizeof(str_t));
-    int counts[64], first = c == RSB || c == RS ? r * count : 0;
+    int counts[64] = { 0 }, first = c == RSB || c == RS ? r * count : 0;
     for (int q = 0; q < n; q++)
         counts[q] = count;
     reduce(c, s, d, count, counts, str_t_type, cat_op, root, nb);
@@ -255,7 +255,7 @@ static void sums(enum call c, int count, int root, int in_place, int nb)
 #endif
     for (int e = 0; e <= n * count; e++)
         d[e] = ip && e < n * count ? s[e] : -1;
-    int counts[64], first = c == RSB || c == RS ? r * count : 0;
+    int counts[64] = { 0 }, first = c == RSB || c == RS ? r * count : 0;
     for (int q = 0; q < n; q++)
         counts[q] = count;
     reduce(c, ip ? MPI_IN_PLACE : s, d, count, counts, MPI_LONG, sum_op, root, nb);
