@@ -11,8 +11,9 @@
  * MPI_DOUBLE) -> MPI_ERR_OP; MPI_Alltoall(v), MPI_Reduce_scatter and their
  * non-blocking forms with negative counts -> MPI_ERR_COUNT, with
  * MPI_COMM_NULL -> MPI_ERR_COMM, with MPI_DATATYPE_NULL -> MPI_ERR_TYPE, and
- * without count arrays -> MPI_ERR_ARG; non-blocking collectives without a
- * request -> MPI_ERR_ARG. The collectives still work afterwards.
+ * without count arrays -> MPI_ERR_ARG; MPI_IN_PLACE as a receive buffer or
+ * as a broadcast's buffer -> MPI_ERR_BUFFER; non-blocking collectives
+ * without a request -> MPI_ERR_ARG. The collectives still work afterwards.
  */
 #include <string.h>
 
@@ -109,6 +110,16 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_ARG, MPI_Alltoallv(a, NULL, displs, MPI_INT, b, counts, displs, MPI_INT, w));
     EXPECT(MPI_ERR_ARG, MPI_Alltoallv(a, counts, displs, MPI_INT, b, counts, NULL, MPI_INT, w));
     EXPECT(MPI_ERR_ARG, MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, w));
+#endif
+
+    /* MPI_IN_PLACE where it is no buffer. */
+    EXPECT(MPI_ERR_BUFFER, MPI_Allreduce(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, w));
+    EXPECT(MPI_ERR_BUFFER, MPI_Reduce_scatter(a, MPI_IN_PLACE, counts, MPI_INT, MPI_SUM, w));
+    EXPECT(MPI_ERR_BUFFER, MPI_Alltoall(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, w));
+    EXPECT(MPI_ERR_BUFFER, MPI_Allgather(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, w));
+#ifndef MPICH_DEVIATIONS
+    /* MPICH 4.0 takes MPI_IN_PLACE for a buffer here and crashes. */
+    EXPECT(MPI_ERR_BUFFER, MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, w));
 #endif
 
     /* Non-blocking collectives need somewhere to put the request. */

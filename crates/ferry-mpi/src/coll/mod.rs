@@ -67,6 +67,14 @@ fn begin(rt: &mut Runtime, comm: MPI_Comm) -> MpiResult<Call> {
     Ok(Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq })
 }
 
+/// MPI_IN_PLACE where this rank may not use it: it is no buffer.
+fn no_in_place(buf: *const c_void, what: &str) -> MpiResult<()> {
+    if in_place(buf) {
+        return err(MPI_ERR_BUFFER, format!("MPI_IN_PLACE cannot be the {what} here"));
+    }
+    Ok(())
+}
+
 fn check_root(call: &Call, root: c_int) -> MpiResult<usize> {
     if root < 0 || root as usize >= call.size {
         return err(MPI_ERR_ROOT, format!("invalid root {root} (communicator size {})", call.size));

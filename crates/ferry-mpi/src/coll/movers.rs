@@ -5,7 +5,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::{Collective, Params};
 
-use super::{begin, check_buf, check_count, check_root, in_place, pick, req_out, submit, vec_counts, vec_displs, Call, Prepared, Region, BLOCKING};
+use super::{begin, check_buf, check_count, check_root, in_place, no_in_place, pick, req_out, submit, vec_counts, vec_displs, Call, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
@@ -16,6 +16,7 @@ fn bcast(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, roo
     let root = check_root(&call, root)?;
     let count = check_count(count)?;
     check_buf(buf, count, dt)?;
+    no_in_place(buf, "buffer of a broadcast")?;
     let t = rt.datatype(dt)?;
     let bytes = count * t.size();
     let info = pick(rt, &call, Collective::Bcast, false, true, bytes);
@@ -65,6 +66,11 @@ fn gather(
     let root = if all { 0 } else { check_root(&call, root)? };
     let is_root = all || call.rank == root;
     let in_place = is_root && in_place(sbuf);
+    if is_root {
+        no_in_place(rbuf, "receive buffer")?;
+    } else {
+        no_in_place(sbuf, "send buffer of a rank other than the root")?;
+    }
     let n = call.size;
     let rt_ = if is_root { Some(rt.datatype(rtype)?) } else { None };
     let (st, scount) = if in_place { (None, 0) } else { (Some(rt.datatype(stype)?), check_count(scount)?) };
@@ -113,6 +119,11 @@ fn scatter(
     let root = check_root(&call, root)?;
     let is_root = call.rank == root;
     let in_place = is_root && in_place(rbuf);
+    if is_root {
+        no_in_place(sbuf, "send buffer")?;
+    } else {
+        no_in_place(rbuf, "receive buffer of a rank other than the root")?;
+    }
     let n = call.size;
     let st = if is_root { Some(rt.datatype(stype)?) } else { None };
     let (rt_, rcount) = if in_place { (None, 0) } else { (Some(rt.datatype(rtype)?), check_count(rcount)?) };
@@ -159,6 +170,7 @@ struct Side {
 fn alltoall(rt: &mut Runtime, sbuf: *const c_void, send: Side, stype: MPI_Datatype, rbuf: *mut c_void, recv: Side, rtype: MPI_Datatype, call: Call, req: *mut MPI_Request) -> MpiResult<()> {
     let n = call.size;
     let in_place = in_place(sbuf);
+    no_in_place(rbuf, "receive buffer")?;
     let varying = recv.displs.is_some();
     let r = rt.datatype(rtype)?;
     let rblocks = element_blocks(n, &recv.counts, &recv.displs);

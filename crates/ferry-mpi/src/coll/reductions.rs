@@ -7,7 +7,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::{Collective, Params};
 
-use super::{begin, check_buf, check_count, check_root, in_place, pick, req_out, submit, vec_counts, Prepared, Region, BLOCKING};
+use super::{begin, check_buf, check_count, check_root, in_place, no_in_place, pick, req_out, submit, vec_counts, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
@@ -25,6 +25,11 @@ fn reduce(rt: &mut Runtime, coll: Collective, sbuf: *const c_void, rbuf: *mut c_
     let n = call.size;
     let gets_result = coll != Collective::Reduce || call.rank == root;
     let in_place = in_place(sbuf) && gets_result;
+    if gets_result {
+        no_in_place(rbuf, "receive buffer")?;
+    } else {
+        no_in_place(sbuf, "send buffer of a rank other than the root")?;
+    }
     // Reduce_scatter_block: `count` is each rank's share; the input holds n of them.
     let in_elems = if coll == Collective::ReduceScatter { count * n } else { count };
     if !in_place {
@@ -62,6 +67,7 @@ fn reduce_scatter(rt: &mut Runtime, sbuf: *const c_void, rbuf: *mut c_void, rcou
     let (n, mine) = (call.size, counts[call.rank]);
     let total: usize = counts.iter().sum();
     let in_place = in_place(sbuf);
+    no_in_place(rbuf, "receive buffer")?;
     if !in_place {
         check_buf(sbuf, total, dt)?;
     }
