@@ -1,6 +1,8 @@
 //! Ferry's collective algorithms as pure schedules. An algorithm is a function from
 //! [`Params`] to one rank's [`Schedule`]; executors (the in-memory one here, the engine, the
-//! simulator) run schedules. Nothing here touches sockets, threads or clocks.
+//! simulator) run schedules. [`select`] picks the algorithm for a call from the decision
+//! table (`decisions.table`) or an override list. Nothing here touches sockets, threads or
+//! clocks.
 //!
 //! Buffer conventions (byte ranges; `BufferId::Send` is absent when the call is in place):
 //!
