@@ -151,7 +151,7 @@ fn parse_size(s: &str) -> Result<usize, String> {
 /// Bytes as the table writes them: with a K, M or G suffix when exact.
 pub fn show_size(n: usize) -> String {
     for (suffix, unit) in [("G", 1usize << 30), ("M", 1 << 20), ("K", 1 << 10)] {
-        if n >= unit && n % unit == 0 {
+        if n >= unit && n.is_multiple_of(unit) {
             return format!("{}{suffix}", n / unit);
         }
     }

@@ -35,8 +35,8 @@ impl Runtime {
         for _ in 0..=USER_OP_MAX {
             self.next_op = (self.next_op + 1) & USER_OP_MAX;
             let h = USER_OP_BASE | self.next_op;
-            if !self.ops.contains_key(&h) {
-                self.ops.insert(h, op);
+            if let std::collections::hash_map::Entry::Vacant(v) = self.ops.entry(h) {
+                v.insert(op);
                 return Ok(h);
             }
         }

@@ -57,9 +57,9 @@ pub fn schedule(q: &Params) -> Schedule {
     // The packed partial result; a leaf sends its blocks as one gathered message instead.
     let acc = if has_children || p == 1 {
         let acc = Range::new(rounds.schedule().scratch(total), 0, total);
-        for i in 0..p {
+        for (i, &to) in at.iter().enumerate() {
             let from = Range::new(buf, q.displs[i], q.blocks[i]);
-            rounds.copy(from, acc.sub(at[i], q.blocks[i]));
+            rounds.copy(from, acc.sub(to, q.blocks[i]));
         }
         rounds.next();
         Some(acc)

@@ -167,6 +167,7 @@ struct Side {
 
 /// Alltoall(v). In place (`sbuf` is MPI_IN_PLACE) the send side is ignored and the receive
 /// buffer holds the outgoing blocks at the receive layout.
+#[allow(clippy::too_many_arguments)]
 fn alltoall(rt: &mut Runtime, sbuf: *const c_void, send: Side, stype: MPI_Datatype, rbuf: *mut c_void, recv: Side, rtype: MPI_Datatype, call: Call, req: *mut MPI_Request) -> MpiResult<()> {
     let n = call.size;
     let in_place = in_place(sbuf);
