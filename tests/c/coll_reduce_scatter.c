@@ -123,6 +123,11 @@ static int in_vec(int k) { return k % VEXT % 4 < 2; }
 
 static void vectors(int base, int in_place)
 {
+#ifdef MPICH_DEVIATIONS
+    /* MPICH 4.0 applies predefined operations to predefined datatypes only. */
+    if (base >= 0)
+        return;
+#endif
     int counts[64], first = 0;
     int total = counts_of(base, counts, &first), mine = counts[r];
     int *s = xmalloc((size_t)(total * VEXT + 1) * sizeof(int));
@@ -165,11 +170,8 @@ static void run_on(MPI_Comm c, const char *name)
         rs(&x, &x, zeros, MPI_INT, MPI_SUM);
         CHECK(x == 5, "reduce_scatter of nothing changed the buffer");
         others(7);
-#ifndef MPICH_DEVIATIONS
-        /* MPICH 4.0 applies predefined operations to predefined datatypes only. */
         vectors(3, 0);
         vectors(3, 1);
-#endif
     }
 }
 
