@@ -163,6 +163,9 @@ static void round_of(int round, MPI_Op matop, MPI_Datatype mat)
     for (int j = 0; j < n; j++)
         for (int k = 0; k < gc[j]; k++)
             CHECK(agv_r[gd[j] + k] == j + k, "round %d: Iallgatherv from %d element %d", round, j, k);
+    /* Nobody starts the next round (whose messages a wildcard receive would take) before
+     * every rank is through this one. */
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 int main(int argc, char **argv)
