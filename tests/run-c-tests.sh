@@ -12,11 +12,31 @@
 # non-zero, within `within` seconds (default 30; a hang that only the
 # launcher's --timeout ends does not count), with exit status `exit` if given
 # and with `stderr` (a fixed string, case-sensitive) somewhere in its stderr.
+# A passing run may also name a string its stderr must hold:
+#
+#   /* expect: pass stderr="coll-stats: bcast" */
+#
 # In --mpi mpich mode only the non-zero exit and the time limit of a failure
-# run are checked: the exit status and message text are Ferry's own. A
-# program that MPICH itself cannot pass says so, and is skipped in that mode:
+# run are checked, and no stderr at all: the exit status and message text are
+# Ferry's own. A program that MPICH itself cannot pass says so, and is skipped
+# in that mode:
 #
 #   /* mpich: skip <reason> */
+#
+# Environment for the runs of a program (words of NAME=VALUE, no spaces in a
+# value); with several `env:` lines the program runs once per line, each case
+# named `NAME[first assignment] -n N`:
+#
+#   /* env: FERRY_STATUS_SOURCE=arrival FERRY_BCAST_ALGORITHM=status_binomial */
+#
+# A program may ask to run once per registered collective algorithm (as
+# `ferry info` lists them) of the collectives it names, with that algorithm
+# forced through FERRY_<COLL>_ALGORITHM and FERRY_COLL_STATS=1, each run
+# passing only if its stderr shows the algorithm ran; cases are named
+# `NAME[ALGORITHM] -n N` (a FILTER may name one algorithm). With --mpi mpich
+# the program runs once per rank count as usual.
+#
+#   /* algorithms: bcast scatter gather */
 #
 # Two extra cases run when their tools exist, and say `skip` otherwise:
 #   abi:NAME    NAME built by Debian's mpicc.mpich (MPICH's header and
@@ -97,7 +117,7 @@ read -r -a extra_cflags <<< "${CFLAGS:-}"
 
 # Programs run under Debian's MPICH library in the abi case, and under Hydra
 # in the hydra case, with their rank counts.
-abi_cases=("p2p_basic 4" "datatypes 2" "probe 2" "errors 2")
+abi_cases=("p2p_basic 4" "datatypes 2" "probe 2" "errors 2" "coll_user_ops 3" "coll_alltoall 4")
 hydra_cases=("p2p_basic 4" "sizes 2")
 
 build_root=build/tests
@@ -140,6 +160,35 @@ parse_expect() {
     if [[ $line =~ exit=([0-9]+) ]]; then exp_exit=${BASH_REMATCH[1]}; fi
     if [[ $line =~ within=([0-9]+) ]]; then exp_within=${BASH_REMATCH[1]}; fi
     if [[ $line =~ stderr=\"([^\"]*)\" ]]; then exp_stderr=${BASH_REMATCH[1]}; fi
+}
+
+# The `env:` lines of a source file, one per line (NAME=VALUE assignments).
+env_of() {
+    sed -n 's|^[[:space:]]*/\*[[:space:]]*env:\(.*\)\*/.*|\1|p' "$1"
+}
+
+# The collectives of a source file's `algorithms:` line.
+algorithms_of() {
+    sed -n 's|^[[:space:]]*/\*[[:space:]]*algorithms:\([a-z_ ]*\)\*/.*|\1|p' "$1" | head -n 1
+}
+
+# Registered algorithm ids of collective $1, from `ferry info` (read once).
+ferry_info=""
+algorithm_ids() {
+    if [ -z "$ferry_info" ]; then
+        ferry_info=$("$FERRY" info) || return 1
+    fi
+    printf '%s\n' "$ferry_info" | awk -v c="$1." 'index($1, c) == 1 { print $1 }'
+}
+
+# with_env "NAME=VALUE ..." COMMAND...: runs COMMAND with those variables set.
+with_env() {
+    local assigns=$1 a
+    shift
+    (
+        for a in $assigns; do export "${a?}"; done
+        "$@"
+    )
 }
 
 # The reason given by a `mpich: skip` line, if any.
@@ -187,7 +236,10 @@ run_case() {
     fi
 
     if [ "$exp_kind" = pass ]; then
-        if [ $rc -eq 0 ]; then
+        if [ $rc -eq 0 ] && [ "$mode" = ferry ] && [ -n "$exp_stderr" ] &&
+           ! grep -qF -- "$exp_stderr" "$log.err"; then
+            report_fail "$label ($secs s)" "stderr lacks \"$exp_stderr\"" "$log"
+        elif [ $rc -eq 0 ]; then
             echo "ok   $label ($secs s)"
             passed=$((passed + 1))
             if [ $verbose -eq 1 ]; then show_tail "$log.out" stdout; show_tail "$log.err" stderr; fi
@@ -281,6 +333,10 @@ if [ $list_only -eq 1 ]; then
         fi
         reason=$(mpich_skip_reason "$src")
         [ -n "$reason" ] && line="$line; skipped with --mpi mpich ($reason)"
+        envs=$(env_of "$src" | sed 's/[[:space:]]*$//' | paste -sd '|' | sed 's/|/ | /g')
+        [ -n "$envs" ] && line="$line; env $envs"
+        algs=$(echo $(algorithms_of "$src"))
+        [ -n "$algs" ] && line="$line; once per algorithm of $algs"
         echo "$line"
     done
     for c in "${abi_cases[@]}"; do set -- $c; echo "abi:$1: ranks $2"; done
@@ -315,7 +371,40 @@ fi
 
 for src in "${sources[@]}"; do
     name=$(basename "$src" .c)
-    selected "$name" || continue
+    # The cases of this program: "ENV|FORCED" for each env: line (or none)
+    # and each forced algorithm ("VARIABLE=ALGORITHM", or none).
+    env_lines=()
+    while read -r e; do env_lines+=("$e"); done < <(env_of "$src")
+    [ ${#env_lines[@]} -gt 0 ] || env_lines=("")
+    forced=("")
+    algs=$(algorithms_of "$src")
+    if [ -n "${algs// /}" ] && [ "$mode" = ferry ]; then
+        forced=()
+        for coll in $algs; do
+            ids=$(algorithm_ids "$coll")
+            if [ -z "$ids" ]; then
+                echo "FAIL $name: \`$FERRY info\` lists no algorithm of $coll"
+                failed=$((failed + 1))
+                continue
+            fi
+            var=FERRY_$(echo "$coll" | tr '[:lower:]' '[:upper:]')_ALGORITHM
+            for id in $ids; do forced+=("$var=$id"); done
+        done
+    fi
+    chosen=()
+    labels=()
+    for e in "${env_lines[@]}"; do
+        for f in "${forced[@]}"; do
+            label=$name
+            if [ ${#env_lines[@]} -gt 1 ]; then set -- $e; label="$label[${1:-}]"; fi
+            [ -n "$f" ] && label="$label[${f#*=}]"
+            if selected "$label"; then
+                chosen+=("$e|$f")
+                labels+=("$label")
+            fi
+        done
+    done
+    [ ${#chosen[@]} -gt 0 ] || continue
     ranks=$(ranks_of "$src")
     if [ -z "${ranks// /}" ]; then
         echo "FAIL $name: no /* ranks: ... */ line in $src"
@@ -331,10 +420,20 @@ for src in "${sources[@]}"; do
     fi
     exe="$work/bin/$name"
     compile "$cc" "$exe" "$src" "${cflags[@]}" || continue
-    parse_expect "$src"
-    for np in $ranks; do
-        np_selected "$np" || continue
-        run_case "$name -n $np" "$name.$np" -- launch "$np" "$exe"
+    for i in "${!chosen[@]}"; do
+        parse_expect "$src"
+        label=${labels[$i]}
+        assigns=${chosen[$i]%%|*}
+        f=${chosen[$i]#*|}
+        if [ -n "$f" ]; then
+            assigns="$assigns $f FERRY_COLL_STATS=1"
+            # The statistics at finalize show the forced algorithm ran.
+            exp_stderr=" ${f#*=} bytes="
+        fi
+        for np in $ranks; do
+            np_selected "$np" || continue
+            run_case "$label -n $np" "$label.$np" -- with_env "$assigns" launch "$np" "$exe"
+        done
     done
 done
 

@@ -1,4 +1,7 @@
 /* ranks: 1 2 3 4 5 7 8 */
+/* env: FERRY_ALLGATHER_RADIX=4 */
+/* env: FERRY_ALLGATHER_RADIX=3 FERRY_ALLGATHER_ALGORITHM=k_bruck */
+/* env: FERRY_ALLGATHER_RADIX=7 FERRY_ALLGATHER_ALGORITHM=k_bruck */
 /*
  * MPI_Allgather and MPI_Allgatherv with counts 0, 1, 7 and 10001, plain and
  * with MPI_IN_PLACE (send arguments then ignored: count 0 and
@@ -7,7 +10,8 @@
  * Allgather with a vector datatype (3 blocks of 2 ints, stride 4) on the
  * send side, on the receive side and on both. Nothing is written past the
  * end of a receive buffer. On MPI_COMM_WORLD, on a split of it with
- * reversed keys and on MPI_COMM_SELF.
+ * reversed keys and on MPI_COMM_SELF. Run with the decision table's choice
+ * and with allgather.k_bruck at radixes 3 and 7 (FERRY_ALLGATHER_RADIX).
  */
 #include <string.h>
 

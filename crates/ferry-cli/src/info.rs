@@ -5,7 +5,7 @@ use ferry_core::config::KNOBS;
 
 /// The whole report.
 pub fn render() -> String {
-    let sections: [fn() -> String; 4] = [build_section, transports_section, knobs_section, algorithms_section];
+    let sections: [fn() -> String; 5] = [build_section, transports_section, knobs_section, algorithms_section, decisions_section];
     sections.iter().map(|section| section()).collect::<Vec<_>>().join("\n")
 }
 
@@ -58,7 +58,7 @@ fn knobs_section() -> String {
 }
 
 fn algorithms_section() -> String {
-    let mut rows = vec![["ALGORITHM", "ORDERED", "DESCRIPTION"].map(str::to_owned).to_vec()];
+    let mut rows = vec![["ALGORITHM", "ORDERED", "V", "DESCRIPTION"].map(str::to_owned).to_vec()];
     for a in ferry_coll::algorithms() {
         use ferry_coll::Collective::*;
         let reduces = matches!(a.collective, Reduce | Allreduce | ReduceScatter | Scan | Exscan);
@@ -67,10 +67,31 @@ fn algorithms_section() -> String {
             (true, true) => "yes",
             (true, false) => "no",
         };
-        rows.push(vec![a.id.to_owned(), ordered.to_owned(), a.description.to_owned()]);
+        let varying = if a.varying { "yes" } else { "no" };
+        rows.push(vec![a.id.to_owned(), ordered.to_owned(), varying.to_owned(), a.description.to_owned()]);
     }
     format!(
-        "Collective algorithms (ORDERED: keeps operand order, safe for non-commutative operations)\n{}",
+        "Collective algorithms (ORDERED: keeps operand order, safe for non-commutative operations; \
+         V: serves the v-variant, irregular blocks)\n{}",
+        table(&rows)
+    )
+}
+
+/// The built-in decision table, row by row, first match wins.
+fn decisions_section() -> String {
+    use ferry_coll::select::Table;
+    let mut rows = vec![["CALL", "RANKS", "BYTES", "ALGORITHMS"].map(str::to_owned).to_vec()];
+    for row in Table::builtin().rows() {
+        let names: Vec<&str> = row.algorithms.iter().map(|a| a.id.split_once('.').map_or(a.id, |(_, n)| n)).collect();
+        rows.push(vec![row.call.name().to_owned(), row.ranks.to_string(), row.bytes.to_string(), names.join(", ")]);
+    }
+    format!(
+        "Decision table: the first row that matches decides; of its algorithms the first that applies\n\
+         runs (FERRY_<COLL>_ALGORITHM replaces the list). BYTES is the bytes of one rank's block: the\n\
+         message (bcast), one rank's block (scatter, gather, allgather), each rank's vector (reduce,\n\
+         allreduce, scan, exscan), one rank's share (reduce_scatter_block; reduce_scatter and\n\
+         allgatherv: the mean), the block for one destination (alltoall); gatherv, scatterv and\n\
+         alltoallv match on the communicator size only.\n{}",
         table(&rows)
     )
 }
@@ -108,6 +129,15 @@ mod tests {
             vec!["BBBB".to_owned(), "v".to_owned(), "y".to_owned()],
         ];
         assert_eq!(table(&rows), "  A     long value  x\n  BBBB  v           y\n");
+    }
+
+    #[test]
+    fn lists_every_algorithm_and_table_row() {
+        let report = render();
+        for a in ferry_coll::algorithms() {
+            assert!(report.lines().any(|l| l.trim_start().starts_with(&format!("{} ", a.id))), "{}", a.id);
+        }
+        assert!(report.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["bcast", "*", "0..12K", "binomial"]));
     }
 
     #[test]

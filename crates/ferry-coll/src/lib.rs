@@ -1,6 +1,8 @@
 //! Ferry's collective algorithms as pure schedules. An algorithm is a function from
 //! [`Params`] to one rank's [`Schedule`]; executors (the in-memory one here, the engine, the
-//! simulator) run schedules. Nothing here touches sockets, threads or clocks.
+//! simulator) run schedules. [`select`] picks the algorithm for a call from the decision
+//! table (`decisions.table`) or an override list. Nothing here touches sockets, threads or
+//! clocks.
 //!
 //! Buffer conventions (byte ranges; `BufferId::Send` is absent when the call is in place):
 //!
@@ -27,6 +29,7 @@
 pub mod executor;
 pub mod goal;
 pub mod schedule;
+pub mod select;
 pub mod validate;
 
 mod shape;
@@ -255,6 +258,21 @@ pub enum Collective {
 }
 
 impl Collective {
+    /// Every collective, in the order of this enum.
+    pub const ALL: [Collective; 11] = [
+        Collective::Bcast,
+        Collective::Scatter,
+        Collective::Gather,
+        Collective::Allgather,
+        Collective::Alltoall,
+        Collective::Reduce,
+        Collective::Allreduce,
+        Collective::ReduceScatter,
+        Collective::Scan,
+        Collective::Exscan,
+        Collective::Barrier,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Collective::Bcast => "bcast",
@@ -344,6 +362,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(allreduce::ring, Allreduce),
     algorithm!(allreduce::rabenseifner, Allreduce),
     algorithm!(reduce_scatter::pairwise, ReduceScatter),
+    algorithm!(reduce_scatter::reduce_then_scatter, ReduceScatter, true),
     algorithm!(scan::recursive_doubling, Scan, true),
     algorithm!(exscan::recursive_doubling, Exscan, true),
     algorithm!(barrier::dissemination, Barrier),

@@ -82,12 +82,45 @@ pub const ASYNC_PROGRESS: Knob = Knob {
     default: "0",
     meaning: "1: a progress thread moves messages while the application computes, sleeping when there is nothing to do; 0: progress only inside MPI calls",
 };
-/// A family of knobs, one per collective (`FERRY_BCAST_ALGORITHM`, `FERRY_ALLREDUCE_ALGORITHM`,
-/// ...); listed once so `ferry info` shows it.
-pub const COLL_ALGORITHM: Knob = Knob {
-    name: "FERRY_<COLL>_ALGORITHM",
-    default: "",
-    meaning: "comma-separated algorithms to use for collective COLL, first that exists wins (see ferry info's algorithm list)",
+macro_rules! algorithm_knob {
+    ($konst:ident, $name:literal, $coll:literal) => {
+        #[doc = concat!("Algorithms for ", $coll, ", overriding the decision table.")]
+        pub const $konst: Knob = Knob {
+            name: $name,
+            default: "",
+            meaning: concat!(
+                "comma-separated ",
+                $coll,
+                " algorithms, best first; the first that applies to a call runs (empty: the decision table)"
+            ),
+        };
+    };
+}
+algorithm_knob!(BCAST_ALGORITHM, "FERRY_BCAST_ALGORITHM", "bcast");
+algorithm_knob!(SCATTER_ALGORITHM, "FERRY_SCATTER_ALGORITHM", "scatter(v)");
+algorithm_knob!(GATHER_ALGORITHM, "FERRY_GATHER_ALGORITHM", "gather(v)");
+algorithm_knob!(ALLGATHER_ALGORITHM, "FERRY_ALLGATHER_ALGORITHM", "allgather(v)");
+algorithm_knob!(ALLTOALL_ALGORITHM, "FERRY_ALLTOALL_ALGORITHM", "alltoall(v)");
+algorithm_knob!(REDUCE_ALGORITHM, "FERRY_REDUCE_ALGORITHM", "reduce");
+algorithm_knob!(ALLREDUCE_ALGORITHM, "FERRY_ALLREDUCE_ALGORITHM", "allreduce");
+algorithm_knob!(REDUCE_SCATTER_ALGORITHM, "FERRY_REDUCE_SCATTER_ALGORITHM", "reduce_scatter(_block)");
+algorithm_knob!(SCAN_ALGORITHM, "FERRY_SCAN_ALGORITHM", "scan");
+algorithm_knob!(EXSCAN_ALGORITHM, "FERRY_EXSCAN_ALGORITHM", "exscan");
+algorithm_knob!(BARRIER_ALGORITHM, "FERRY_BARRIER_ALGORITHM", "barrier");
+pub const ALLGATHER_RADIX: Knob = Knob {
+    name: "FERRY_ALLGATHER_RADIX",
+    default: "4",
+    meaning: "radix k of allgather.k_bruck, 2 to 1024",
+};
+pub const STATUS_SOURCE: Knob = Knob {
+    name: "FERRY_STATUS_SOURCE",
+    default: "board",
+    meaning: "how the root of a status-based collective learns which ranks are free: board (the shared-memory status board for ranks on its host, arrival tokens for the others) or arrival (arrival tokens for all)",
+};
+pub const COLL_STATS: Knob = Knob {
+    name: "FERRY_COLL_STATS",
+    default: "0",
+    meaning: "1: at MPI_Finalize every rank prints to stderr which collective algorithm ran how often, by call and size class",
 };
 pub const LOG: Knob = Knob {
     name: "FERRY_LOG",
@@ -110,7 +143,20 @@ pub const KNOBS: &[Knob] = &[
     SHM_RING_SIZE,
     SHM_SINGLE_COPY,
     ASYNC_PROGRESS,
-    COLL_ALGORITHM,
+    BCAST_ALGORITHM,
+    SCATTER_ALGORITHM,
+    GATHER_ALGORITHM,
+    ALLGATHER_ALGORITHM,
+    ALLTOALL_ALGORITHM,
+    REDUCE_ALGORITHM,
+    ALLREDUCE_ALGORITHM,
+    REDUCE_SCATTER_ALGORITHM,
+    SCAN_ALGORITHM,
+    EXSCAN_ALGORITHM,
+    BARRIER_ALGORITHM,
+    ALLGATHER_RADIX,
+    STATUS_SOURCE,
+    COLL_STATS,
     LOG,
 ];
 
@@ -230,5 +276,13 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), KNOBS.len());
         assert!(KNOBS.iter().all(|k| k.name.starts_with("FERRY_")));
+    }
+
+    #[test]
+    fn every_collective_has_its_algorithm_knob() {
+        for c in ferry_coll::Collective::ALL {
+            let name = ferry_coll::select::env_var(c);
+            assert!(KNOBS.iter().any(|k| k.name == name), "{name} is not in the registry");
+        }
     }
 }

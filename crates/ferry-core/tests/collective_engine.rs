@@ -88,3 +88,72 @@ fn gather_status_linear_collects_in_arrival_order() {
     let want: Vec<u8> = (0..n).flat_map(|r| block(r, 64)).collect();
     assert!(out[2] == want);
 }
+
+/// 2x2 byte matrices multiplied modulo 256, `d = s * d`: associative, not commutative.
+fn matmul(s: &[u8], d: &mut [u8]) -> Result<(), String> {
+    for (a, b) in s.chunks_exact(4).zip(d.chunks_exact_mut(4)) {
+        let m = |i: usize, j: usize, k: usize, l: usize| a[i].wrapping_mul(b[j]).wrapping_add(a[k].wrapping_mul(b[l]));
+        let c = [m(0, 0, 1, 2), m(0, 1, 1, 3), m(2, 0, 3, 2), m(2, 1, 3, 3)];
+        b.copy_from_slice(&c);
+    }
+    Ok(())
+}
+
+/// Rank r's operand: matrices with odd determinants, so products never collapse.
+fn operand(rank: usize, len: usize) -> Vec<u8> {
+    (0..len).map(|i| (rank * 29 + i * 13 + 7) as u8).map(|x| x | 1).enumerate().map(|(i, x)| if i % 4 == 1 || i % 4 == 2 { x & !1 } else { x }).collect()
+}
+
+/// x_lo x_{lo+1} ... x_{hi-1} of `len` bytes of matrices.
+fn product(lo: usize, hi: usize, len: usize) -> Vec<u8> {
+    let mut acc = operand(hi - 1, len);
+    for r in (lo..hi - 1).rev() {
+        matmul(&operand(r, len), &mut acc).unwrap();
+    }
+    acc
+}
+
+/// Run ordered algorithm `id` with the matrix product; every rank's receive buffer.
+fn run_ordered(id: &'static str, n: usize, root: usize, len: usize) -> Vec<Vec<u8>> {
+    let info = algorithm(id).unwrap_or_else(|| panic!("{id} is registered"));
+    assert!(info.ordered, "{id} keeps operand order");
+    let handles: Vec<_> = engines(n as u32, 1024, b"k")
+        .into_iter()
+        .enumerate()
+        .map(|(rank, mut e)| {
+            let params = Params::uniform(rank, n, root, len).elem_size(4);
+            std::thread::spawn(move || {
+                let sched = (info.schedule)(&params);
+                let send = operand(rank, sched.send_len());
+                let mut recv = vec![0u8; sched.recv_len()];
+                let group: Vec<u32> = (0..n as u32).collect();
+                unsafe { run_blocking(&mut e, sched, group, 1, 78, send.as_ptr(), recv.as_mut_ptr(), &mut matmul) }.unwrap();
+                e.finalize().unwrap();
+                recv
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+#[test]
+fn ordered_reductions_keep_rank_order_over_the_engine() {
+    for n in [3, 5] {
+        let out = run_ordered("reduce.binomial", n, n - 1, 400);
+        assert!(out[n - 1] == product(0, n, 400), "reduce.binomial on {n} ranks");
+        for (r, got) in run_ordered("allreduce.recursive_doubling", n, 0, 400).iter().enumerate() {
+            assert!(*got == product(0, n, 400), "allreduce.recursive_doubling on {n} ranks: rank {r}");
+        }
+        for (r, got) in run_ordered("scan.recursive_doubling", n, 0, 400).iter().enumerate() {
+            assert!(*got == product(0, r + 1, 400), "scan.recursive_doubling on {n} ranks: rank {r}");
+        }
+        for (r, got) in run_ordered("exscan.recursive_doubling", n, 0, 400).iter().enumerate().skip(1) {
+            assert!(*got == product(0, r, 400), "exscan.recursive_doubling on {n} ranks: rank {r}");
+        }
+        // Reduce-scatter: the input holds n shares of 40 bytes; rank r gets share r.
+        for (r, got) in run_ordered("reduce_scatter.reduce_then_scatter", n, 0, 40).iter().enumerate() {
+            let whole = product(0, n, 40 * n);
+            assert!(*got == whole[40 * r..40 * (r + 1)], "reduce_scatter.reduce_then_scatter on {n} ranks: rank {r}");
+        }
+    }
+}

@@ -11,6 +11,12 @@ use crate::runtime::{self, Runtime};
 
 /// Run `body` for the MPI function `name`; errors go through `comm`'s error handler.
 pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Result<(), MpiError>) -> c_int {
+    if crate::op::in_user_function() {
+        // The collective that called the user's function holds the runtime: waiting for it
+        // would hang this thread forever, so end the job with the reason instead.
+        let what = if name == "MPI_Abort" { "the job ends" } else { "Ferry allows only MPI_Abort there" };
+        die(&format!("{name} was called from inside a user-defined reduction function; {what}"), 1);
+    }
     // Whether requests remain for the progress thread to move once we return.
     let mut pending = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| {

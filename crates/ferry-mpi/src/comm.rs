@@ -143,7 +143,3 @@ crate::mpi_export! { MPI_Comm_free, PMPI_Comm_free, (comm: *mut MPI_Comm) {
 crate::mpi_export! { MPI_Comm_compare, PMPI_Comm_compare, (a: MPI_Comm, b: MPI_Comm, result: *mut c_int) {
     call("MPI_Comm_compare", a, |rt| { let o = out(result, "result")?; *o = compare(rt, a, b)?; Ok(()) })
 }}
-
-crate::mpi_export! { MPI_Barrier, PMPI_Barrier, (comm: MPI_Comm) {
-    call("MPI_Barrier", comm, |rt| internal::barrier(rt, comm))
-}}

@@ -108,6 +108,20 @@ impl Runtime {
         }
     }
 
+    /// Engine requests the non-blocking collectives in flight wait for.
+    pub fn coll_requests(&self) -> Vec<u64> {
+        if self.colls_active == 0 {
+            return Vec::new();
+        }
+        let mut ids = Vec::new();
+        for r in self.reqs.values() {
+            if let Body::Coll(op) = &r.body {
+                ids.extend(op.waiting_on());
+            }
+        }
+        ids
+    }
+
     /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
     pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
         // The common case, one point-to-point request and no collective in flight, waits on

@@ -28,6 +28,7 @@ mod completion;
 mod error;
 mod internal;
 mod misc;
+mod op;
 mod p2p;
 mod progress;
 mod runtime;

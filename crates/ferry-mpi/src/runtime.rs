@@ -15,10 +15,12 @@ use ferry_core::transport::shm::{self, HostConfig, HostShm};
 use ferry_core::transport::business_card::{sanitize_name, BusinessCard, GlobalId};
 use ferry_core::transport::tcp::{choose_address, interfaces, listen};
 
+use crate::coll::selection::Selection;
 use crate::comm::Comm;
 use crate::completion::ApiReq;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
+use crate::op::UserOp;
 
 const UNINIT: u8 = 0;
 const ACTIVE: u8 = 1;
@@ -95,6 +97,11 @@ pub struct Runtime {
     pub orphans: Vec<(u64, ApiReq)>,
     /// The asynchronous progress thread, when `FERRY_ASYNC_PROGRESS=1`.
     pub progress: Option<crate::progress::ProgressThread>,
+    /// User-defined reduction operations by handle.
+    pub ops: FastMap<i32, UserOp>,
+    pub next_op: i32,
+    /// The collective knobs (read and checked at init) and statistics.
+    pub coll: Selection,
 }
 
 // SAFETY: the raw pointers inside (user buffers of pending requests) are valid by MPI's
@@ -114,6 +121,8 @@ pub fn init(required: i32) -> MpiResult<i32> {
         _ => {}
     }
     wtime();
+    // Before anything else: a bad collective knob fails every rank at once, with a message.
+    let coll = Selection::from_env().map_err(|e| MpiError::new(MPI_ERR_ARG, e))?;
     let mut pmi = PmiClient::from_env().map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("PMI: {e}")))?;
     let (rank, size) = match &pmi {
         Some(p) => (p.rank(), p.size()),
@@ -198,6 +207,9 @@ pub fn init(required: i32) -> MpiResult<i32> {
         orphans: Vec::new(),
         colls_active: 0,
         progress: None,
+        ops: FastMap::default(),
+        next_op: 0,
+        coll,
     });
     if async_progress {
         let rt = guard.as_mut().expect("just set");
@@ -256,6 +268,9 @@ pub fn finalize() -> MpiResult<()> {
     }
     let mut guard = lock();
     let Some(rt) = guard.as_mut() else { return err(MPI_ERR_OTHER, "MPI_Finalize called before MPI_Init") };
+    if let Some(report) = rt.coll.report(rt.world_rank) {
+        eprint!("{report}");
+    }
     crate::p2p::reap_bsends(rt, true)?;
     // Sends the user freed are waited for inside the engine; freed receives that did
     // complete are unpacked, the others are dropped with the runtime.

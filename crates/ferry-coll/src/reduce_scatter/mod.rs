@@ -2,3 +2,4 @@
 //! x_0 (op) ... (op) x_{p-1}. Reduce_scatter_block is the case of equal blocks.
 
 pub mod pairwise;
+pub mod reduce_then_scatter;

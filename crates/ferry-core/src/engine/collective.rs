@@ -3,7 +3,12 @@
 //! requests on the communicator's collective context, copies and reductions run in place.
 //!
 //! A [`CollRun`] is a state machine advanced by [`CollRun::advance`], so the same code serves
-//! blocking calls (advance until done) and, later, non-blocking ones (advance on progress).
+//! blocking calls (advance until done) and non-blocking ones (advance on progress).
+//!
+//! Reductions go through the caller's [`Reducer`], `dst = src (op) dst`, which is MPI's
+//! `MPI_User_function(invec = src, inoutvec = dst)`; for [`Operands::DstSrc`] the run feeds
+//! it `dst` as `src` and a copy of `src` as `dst`, so non-commutative operations (user
+//! functions with `commute = 0`) see their operands in the order the schedule names.
 
 use ferry_coll::{Arrival, BufferId, Op, Operands, Range, Schedule};
 
@@ -312,7 +317,7 @@ impl CollRun {
                     let v = p.staging.expect("recv_any stages");
                     let mut off = 0;
                     for r in data {
-                        self.write(&r, &v[off..off + r.len]);
+                        self.write(r, &v[off..off + r.len]);
                         off += r.len;
                     }
                     self.finish(p.node, Some(peer));
@@ -349,6 +354,7 @@ impl CollRun {
 ///
 /// # Safety
 /// As for [`CollRun::new`].
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn run_blocking(
     engine: &mut Engine,
     sched: Schedule,

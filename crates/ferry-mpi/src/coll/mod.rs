@@ -1,0 +1,252 @@
+//! The MPI collectives at the C boundary: argument checks, packing of user buffers into the
+//! byte layout a schedule expects (see the table in `ferry_coll`'s crate doc), the choice of
+//! algorithm (the decision table of `ferry_coll::select`, the `FERRY_<COLL>_ALGORITHM`
+//! overrides, see [`selection`]), the status source of status-based algorithms, and the run
+//! of the schedule over the engine: to completion for the blocking functions, on progress
+//! for the non-blocking ones (the same schedules).
+//!
+//! `movers` holds the calls that move data (bcast, scatter, gather, allgather, alltoall,
+//! barrier), `reductions` those that combine it.
+
+mod movers;
+mod reductions;
+mod region;
+pub mod selection;
+mod status;
+
+use std::os::raw::{c_int, c_void};
+
+use ferry_coll::select::CallKind;
+use ferry_coll::{AlgorithmInfo, Collective, Params};
+use ferry_core::engine::collective::CollRun;
+
+use crate::completion::{ApiReq, Body};
+use crate::consts::*;
+use crate::error::{err, MpiError, MpiResult};
+use crate::op::Reduction;
+use crate::runtime::Runtime;
+use region::Region;
+
+/// Collective tags live above the small internal ones of `internal.rs`: call k of a
+/// communicator sends its data with tag `COLL_TAG_BASE + k` and status tokens with
+/// `TOKEN_TAG_BASE + k` (k modulo `SEQ_SPAN`).
+const COLL_TAG_BASE: i32 = 1 << 20;
+const TOKEN_TAG_BASE: i32 = 2 << 20;
+const SEQ_SPAN: u32 = 1 << 20;
+
+fn in_place(p: *const c_void) -> bool {
+    p as isize == -1
+}
+
+/// The communicator's facts one collective call needs.
+struct Call {
+    comm: MPI_Comm,
+    rank: usize,
+    size: usize,
+    group: Vec<u32>,
+    ctx: u32,
+    seq: u32,
+}
+
+impl Call {
+    fn tag(&self) -> i32 {
+        COLL_TAG_BASE + (self.seq % SEQ_SPAN) as i32
+    }
+    fn token_tag(&self) -> i32 {
+        TOKEN_TAG_BASE + (self.seq % SEQ_SPAN) as i32
+    }
+}
+
+/// Count the call on `comm`. Every member counts it before any other check, so an error
+/// found on some ranks only cannot shift the next collective's tag.
+fn begin(rt: &mut Runtime, comm: MPI_Comm) -> MpiResult<Call> {
+    rt.comm(comm)?;
+    let c = rt.comms.get_mut(&comm).expect("validated");
+    let seq = c.coll_seq;
+    c.coll_seq = c.coll_seq.wrapping_add(1);
+    Ok(Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq })
+}
+
+/// MPI_IN_PLACE where this rank may not use it: it is no buffer.
+fn no_in_place(buf: *const c_void, what: &str) -> MpiResult<()> {
+    if in_place(buf) {
+        return err(MPI_ERR_BUFFER, format!("MPI_IN_PLACE cannot be the {what} here"));
+    }
+    Ok(())
+}
+
+fn check_root(call: &Call, root: c_int) -> MpiResult<usize> {
+    if root < 0 || root as usize >= call.size {
+        return err(MPI_ERR_ROOT, format!("invalid root {root} (communicator size {})", call.size));
+    }
+    Ok(root as usize)
+}
+
+fn check_count(count: c_int) -> MpiResult<usize> {
+    if count < 0 {
+        return err(MPI_ERR_COUNT, format!("count {count} is negative"));
+    }
+    Ok(count as usize)
+}
+
+fn check_buf(buf: *const c_void, count: usize, dt: MPI_Datatype) -> MpiResult<()> {
+    if buf.is_null() && count > 0 && Runtime::is_predefined_type(dt) {
+        return err(MPI_ERR_BUFFER, format!("buffer is NULL with count {count}"));
+    }
+    Ok(())
+}
+
+/// One count per rank of the communicator (`recvcounts`, `sendcounts`).
+fn vec_counts(call: &Call, p: *const c_int, what: &str) -> MpiResult<Vec<usize>> {
+    if p.is_null() {
+        return err(MPI_ERR_ARG, format!("{what} is NULL"));
+    }
+    // SAFETY: MPI passes one entry per rank of the communicator.
+    let s = unsafe { std::slice::from_raw_parts(p, call.size) };
+    if let Some(c) = s.iter().find(|c| **c < 0) {
+        return err(MPI_ERR_COUNT, format!("{what} holds the negative count {c}"));
+    }
+    Ok(s.iter().map(|c| *c as usize).collect())
+}
+
+/// One displacement per rank of the communicator (in elements of the call's datatype).
+fn vec_displs(call: &Call, p: *const c_int, what: &str) -> MpiResult<Vec<usize>> {
+    if p.is_null() {
+        return err(MPI_ERR_ARG, format!("{what} is NULL"));
+    }
+    // SAFETY: as in `vec_counts`.
+    let d = unsafe { std::slice::from_raw_parts(p, call.size) };
+    if let Some(x) = d.iter().find(|x| **x < 0) {
+        return err(MPI_ERR_ARG, format!("{what} holds the negative displacement {x}"));
+    }
+    Ok(d.iter().map(|x| *x as usize).collect())
+}
+
+fn req_out(req: *mut MPI_Request) -> MpiResult<*mut MPI_Request> {
+    if req.is_null() {
+        return err(MPI_ERR_ARG, "request is NULL");
+    }
+    Ok(req)
+}
+
+const BLOCKING: *mut MPI_Request = std::ptr::null_mut();
+
+/// The algorithm for a call: the decision table or the override, counted for statistics.
+fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: bool, commutative: bool, bytes: usize) -> &'static AlgorithmInfo {
+    rt.coll.pick(CallKind { collective: coll, varying }, commutative, call.size, bytes)
+}
+
+/// A collective call in flight: the schedule's run, what it reduces with, the staging
+/// buffers it reads and writes, and the unpacking to do once it is complete.
+pub struct CollOp {
+    run: CollRun,
+    red: Option<Reduction>,
+    id: &'static str,
+    _regions: Vec<Region>,
+    finish: Option<Box<dyn FnOnce()>>,
+    pub done: bool,
+    pub failed: Option<MpiError>,
+}
+
+impl CollOp {
+    /// Issue and complete what can be; true once the whole call is done.
+    pub fn advance(&mut self, engine: &mut ferry_core::engine::Engine) -> bool {
+        if self.done || self.failed.is_some() {
+            return true;
+        }
+        let red = &self.red;
+        let mut reduce = |s: &[u8], d: &mut [u8]| -> Result<(), String> {
+            match red {
+                Some(r) => r.apply(s, d),
+                None => Err("this collective does not reduce".into()),
+            }
+        };
+        match self.run.advance(engine, &mut reduce) {
+            Ok(true) => {
+                self.done = true;
+                if let Some(f) = self.finish.take() {
+                    f();
+                }
+            }
+            Ok(false) => {}
+            Err(e) => {
+                self.run.cancel(engine);
+                self.failed = Some(MpiError::new(MPI_ERR_OTHER, format!("{}: {e}", self.id)));
+            }
+        }
+        self.done || self.failed.is_some()
+    }
+
+    /// Engine requests the call now waits for.
+    pub fn waiting_on(&self) -> Vec<u64> {
+        self.run.requests().collect()
+    }
+}
+
+/// What the API functions build: a call ready to run.
+struct Prepared {
+    call: Call,
+    info: &'static AlgorithmInfo,
+    params: Params,
+    send: Region,
+    recv: Region,
+    red: Option<Reduction>,
+    finish: Option<Box<dyn FnOnce()>>,
+}
+
+fn start(rt: &mut Runtime, mut p: Prepared) -> CollOp {
+    p.params.radix = rt.coll.radix;
+    if status::is_status_based(p.info.id) && p.call.size > 1 {
+        let (root, ctx, tag) = (p.params.root, p.call.ctx, p.call.token_tag());
+        let source = rt.coll.status_source;
+        if p.call.rank == root {
+            p.params.free_first = Some(status::free_first(&mut rt.engine, source, &p.call.group, root, ctx, tag));
+        } else {
+            status::announce(&mut rt.engine, source, p.call.group[root], ctx, tag);
+        }
+    }
+    let sched = (p.info.schedule)(&p.params);
+    // A schedule may want a receive region where the caller has none (a non-root's result
+    // space in reduce): give it scratch.
+    let scratch = if p.recv.ptr.is_null() && sched.recv_len() > 0 { Region::staged(sched.recv_len()) } else { Region::none() };
+    let recv = if p.recv.ptr.is_null() { scratch.ptr } else { p.recv.ptr };
+    let tag = p.call.tag();
+    // SAFETY: `send` and `recv` cover the schedule's declared lengths (built from the same
+    // counts); the regions and user buffers stay valid until the call completes (blocking
+    // calls wait; non-blocking ones keep the regions in the request, MPI keeps the user's).
+    let run = unsafe { CollRun::new(sched, p.call.group, p.call.ctx, tag, p.send.ptr, recv) };
+    CollOp { run, red: p.red, id: p.info.id, _regions: vec![p.send, p.recv, scratch], finish: p.finish, done: false, failed: None }
+}
+
+/// Run a prepared call to completion (the blocking MPI functions). Non-blocking calls in
+/// flight move on meanwhile: a peer may need them to reach this call.
+fn run_now(rt: &mut Runtime, p: Prepared) -> MpiResult<()> {
+    let mut op = start(rt, p);
+    loop {
+        if op.advance(&mut rt.engine) {
+            return match op.failed.take() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            };
+        }
+        rt.advance_colls();
+        let mut reqs = op.waiting_on();
+        reqs.extend(rt.coll_requests());
+        rt.engine.wait_until(|e| reqs.iter().any(|r| e.is_done(*r)))?;
+    }
+}
+
+/// Blocking or not: run now, or hand back a request.
+fn submit(rt: &mut Runtime, p: Prepared, req: *mut MPI_Request) -> MpiResult<()> {
+    if req.is_null() {
+        return run_now(rt, p);
+    }
+    let comm = p.call.comm;
+    let mut op = start(rt, p);
+    op.advance(&mut rt.engine);
+    let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(op)), comm, group: None, unpack: None, keep: None });
+    rt.colls_active += 1;
+    // SAFETY: checked non-null above.
+    unsafe { *req = h };
+    Ok(())
+}

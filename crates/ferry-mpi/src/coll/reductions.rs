@@ -1,0 +1,122 @@
+//! The collectives that combine data: Reduce, Allreduce, Reduce_scatter(_block), Scan and
+//! Exscan, blocking and non-blocking, with predefined and user-defined operations. A
+//! non-commutative operation runs only algorithms that keep operand order
+//! (`ferry_coll::select::applies`).
+
+use std::os::raw::{c_int, c_void};
+
+use ferry_coll::{Collective, Params};
+
+use super::{begin, check_buf, check_count, check_root, in_place, no_in_place, pick, req_out, submit, vec_counts, Prepared, Region, BLOCKING};
+use crate::boundary::call;
+use crate::consts::*;
+use crate::error::MpiResult;
+use crate::op::reduction;
+use crate::runtime::Runtime;
+
+/// Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block.
+#[allow(clippy::too_many_arguments)]
+fn reduce(rt: &mut Runtime, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+    let call = begin(rt, comm)?;
+    let root = if coll == Collective::Reduce { check_root(&call, root)? } else { 0 };
+    let count = check_count(count)?;
+    let t = rt.datatype(dt)?;
+    let red = reduction(rt, op, dt)?;
+    let n = call.size;
+    let gets_result = coll != Collective::Reduce || call.rank == root;
+    let in_place = in_place(sbuf) && gets_result;
+    if gets_result {
+        no_in_place(rbuf, "receive buffer")?;
+    } else {
+        no_in_place(sbuf, "send buffer of a rank other than the root")?;
+    }
+    // Reduce_scatter_block: `count` is each rank's share; the input holds n of them.
+    let in_elems = if coll == Collective::ReduceScatter { count * n } else { count };
+    if !in_place {
+        check_buf(sbuf, in_elems, dt)?;
+    }
+    if gets_result {
+        check_buf(rbuf, count, dt)?;
+    }
+    let bytes = count * t.size();
+    let info = pick(rt, &call, coll, false, red.commutative(), bytes);
+    let params = Params::uniform(call.rank, n, root, bytes).elem_size(red.elem_size()).in_place(in_place);
+    let send = if in_place { Region::none() } else { Region::new(sbuf, &t, in_elems * t.size(), &[(0, in_elems)], true) };
+    let recv_elems = if in_place { in_elems } else { count };
+    let recv_blocks = [(0, recv_elems)];
+    // In place the input lies in the receive buffer; exscan must leave rank 0's untouched,
+    // so stage its current contents too.
+    let recv = if gets_result {
+        Region::new(rbuf, &t, recv_elems * t.size(), &recv_blocks, in_place || coll == Collective::Exscan)
+    } else {
+        Region::none()
+    };
+    let finish = if gets_result { recv.unpacker(rbuf, t, vec![(0, count)]) } else { None };
+    submit(rt, Prepared { call, info, params, send, recv, red: Some(red), finish }, req)
+}
+
+/// Reduce_scatter: rank i gets `rcounts[i]` elements of the reduced vector, which is the
+/// concatenation of every rank's share in rank order. In place the input is the whole
+/// vector in `rbuf` and the result replaces its first `rcounts[rank]` elements.
+#[allow(clippy::too_many_arguments)]
+fn reduce_scatter(rt: &mut Runtime, sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+    let call = begin(rt, comm)?;
+    let counts = vec_counts(&call, rcounts, "recvcounts")?;
+    let t = rt.datatype(dt)?;
+    let red = reduction(rt, op, dt)?;
+    let (n, mine) = (call.size, counts[call.rank]);
+    let total: usize = counts.iter().sum();
+    let in_place = in_place(sbuf);
+    no_in_place(rbuf, "receive buffer")?;
+    if !in_place {
+        check_buf(sbuf, total, dt)?;
+    }
+    check_buf(rbuf, if in_place { total } else { mine }, dt)?;
+    let size = t.size();
+    let blocks: Vec<usize> = counts.iter().map(|c| c * size).collect();
+    let displs: Vec<usize> = blocks.iter().scan(0, |at, b| Some(std::mem::replace(at, *at + b))).collect();
+    let info = pick(rt, &call, Collective::ReduceScatter, true, red.commutative(), total * size / n);
+    let params = Params::varying(call.rank, n, 0, blocks, displs).elem_size(red.elem_size()).in_place(in_place);
+    let send = if in_place { Region::none() } else { Region::new(sbuf, &t, total * size, &[(0, total)], true) };
+    let recv_elems = if in_place { total } else { mine };
+    let recv = Region::new(rbuf, &t, recv_elems * size, &[(0, recv_elems)], in_place);
+    let finish = recv.unpacker(rbuf, t, vec![(0, mine)]);
+    submit(rt, Prepared { call, info, params, send, recv, red: Some(red), finish }, req)
+}
+
+crate::mpi_export! { MPI_Reduce, PMPI_Reduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) {
+    call("MPI_Reduce", comm, |rt| reduce(rt, Collective::Reduce, sbuf, rbuf, count, dt, op, root, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Ireduce, PMPI_Ireduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ireduce", comm, |rt| reduce(rt, Collective::Reduce, sbuf, rbuf, count, dt, op, root, comm, req_out(req)?))
+}}
+crate::mpi_export! { MPI_Allreduce, PMPI_Allreduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
+    call("MPI_Allreduce", comm, |rt| reduce(rt, Collective::Allreduce, sbuf, rbuf, count, dt, op, 0, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Iallreduce, PMPI_Iallreduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Iallreduce", comm, |rt| reduce(rt, Collective::Allreduce, sbuf, rbuf, count, dt, op, 0, comm, req_out(req)?))
+}}
+crate::mpi_export! { MPI_Reduce_scatter_block, PMPI_Reduce_scatter_block, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
+    call("MPI_Reduce_scatter_block", comm, |rt| reduce(rt, Collective::ReduceScatter, sbuf, rbuf, count, dt, op, 0, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ireduce_scatter_block", comm, |rt| reduce(rt, Collective::ReduceScatter, sbuf, rbuf, count, dt, op, 0, comm, req_out(req)?))
+}}
+crate::mpi_export! { MPI_Reduce_scatter, PMPI_Reduce_scatter, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
+    call("MPI_Reduce_scatter", comm, |rt| reduce_scatter(rt, sbuf, rbuf, rcounts, dt, op, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Ireduce_scatter, PMPI_Ireduce_scatter, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ireduce_scatter", comm, |rt| reduce_scatter(rt, sbuf, rbuf, rcounts, dt, op, comm, req_out(req)?))
+}}
+crate::mpi_export! { MPI_Scan, PMPI_Scan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
+    call("MPI_Scan", comm, |rt| reduce(rt, Collective::Scan, sbuf, rbuf, count, dt, op, 0, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Iscan, PMPI_Iscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Iscan", comm, |rt| reduce(rt, Collective::Scan, sbuf, rbuf, count, dt, op, 0, comm, req_out(req)?))
+}}
+crate::mpi_export! { MPI_Exscan, PMPI_Exscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
+    call("MPI_Exscan", comm, |rt| reduce(rt, Collective::Exscan, sbuf, rbuf, count, dt, op, 0, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Iexscan, PMPI_Iexscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Iexscan", comm, |rt| reduce(rt, Collective::Exscan, sbuf, rbuf, count, dt, op, 0, comm, req_out(req)?))
+}}

@@ -1,0 +1,158 @@
+//! The collective knobs as this process reads them once, at `MPI_Init`: the override lists
+//! (`FERRY_<COLL>_ALGORITHM`), the radix of `allgather.k_bruck` (`FERRY_ALLGATHER_RADIX`),
+//! the status source (`FERRY_STATUS_SOURCE`) and the statistics switch (`FERRY_COLL_STATS`).
+//! A bad value fails `MPI_Init` with a message that says what is valid. Choosing an
+//! algorithm for a call is `ferry_coll::select`'s business; this adds the counts that
+//! `FERRY_COLL_STATS=1` prints at `MPI_Finalize`: every rank prints its own, one line per
+//! call, algorithm and size class, to stderr.
+
+use std::collections::{BTreeMap, HashMap};
+
+use ferry_coll::select::{self, CallKind, Facts, Table};
+use ferry_coll::{AlgorithmInfo, Collective};
+use ferry_core::config;
+
+/// Where the root of a status-based collective learns which ranks are free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusSource {
+    /// The shared-memory status board for ranks on the root's host, arrival tokens for the
+    /// others.
+    Board,
+    /// Arrival tokens for every rank.
+    Arrival,
+}
+
+/// The knobs of the collective layer, and the statistics.
+pub struct Selection {
+    table: &'static Table,
+    overrides: HashMap<Collective, Vec<&'static AlgorithmInfo>>,
+    pub radix: usize,
+    pub status_source: StatusSource,
+    /// (call, algorithm, size class) -> calls, when `FERRY_COLL_STATS=1`.
+    stats: Option<BTreeMap<(&'static str, &'static str, String), u64>>,
+}
+
+/// The radix `FERRY_ALLGATHER_RADIX` may take.
+const RADIX: std::ops::RangeInclusive<usize> = 2..=1024;
+
+impl Selection {
+    /// The knobs from this process's environment.
+    pub fn from_env() -> Result<Selection, String> {
+        Selection::from_vars(std::env::vars())
+    }
+
+    /// The knobs from `vars` (name, value); every `FERRY_*_ALGORITHM` among them must name
+    /// a collective and list algorithms of it.
+    pub fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> Result<Selection, String> {
+        let vars: HashMap<String, String> = vars.into_iter().filter(|(k, _)| k.starts_with("FERRY_")).collect();
+        let get = |k: &config::Knob| vars.get(k.name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).unwrap_or_else(|| k.default.to_string());
+        let mut overrides = HashMap::new();
+        let mut names: Vec<&String> = vars.keys().filter(|k| k.ends_with("_ALGORITHM")).collect();
+        names.sort();
+        for name in names {
+            let value = &vars[name];
+            let Some(c) = Collective::ALL.into_iter().find(|c| &select::env_var(*c) == name) else {
+                let valid: Vec<String> = Collective::ALL.iter().map(|c| select::env_var(*c)).collect();
+                return Err(format!("{name} is not a collective's variable; valid: {}", valid.join(", ")));
+            };
+            if value.trim().is_empty() {
+                continue;
+            }
+            let list = select::parse_list(c, value).map_err(|e| format!("{name}={value:?}: {e}"))?;
+            overrides.insert(c, list);
+        }
+        let radix_text = get(&config::ALLGATHER_RADIX);
+        let radix = radix_text.parse::<usize>().ok().filter(|k| RADIX.contains(k)).ok_or_else(|| {
+            format!("{}={radix_text:?} is invalid: expected a whole number from {} to {}", config::ALLGATHER_RADIX.name, RADIX.start(), RADIX.end())
+        })?;
+        let status_source = match get(&config::STATUS_SOURCE).as_str() {
+            "board" => StatusSource::Board,
+            "arrival" => StatusSource::Arrival,
+            other => return Err(format!("{}={other:?} is invalid: expected board or arrival", config::STATUS_SOURCE.name)),
+        };
+        let stats = match get(&config::COLL_STATS).as_str() {
+            "0" => None,
+            "1" => Some(BTreeMap::new()),
+            other => return Err(format!("{}={other:?} is invalid: expected 0 or 1", config::COLL_STATS.name)),
+        };
+        Ok(Selection { table: Table::builtin(), overrides, radix, status_source, stats })
+    }
+
+    /// The algorithm for one call (see `ferry_coll::select`), counted for the statistics.
+    pub fn pick(&mut self, call: CallKind, commutative: bool, ranks: usize, bytes: usize) -> &'static AlgorithmInfo {
+        let over = self.overrides.get(&call.collective).map(Vec::as_slice);
+        let a = select::select(self.table, over, &Facts { call, commutative }, ranks, bytes);
+        if let Some(stats) = self.stats.as_mut() {
+            let class = if call.sized() { select::size_class(bytes) } else { "*".to_string() };
+            *stats.entry((call.name(), a.id, class)).or_default() += 1;
+        }
+        a
+    }
+
+    /// What `FERRY_COLL_STATS=1` prints at finalize for world rank `rank`; `None` when off.
+    pub fn report(&self, rank: u32) -> Option<String> {
+        let stats = self.stats.as_ref()?;
+        if stats.is_empty() {
+            return Some(format!("ferry[rank {rank}] coll-stats: no collective calls\n"));
+        }
+        let mut out = String::new();
+        for ((call, alg, class), n) in stats {
+            out.push_str(&format!("ferry[rank {rank}] coll-stats: {call} {alg} bytes={class} calls={n}\n"));
+        }
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn defaults() {
+        let s = Selection::from_vars(vars(&[("PATH", "/bin")])).unwrap();
+        assert_eq!((s.radix, s.status_source), (4, StatusSource::Board));
+        assert!(s.report(0).is_none());
+    }
+
+    #[test]
+    fn bad_values_fail_with_what_is_valid() {
+        let cases: &[(&[(&str, &str)], &str)] = &[
+            (&[("FERRY_BCAST_ALGORITHM", "nonsense")], "valid names: binomial"),
+            (&[("FERRY_BCAST_ALGORITHM", "allgather.ring")], "not an algorithm of bcast"),
+            (&[("FERRY_GATHERV_ALGORITHM", "linear")], "FERRY_GATHER_ALGORITHM"),
+            (&[("FERRY_ALLGATHER_RADIX", "1")], "from 2 to 1024"),
+            (&[("FERRY_ALLGATHER_RADIX", "x")], "from 2 to 1024"),
+            (&[("FERRY_STATUS_SOURCE", "magic")], "board or arrival"),
+            (&[("FERRY_COLL_STATS", "yes")], "0 or 1"),
+        ];
+        for (v, want) in cases {
+            let e = Selection::from_vars(vars(v)).err().unwrap_or_else(|| panic!("{v:?} accepted"));
+            assert!(e.contains(want), "{v:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn overrides_and_statistics() {
+        let mut s = Selection::from_vars(vars(&[
+            ("FERRY_BCAST_ALGORITHM", "pipelined_chain"),
+            ("FERRY_ALLREDUCE_ALGORITHM", ""),
+            ("FERRY_ALLGATHER_RADIX", "3"),
+            ("FERRY_STATUS_SOURCE", "arrival"),
+            ("FERRY_COLL_STATS", "1"),
+        ]))
+        .unwrap();
+        assert_eq!((s.radix, s.status_source), (3, StatusSource::Arrival));
+        let bcast = CallKind::from_name("bcast").unwrap();
+        let gatherv = CallKind::from_name("gatherv").unwrap();
+        assert_eq!(s.pick(bcast, true, 4, 8).id, "bcast.pipelined_chain");
+        assert_eq!(s.pick(bcast, true, 4, 9).id, "bcast.pipelined_chain");
+        assert_eq!(s.pick(gatherv, true, 4, 0).id, "gather.linear");
+        let r = s.report(3).unwrap();
+        assert!(r.contains("ferry[rank 3] coll-stats: bcast bcast.pipelined_chain bytes=8-16 calls=2\n"), "{r}");
+        assert!(r.contains("coll-stats: gatherv gather.linear bytes=* calls=1\n"), "{r}");
+    }
+}

@@ -1,0 +1,238 @@
+//! Reduction operations: the handle table of user-defined operations (`MPI_Op_create`,
+//! `MPI_Op_free`) and [`Reduction`], what a collective combines packed data with, whether
+//! the operation is predefined or the user's.
+//!
+//! A user function sees what MPI promises it: `invec` and `inoutvec` laid out as `len`
+//! elements of the call's own datatype (unpacked, aligned, gaps included), and that
+//! datatype's handle; `inoutvec[i] = invec[i] op inoutvec[i]`.
+
+use std::cell::Cell;
+use std::os::raw::{c_int, c_void};
+
+use ferry_core::datatype::Datatype;
+use ferry_core::reduce_op::{self, ElemType, PredefinedOp};
+
+use crate::boundary::call;
+use crate::comm::out_arg;
+use crate::consts::*;
+use crate::error::{err, MpiError, MpiResult};
+use crate::runtime::Runtime;
+
+/// A user-defined operation: the function and whether it commutes.
+#[derive(Clone, Copy)]
+pub struct UserOp {
+    pub f: MPI_User_function,
+    pub commute: bool,
+}
+
+/// Handles of user-defined operations: MPICH's "direct" kind for operations
+/// (0x98000000 | index), next to the builtin ones (0x58000000 | index).
+const USER_OP_BASE: i32 = 0x9800_0000u32 as i32;
+const USER_OP_MAX: i32 = 0x03ff_ffff;
+
+impl Runtime {
+    fn add_op(&mut self, op: UserOp) -> MpiResult<MPI_Op> {
+        for _ in 0..=USER_OP_MAX {
+            self.next_op = (self.next_op + 1) & USER_OP_MAX;
+            let h = USER_OP_BASE | self.next_op;
+            if let std::collections::hash_map::Entry::Vacant(v) = self.ops.entry(h) {
+                v.insert(op);
+                return Ok(h);
+            }
+        }
+        err(MPI_ERR_INTERN, "no operation handle left")
+    }
+}
+
+/// How a collective combines data: `dst = src op dst` on packed elements.
+#[derive(Clone)]
+pub enum Reduction {
+    Predefined { op: PredefinedOp, elem: ElemType },
+    User { op: UserOp, handle: MPI_Datatype, t: Datatype },
+}
+
+/// Resolve the operation and datatype of a reduction call; an operation that is not defined
+/// on the type is `MPI_ERR_OP`.
+pub fn reduction(rt: &mut Runtime, op: MPI_Op, dt: MPI_Datatype) -> MpiResult<Reduction> {
+    let t = rt.datatype(dt)?;
+    if let Some(u) = rt.ops.get(&op) {
+        return Ok(Reduction::User { op: *u, handle: dt, t });
+    }
+    let Some(pop) = PredefinedOp::from_handle(op) else {
+        return err(MPI_ERR_OP, if op == MPI_OP_NULL { "MPI_OP_NULL is not an operation".to_string() } else { format!("invalid operation {op:#x}") });
+    };
+    if matches!(pop, PredefinedOp::Replace | PredefinedOp::NoOp) {
+        return err(MPI_ERR_OP, format!("{} is defined for one-sided accumulates only, not for collective reductions", pop.name()));
+    }
+    let elem = match crate::predefined::pair_type(dt) {
+        Some((v, i)) => Some(ElemType::Pair(v, i)),
+        None => reduce_op::elem_type(&t),
+    };
+    let Some(elem) = elem else { return err(MPI_ERR_OP, format!("{} is not defined for datatype {dt:#x} (no single basic type)", pop.name())) };
+    reduce_op::check(pop, elem).map_err(|e| MpiError::new(MPI_ERR_OP, e.to_string()))?;
+    Ok(Reduction::Predefined { op: pop, elem })
+}
+
+thread_local! {
+    /// Set while a user's reduction function runs (the runtime is locked then).
+    static IN_USER_FUNCTION: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread is inside a user's reduction function.
+pub fn in_user_function() -> bool {
+    IN_USER_FUNCTION.with(Cell::get)
+}
+
+/// A byte buffer aligned for any C type (16 bytes), with `base` placed so that the bytes
+/// `base + lo .. base + hi` lie inside it.
+struct Aligned {
+    words: Vec<u128>,
+    /// Offset of `base` from the start of `words`, in bytes (may be negative).
+    base: isize,
+}
+
+impl Aligned {
+    fn new(lo: isize, hi: isize) -> Aligned {
+        let len = (hi - lo).max(0) as usize;
+        let words = vec![0u128; len.div_ceil(16) + 1];
+        // base + lo must be >= 0 and base a multiple of 16: round -lo up.
+        let base = (-lo).div_euclid(16) * 16 + if (-lo).rem_euclid(16) == 0 { 0 } else { 16 };
+        Aligned { words, base }
+    }
+    fn base(&mut self) -> *mut u8 {
+        (self.words.as_mut_ptr() as *mut u8).wrapping_offset(self.base)
+    }
+}
+
+impl Reduction {
+    /// Whether the operation commutes (every predefined one does).
+    pub fn commutative(&self) -> bool {
+        match self {
+            Reduction::Predefined { .. } => true,
+            Reduction::User { op, .. } => op.commute,
+        }
+    }
+
+    /// Bytes of one element in packed data: buffers are split only on these boundaries.
+    pub fn elem_size(&self) -> usize {
+        match self {
+            Reduction::Predefined { elem, .. } => elem.size(),
+            Reduction::User { t, .. } => t.size(),
+        }
+    }
+
+    /// `dst = src op dst` element-wise on packed data of equal length.
+    pub fn apply(&self, src: &[u8], dst: &mut [u8]) -> Result<(), String> {
+        match self {
+            Reduction::Predefined { op, elem } => reduce_op::apply(*op, *elem, src, dst).map_err(|e| e.to_string()),
+            Reduction::User { op, handle, t } => user_apply(op, *handle, t, src, dst),
+        }
+    }
+}
+
+/// Run a user function over packed `src` and `dst`: unpack both into aligned buffers in the
+/// datatype's layout, call it (in pieces of at most `c_int::MAX` elements), pack the result.
+fn user_apply(op: &UserOp, handle: MPI_Datatype, t: &Datatype, src: &[u8], dst: &mut [u8]) -> Result<(), String> {
+    if src.len() != dst.len() {
+        return Err(format!("user operation: the source has {} bytes but the destination {}", src.len(), dst.len()));
+    }
+    let size = t.size();
+    if size == 0 || src.is_empty() {
+        return Ok(());
+    }
+    if !src.len().is_multiple_of(size) {
+        return Err(format!("user operation: {} bytes are not a whole number of {size}-byte elements", src.len()));
+    }
+    let total = src.len() / size;
+    let mut done = 0;
+    while done < total {
+        let n = (total - done).min(c_int::MAX as usize);
+        let (s, d) = (&src[done * size..(done + n) * size], &mut dst[done * size..(done + n) * size]);
+        let span = t.true_span(n).expect("n > 0 elements of a type with data");
+        let (mut a, mut b) = (Aligned::new(span.start, span.end), Aligned::new(span.start, span.end));
+        let (pa, pb) = (a.base(), b.base());
+        // SAFETY: each buffer covers the type map of `n` elements around its base (`Aligned`),
+        // and packed data never overlaps them.
+        unsafe {
+            t.unpack(s, pa, n);
+            t.unpack(d, pb, n);
+        }
+        let mut len = n as c_int;
+        let mut dt = handle;
+        IN_USER_FUNCTION.with(|f| f.set(true));
+        // SAFETY: the function was registered by MPI_Op_create with MPI's signature; its
+        // arguments are valid for `len` elements of `dt`.
+        unsafe { (op.f)(pa as *mut c_void, pb as *mut c_void, &mut len, &mut dt) };
+        IN_USER_FUNCTION.with(|f| f.set(false));
+        // SAFETY: as for the unpack above.
+        unsafe { t.pack(pb, n, d) };
+        done += n;
+    }
+    Ok(())
+}
+
+crate::mpi_export! { MPI_Op_create, PMPI_Op_create, (user_fn: Option<MPI_User_function>, commute: c_int, op: *mut MPI_Op) {
+    call("MPI_Op_create", MPI_COMM_WORLD, |rt| {
+        let out = out_arg(op, "op")?;
+        let Some(f) = user_fn else { return err(MPI_ERR_ARG, "user function is NULL") };
+        *out = rt.add_op(UserOp { f, commute: commute != 0 })?;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Op_free, PMPI_Op_free, (op: *mut MPI_Op) {
+    call("MPI_Op_free", MPI_COMM_WORLD, |rt| {
+        let o = out_arg(op, "op")?;
+        if PredefinedOp::from_handle(*o).is_some() {
+            return err(MPI_ERR_OP, format!("cannot free the predefined operation {:#x}", *o));
+        }
+        // Calls in flight keep their own copy of the function: freeing cannot disturb them.
+        if rt.ops.remove(&*o).is_none() {
+            return err(MPI_ERR_OP, if *o == MPI_OP_NULL { "MPI_OP_NULL is not an operation".to_string() } else { format!("invalid operation {:#x}", *o) });
+        }
+        *o = MPI_OP_NULL;
+        Ok(())
+    })
+}}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_buffers_hold_the_span_with_an_aligned_base() {
+        for (lo, hi) in [(0, 1), (0, 16), (3, 40), (-5, 7), (-16, 0), (17, 18), (-33, -1)] {
+            let mut a = Aligned::new(lo, hi);
+            let start = a.words.as_ptr() as usize;
+            let end = start + a.words.len() * 16;
+            let base = a.base() as usize;
+            assert_eq!(base % 16, 0, "{lo}..{hi}");
+            assert!(base.wrapping_add(lo as usize) >= start && base.wrapping_add(hi as usize) <= end, "{lo}..{hi}");
+        }
+    }
+
+    unsafe extern "C" fn concat_pairs(a: *mut c_void, b: *mut c_void, len: *mut c_int, _dt: *mut MPI_Datatype) {
+        // An element is an interval (first, last) laid out as the vector type below: ints
+        // 0 and 3 of 4; a op b = (a.first, b.last).
+        let (a, b) = (a as *const i32, b as *mut i32);
+        for i in 0..unsafe { *len } as usize {
+            unsafe { *b.add(4 * i) = *a.add(4 * i) };
+        }
+    }
+
+    #[test]
+    fn user_functions_see_the_datatype_layout_and_keep_operand_order() {
+        // A vector type: 2 ints, stride 3 ints (extent 16 bytes, size 8).
+        let int = Datatype::primitive(ferry_core::datatype::Primitive::Int);
+        let v = Datatype::vector(2, 1, 3, &int).unwrap();
+        let r = Reduction::User { op: UserOp { f: concat_pairs, commute: false }, handle: 7, t: v };
+        let pack = |xs: &[i32]| xs.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+        let src = pack(&[1, 2, 3, 4]);
+        let mut dst = pack(&[10, 20, 30, 40]);
+        r.apply(&src, &mut dst).unwrap();
+        assert_eq!(dst, pack(&[1, 20, 3, 40]));
+        assert!(!r.commutative());
+        assert_eq!(r.elem_size(), 8);
+        assert!(r.apply(&src[..4], &mut dst[..4]).is_err());
+    }
+}
