@@ -8,8 +8,9 @@
 #                  every frame goes in pieces, and with a progress thread
 #   async          a rendezvous moves while no rank is inside MPI with FERRY_ASYNC_PROGRESS=1,
 #                  and does not without it (tests/shm/async_progress.c), on each route
-#   oversubscribed 8 ranks pass a token 10,000 times around a ring on this host's cores
-#                  without keeping them busy (tests/shm/ring_rounds.c), shm and TCP
+#   oversubscribed 8 ranks on this host's cores: 7 of them waiting a second in MPI_Recv use
+#                  (almost) no CPU, then a token goes 10,000 times around the ring
+#                  (tests/shm/ring_rounds.c), shm and TCP
 #   leftovers      no segment stays in /dev/shm after a normal end, MPI_Abort, a SIGKILL
 #                  of a rank, and the launcher removes one left by a job that died early
 #

@@ -175,6 +175,13 @@ pub fn init(required: i32) -> MpiResult<i32> {
     // A progress thread moves a single copy with one wake-up, a pipelined one with a wake-up
     // per ring's worth on each side: with the thread, single copy is the default.
     let want_single_copy = if config::SHM_SINGLE_COPY.is_set() { parse_knob(config::SHM_SINGLE_COPY.flag())? } else { async_progress };
+    // More ranks than cores on this host: waits often end in a sleep, and a membarrier per
+    // sleep would cost more than the fence per message it saves.
+    let mine = &cards[rank as usize].id;
+    let on_host = cards.iter().filter(|c| c.id.front == mine.front && c.id.host == mine.host).count();
+    if on_host > std::thread::available_parallelism().map_or(1, |n| n.get()) {
+        shm::doorbell::use_symmetric_fences();
+    }
     let shm = match (use_shm, pmi.as_ref()) {
         (true, Some(p)) => join_host(p.kvsname(), rank, &cards, ring_size, shm_eager_limit, want_single_copy, connect_timeout)?,
         _ => None,

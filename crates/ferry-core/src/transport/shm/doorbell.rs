@@ -66,14 +66,23 @@ fn membarrier(cmd: libc::c_int) -> libc::c_long {
 /// registers the process; every user of doorbells calls it before touching a ring (segment
 /// creation and opening do), so that no notifier skips its fence unregistered.
 pub fn asymmetric_fence() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| {
+    *ASYMMETRIC.get_or_init(|| {
         let cmds = membarrier(MEMBARRIER_CMD_QUERY);
         cmds >= 0
             && cmds & (MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) as libc::c_long
                 == (MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) as libc::c_long
             && membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0
     })
+}
+
+static ASYMMETRIC: OnceLock<bool> = OnceLock::new();
+
+/// Keep the plain fences on both sides (call before any doorbell is used): right when
+/// waiters sleep often, e.g. on a host with more ranks than cores, where a membarrier per
+/// sleep (an interrupt on every core running a rank) costs more than a fence per message.
+/// Every process of a host must choose alike. Returns false if the choice was already made.
+pub fn use_symmetric_fences() -> bool {
+    ASYMMETRIC.set(false).is_ok()
 }
 
 /// The waiter's side: after announcing itself, make sure every notifier's publication
@@ -137,7 +146,9 @@ impl Doorbell {
         Doorbell { word: NonNull::new(word).expect("doorbell pointer is never null"), _keep: keep, kick: None }
     }
 
-    /// The same doorbell, also calling `kick` whenever a notifier finds the owner asleep.
+    /// The same doorbell, calling `kick` instead of waking the futex whenever a notifier
+    /// finds the owner asleep: its owner sleeps in `epoll` (see
+    /// [`begin_sleep`](Self::begin_sleep)), never in [`wait_until`](Self::wait_until).
     pub fn with_kick(mut self, kick: Kick) -> Doorbell {
         self.kick = Some(kick);
         self
@@ -156,9 +167,10 @@ impl Doorbell {
         let w = self.w();
         if w.sleepers.load(Ordering::Relaxed) != 0 {
             w.seq.fetch_add(1, Ordering::Release);
-            futex_wake(&w.seq);
-            if let Some(k) = &self.kick {
-                k();
+            // An owner with a kick sleeps in epoll, never on the futex: one system call.
+            match &self.kick {
+                Some(k) => k(),
+                None => futex_wake(&w.seq),
             }
         }
     }
