@@ -47,6 +47,34 @@ pub fn after_call(pending: bool) {
     }
 }
 
+/// Ask the scheduler (EEVDF, Linux 6.6 and later) for short time slices: a thread that
+/// runs briefly after each wake-up then gets the core sooner when the application's threads
+/// keep every core busy, which is when the progress thread matters. Unprivileged; older
+/// kernels refuse it and nothing changes.
+fn ask_for_short_slices() {
+    #[repr(C)]
+    struct SchedAttr {
+        size: u32,
+        policy: u32,
+        flags: u64,
+        nice: i32,
+        priority: u32,
+        runtime: u64,
+        deadline: u64,
+        period: u64,
+        util_min: u32,
+        util_max: u32,
+    }
+    // SAFETY: getpriority has no memory arguments.
+    let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    let attr = SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: libc::SCHED_OTHER as u32, flags: 0, nice, priority: 0, runtime: 100_000, deadline: 0, period: 0, util_min: 0, util_max: 0 };
+    // SAFETY: sched_setattr reads `size` bytes of a properly laid out sched_attr for this thread.
+    let rc = unsafe { libc::syscall(libc::SYS_sched_setattr, 0, &attr as *const SchedAttr, 0) };
+    if rc != 0 {
+        ferry_core::debug!("progress", "short time slices refused: {}", std::io::Error::last_os_error());
+    }
+}
+
 enum Pass {
     /// A ring still has something: go again.
     Busy,
@@ -71,6 +99,7 @@ impl ProgressThread {
         let bell = rt.engine.doorbell();
         let flag = stop.clone();
         let handle = std::thread::Builder::new().name("ferry-progress".into()).spawn(move || {
+            ask_for_short_slices();
             // The thread counts as asleep on the rank's doorbell for as long as it runs, so
             // that local peers kick the wake-up socket whenever they publish: announcing once
             // costs one membarrier, where announcing per sleep would cost one per wake-up.
