@@ -3,6 +3,7 @@
 //! datatype maps that say which bytes of a user buffer a message covers.
 
 pub mod bootstrap;
+pub mod bufpool;
 pub mod config;
 pub mod datatype;
 pub mod engine;

@@ -14,6 +14,7 @@ use ferry_coll::{Arrival, BufferId, Op, Operands, Range, Schedule};
 
 use super::matching::Pattern;
 use super::{Engine, EngineError, ReqId};
+use crate::bufpool;
 
 /// Applies the call's reduction: `dst = src (op) dst` element-wise on packed bytes
 /// ([`Operands::SrcDst`]); the executor handles the other operand order.
@@ -51,6 +52,9 @@ pub struct CollRun {
     state: Vec<State>,
     pending: Vec<Pending>,
     done: usize,
+    /// Cancelled with requests the engine could not take back: buffers they may touch
+    /// are never freed.
+    abandoned: bool,
 }
 
 /// Why a collective could not run.
@@ -87,7 +91,18 @@ impl CollRun {
     /// Both buffers must stay valid, and `recv` unaliased, until the run is done or dropped
     /// after [`CollRun::cancel`] (engine requests may still write into them).
     pub unsafe fn new(sched: Schedule, group: Vec<u32>, ctx: u32, tag: i32, send: *const u8, recv: *mut u8) -> CollRun {
-        let scratch = sched.scratch_buffers().iter().map(|s| s.init.clone().unwrap_or_else(|| vec![0u8; s.len])).collect();
+        let scratch = sched
+            .scratch_buffers()
+            .iter()
+            .map(|s| match &s.init {
+                Some(init) => {
+                    let mut v = bufpool::take(init.len());
+                    v.copy_from_slice(init);
+                    v
+                }
+                None => bufpool::take_zeroed(s.len),
+            })
+            .collect();
         let n = sched.nodes().len();
         CollRun {
             send_len: sched.send_len(),
@@ -102,6 +117,7 @@ impl CollRun {
             state: vec![State::Waiting; n],
             pending: Vec::new(),
             done: 0,
+            abandoned: false,
         }
     }
 
@@ -147,11 +163,24 @@ impl CollRun {
     }
 
     fn gather(&self, data: &[Range]) -> Vec<u8> {
-        let mut v = Vec::with_capacity(data.iter().map(|r| r.len).sum());
+        let mut v = bufpool::take(data.iter().map(|r| r.len).sum());
+        let mut off = 0;
         for r in data {
-            v.extend_from_slice(self.slice(r));
+            v[off..off + r.len].copy_from_slice(self.slice(r));
+            off += r.len;
         }
         v
+    }
+
+    /// Copy `src` to `dst` inside the run's buffers (they may overlap).
+    fn copy_within(&mut self, src: &Range, dst: &Range) {
+        if src.len == 0 {
+            return;
+        }
+        let from = self.slice(src).as_ptr();
+        let to = self.ptr_mut(dst);
+        // SAFETY: both ranges were checked against their buffers; `copy` allows overlap.
+        unsafe { std::ptr::copy(from, to, src.len) };
     }
 
     fn check_ranges(&self, ranges: &[Range]) -> bool {
@@ -219,10 +248,19 @@ impl CollRun {
             moved = true;
             match op {
                 Op::Send { peer, data } => {
-                    let packed = self.gather(&data);
-                    // SAFETY: `packed` is kept in `pending` until the request completes.
-                    let req = unsafe { engine.isend(self.group[peer], self.ctx, self.tag, packed.as_ptr(), packed.len(), false) };
-                    self.pending.push(Pending { node: i, req, staging: None, _keep: Some(packed) });
+                    // One range goes straight from its buffer: the schedule's validation
+                    // guarantees that nothing writes it until this send has completed (ops
+                    // that would, depend on it). Several are packed first.
+                    let (req, keep) = if data.len() == 1 {
+                        let b = self.slice(&data[0]);
+                        // SAFETY: the range stays valid and unwritten until completion (above).
+                        (unsafe { engine.isend(self.group[peer], self.ctx, self.tag, b.as_ptr(), b.len(), false) }, None)
+                    } else {
+                        let packed = self.gather(&data);
+                        // SAFETY: `packed` is kept in `pending` until the request completes.
+                        (unsafe { engine.isend(self.group[peer], self.ctx, self.tag, packed.as_ptr(), packed.len(), false) }, Some(packed))
+                    };
+                    self.pending.push(Pending { node: i, req, staging: None, _keep: keep });
                     self.state[i] = State::Issued;
                 }
                 Op::Recv { peer, data } => {
@@ -233,7 +271,7 @@ impl CollRun {
                         // SAFETY: the range lies in a buffer that outlives the request.
                         (unsafe { engine.irecv(pat, p, total) }, None)
                     } else {
-                        let mut v = vec![0u8; total];
+                        let mut v = bufpool::take(total);
                         // SAFETY: the staging buffer is kept in `pending` until completion.
                         (unsafe { engine.irecv(pat, v.as_mut_ptr(), total) }, Some(v))
                     };
@@ -242,7 +280,7 @@ impl CollRun {
                 }
                 Op::RecvAny { from } => {
                     let cap = from.iter().map(|(_, d)| d.iter().map(|r| r.len).sum::<usize>()).max().unwrap_or(0);
-                    let mut v = vec![0u8; cap];
+                    let mut v = bufpool::take(cap);
                     let pat = Pattern { ctx: self.ctx, src: None, tag: Some(self.tag) };
                     // SAFETY: as above.
                     let req = unsafe { engine.irecv(pat, v.as_mut_ptr(), cap) };
@@ -250,23 +288,31 @@ impl CollRun {
                     self.state[i] = State::Issued;
                 }
                 Op::Copy { src, dst } => {
-                    let data = self.slice(&src).to_vec();
-                    self.write(&dst, &data);
+                    self.copy_within(&src, &dst);
                     self.finish(i, None);
                 }
                 Op::Reduce { src, dst, order, .. } => {
-                    let s = self.slice(&src).to_vec();
-                    let mut d = self.slice(&dst).to_vec();
-                    match order {
-                        Operands::SrcDst => reduce(&s, &mut d).map_err(CollError::Reduce)?,
+                    // A copy of src (it may overlap dst); dst is reduced in place.
+                    let mut s = bufpool::take(src.len);
+                    s.copy_from_slice(self.slice(&src));
+                    let d = if dst.len == 0 {
+                        &mut [][..]
+                    } else {
+                        // SAFETY: dst lies in the receive or a scratch buffer (checked above),
+                        // which nothing else touches while this step runs.
+                        unsafe { std::slice::from_raw_parts_mut(self.ptr_mut(&dst), dst.len) }
+                    };
+                    let r = match order {
+                        Operands::SrcDst => reduce(&s, d),
                         Operands::DstSrc => {
-                            // dst = dst (op) src: reduce into a copy of src, then store it.
-                            let mut t = s;
-                            reduce(&d, &mut t).map_err(CollError::Reduce)?;
-                            d = t;
+                            // dst = dst (op) src: reduce dst into the copy of src, store it.
+                            let r = reduce(d, &mut s);
+                            d.copy_from_slice(&s);
+                            r
                         }
-                    }
-                    self.write(&dst, &d);
+                    };
+                    bufpool::give(s);
+                    r.map_err(CollError::Reduce)?;
                     self.finish(i, None);
                 }
             }
@@ -288,7 +334,12 @@ impl CollRun {
             let st = engine.take(p.req).expect("done above")?;
             let op = self.sched.nodes()[p.node].op.clone();
             match op {
-                Op::Send { .. } => self.finish(p.node, None),
+                Op::Send { .. } => {
+                    if let Some(v) = p._keep {
+                        bufpool::give(v);
+                    }
+                    self.finish(p.node, None)
+                }
                 Op::Recv { peer, data } => {
                     let want: usize = data.iter().map(|r| r.len).sum();
                     if st.truncated || st.bytes != want {
@@ -300,6 +351,7 @@ impl CollRun {
                             self.write(r, &v[off..off + r.len]);
                             off += r.len;
                         }
+                        bufpool::give(v);
                     }
                     self.finish(p.node, Some(peer));
                 }
@@ -320,6 +372,7 @@ impl CollRun {
                         self.write(r, &v[off..off + r.len]);
                         off += r.len;
                     }
+                    bufpool::give(v);
                     self.finish(p.node, Some(peer));
                 }
                 Op::Copy { .. } | Op::Reduce { .. } => unreachable!("local operations complete when issued"),
@@ -345,7 +398,23 @@ impl CollRun {
         for p in self.pending.drain(..) {
             if !engine.cancel(p.req) {
                 engine.detach(p.req);
+                // The engine may still read or write these: never free or reuse them.
+                std::mem::forget(p.staging);
+                std::mem::forget(p._keep);
+                self.abandoned = true;
             }
+        }
+    }
+}
+
+impl Drop for CollRun {
+    fn drop(&mut self) {
+        let scratch = std::mem::take(&mut self.scratch);
+        if self.abandoned {
+            // A detached request may still land in a scratch buffer.
+            std::mem::forget(scratch);
+        } else {
+            scratch.into_iter().for_each(bufpool::give);
         }
     }
 }

@@ -197,6 +197,9 @@ pub struct Engine {
     shm_eager_limit: usize,
     single_copy: bool,
     waker: Arc<mio::Waker>,
+    /// Bumped whenever bytes move (a frame or piece read, a ring write): a wait that sees it
+    /// move keeps spinning instead of going to sleep in the middle of a transfer.
+    activity: u64,
 }
 
 // SAFETY: the raw pointers an engine holds are user buffers that the MPI contract keeps valid
@@ -266,6 +269,7 @@ impl Engine {
             shm_eager_limit,
             single_copy,
             waker,
+            activity: 0,
         })
     }
 
@@ -775,11 +779,20 @@ impl Engine {
             return Ok(());
         }
         // The clock is read only once the wait lasts: most waits on a local peer end sooner.
+        // It measures the time since bytes last moved, so that a long transfer in progress
+        // (a ring the receiver drains as fast as the sender fills it) never puts us to sleep
+        // between two pieces.
         let mut start = None;
         let mut spins = 0u32;
         let mut waited = Duration::ZERO;
+        let mut seen = self.activity;
         loop {
             if spins % 8 == 7 {
+                if self.activity != seen {
+                    seen = self.activity;
+                    start = None;
+                    spins = 0;
+                }
                 waited = start.get_or_insert_with(Instant::now).elapsed();
             }
             let sleep = spins > 16 && waited >= self.spin;
@@ -1015,6 +1028,7 @@ impl Engine {
                     return;
                 }
                 RxEvent::Header(h) => {
+                    self.activity += 1;
                     let sink = match self.on_header(c, &h) {
                         Ok(s) => s,
                         Err(msg) => {
@@ -1032,6 +1046,7 @@ impl Engine {
                     }
                 }
                 RxEvent::Payload(h, sink) => {
+                    self.activity += 1;
                     if let Err(msg) = self.on_payload(c, h, sink) {
                         self.bad_input(c, msg);
                         return;
@@ -1303,14 +1318,19 @@ impl Engine {
         let ShmPeer { link, out, cursor, whole_max, .. } = &mut **sp;
         while let Some(f) = out.front() {
             let payload = f.payload.bytes();
+            let before = cursor.sent();
             let written = if payload.len() <= *whole_max {
                 link.tx.try_write(&f.header, payload)
             } else {
                 link.tx.write_partial(&f.header, payload, cursor)
             };
             if !written {
+                if cursor.sent() != before {
+                    self.activity += 1;
+                }
                 return;
             }
+            self.activity += 1;
             *cursor = PartialWrite::new();
             if let Some(rid) = out.pop_front().and_then(|f| f.completes) {
                 self.completed.push(rid);
@@ -1336,6 +1356,7 @@ impl Engine {
                 }
             };
             any = true;
+            self.activity += 1;
             let (first, last, len) = (piece.first, piece.last, piece.payload.len() as u64);
             let step = if first {
                 if sp.incoming.is_some() {
