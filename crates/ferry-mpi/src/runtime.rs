@@ -179,15 +179,17 @@ pub fn init(required: i32) -> MpiResult<i32> {
     // sleep would cost more than the fence per message it saves.
     let mine = &cards[rank as usize].id;
     let on_host = cards.iter().filter(|c| c.id.front == mine.front && c.id.host == mine.host).count();
-    if on_host > std::thread::available_parallelism().map_or(1, |n| n.get()) {
+    let oversubscribed = on_host > std::thread::available_parallelism().map_or(1, |n| n.get());
+    if oversubscribed {
         shm::doorbell::use_symmetric_fences();
     }
     let shm = match (use_shm, pmi.as_ref()) {
         (true, Some(p)) => join_host(p.kvsname(), rank, &cards, ring_size, shm_eager_limit, want_single_copy, connect_timeout)?,
         _ => None,
     };
-    let engine = Engine::new(EngineConfig { rank, size, secret, cards, listener: listener.socket, eager_limit, spin, connect_timeout, tcp_sndbuf, shm })
+    let mut engine = Engine::new(EngineConfig { rank, size, secret, cards, listener: listener.socket, eager_limit, spin, connect_timeout, tcp_sndbuf, shm })
         .map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("engine: {e}")))?;
+    engine.set_oversubscribed(oversubscribed);
 
     let mut comms = FastMap::default();
     comms.insert(MPI_COMM_WORLD, Comm::new(0, (0..size).collect(), rank));

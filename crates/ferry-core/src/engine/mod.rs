@@ -200,6 +200,8 @@ pub struct Engine {
     /// Bumped whenever bytes move (a frame or piece read, a ring write): a wait that sees it
     /// move keeps spinning instead of going to sleep in the middle of a transfer.
     activity: u64,
+    /// How long a wait on local peers polls without yielding the core (see `TIGHT_SPIN`).
+    tight_spin: Duration,
 }
 
 // SAFETY: the raw pointers an engine holds are user buffers that the MPI contract keeps valid
@@ -270,7 +272,14 @@ impl Engine {
             single_copy,
             waker,
             activity: 0,
+            tight_spin: TIGHT_SPIN,
         })
+    }
+
+    /// On a host with more ranks than cores the rank a wait depends on may need this core:
+    /// give it away (`sched_yield`) from the first poll on.
+    pub fn set_oversubscribed(&mut self, yes: bool) {
+        self.tight_spin = if yes { Duration::ZERO } else { TIGHT_SPIN };
     }
 
     /// Wakes this engine from its sleep in another thread's wait (e.g. to stop a progress
@@ -805,7 +814,7 @@ impl Engine {
                         return Ok(());
                     }
                 }
-                if waited < TIGHT_SPIN {
+                if waited < self.tight_spin {
                     std::hint::spin_loop();
                 } else {
                     std::thread::yield_now();
