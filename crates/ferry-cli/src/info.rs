@@ -22,9 +22,7 @@ fn transports_section() -> String {
     use ferry_core::transport::shm;
     let cma = shm::cma_support();
     let single = if cma.available { "available".to_owned() } else { format!("unavailable: {}", cma.detail) };
-    use ferry_core::config::{ASYNC_PROGRESS, SHM_SINGLE_COPY};
-    let wanted = if SHM_SINGLE_COPY.is_set() { SHM_SINGLE_COPY.flag().unwrap_or(false) } else { ASYNC_PROGRESS.flag().unwrap_or(false) };
-    let chosen = wanted && cma.available;
+    let chosen = ferry_core::config::shm_single_copy().unwrap_or(false) && cma.available;
     let large = if chosen {
         format!("single copy: the receiver reads the sender's buffer with process_vm_readv (single copy {single})")
     } else {

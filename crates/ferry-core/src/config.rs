@@ -128,6 +128,18 @@ pub const LOG: Knob = Knob {
     meaning: "log level on stderr: error, warn, info, debug",
 };
 
+/// Whether large shared-memory messages should use the single copy: `FERRY_SHM_SINGLE_COPY`
+/// when set, else on exactly when `FERRY_ASYNC_PROGRESS=1` (a progress thread moves a single
+/// copy with one wake-up, the pipelined copy with one per ring's worth on each side). Whether
+/// the kernel permits it is a separate question (`transport::shm::cma_available`).
+pub fn shm_single_copy() -> Result<bool, BadValue> {
+    if SHM_SINGLE_COPY.is_set() {
+        SHM_SINGLE_COPY.flag()
+    } else {
+        ASYNC_PROGRESS.flag()
+    }
+}
+
 /// Every knob, in the order `ferry info` prints them.
 pub const KNOBS: &[Knob] = &[
     EAGER_LIMIT,

@@ -172,19 +172,17 @@ pub fn init(required: i32) -> MpiResult<i32> {
     let shm_eager_limit = parse_knob(config::SHM_EAGER_LIMIT.bytes())? as usize;
     let ring_size = parse_knob(config::SHM_RING_SIZE.bytes())? as usize;
     let async_progress = parse_knob(config::ASYNC_PROGRESS.flag())?;
-    // A progress thread moves a single copy with one wake-up, a pipelined one with a wake-up
-    // per ring's worth on each side: with the thread, single copy is the default.
-    let want_single_copy = if config::SHM_SINGLE_COPY.is_set() { parse_knob(config::SHM_SINGLE_COPY.flag())? } else { async_progress };
+    let want_single_copy = parse_knob(config::shm_single_copy())?;
     // More ranks than cores on this host: waits often end in a sleep, and a membarrier per
     // sleep would cost more than the fence per message it saves.
     let mine = &cards[rank as usize].id;
-    let on_host = cards.iter().filter(|c| c.id.front == mine.front && c.id.host == mine.host).count();
-    let oversubscribed = on_host > std::thread::available_parallelism().map_or(1, |n| n.get());
+    let locals: Vec<u32> = (0..size).filter(|&r| cards[r as usize].id.front == mine.front && cards[r as usize].id.host == mine.host).collect();
+    let oversubscribed = locals.len() > std::thread::available_parallelism().map_or(1, |n| n.get());
     if oversubscribed {
         shm::doorbell::use_symmetric_fences();
     }
     let shm = match (use_shm, pmi.as_ref()) {
-        (true, Some(p)) => join_host(p.kvsname(), rank, &cards, ring_size, shm_eager_limit, want_single_copy, connect_timeout)?,
+        (true, Some(p)) => join_host(p.kvsname(), rank, locals, &cards[rank as usize].id, ring_size, shm_eager_limit, want_single_copy, connect_timeout)?,
         _ => None,
     };
     let mut engine = Engine::new(EngineConfig { rank, size, secret, cards, listener: listener.socket, eager_limit, spin, connect_timeout, tcp_sndbuf, shm })
@@ -245,11 +243,10 @@ fn auto_ring_size(local_ranks: usize) -> usize {
     cap
 }
 
-/// Join the shared memory of the ranks whose global id names our host (same front node and
-/// host), when there are any.
-fn join_host(job: &str, rank: u32, cards: &[BusinessCard], ring_size: usize, eager_limit: usize, want_single_copy: bool, timeout: Duration) -> MpiResult<Option<ShmConfig>> {
-    let mine = &cards[rank as usize].id;
-    let locals: Vec<u32> = (0..cards.len() as u32).filter(|&r| cards[r as usize].id.front == mine.front && cards[r as usize].id.host == mine.host).collect();
+/// Join the shared memory of `locals`, the ranks whose global id names our host (`mine`:
+/// same front node and host), when there are others.
+#[allow(clippy::too_many_arguments)]
+fn join_host(job: &str, rank: u32, locals: Vec<u32>, mine: &GlobalId, ring_size: usize, eager_limit: usize, want_single_copy: bool, timeout: Duration) -> MpiResult<Option<ShmConfig>> {
     if locals.len() < 2 {
         return Ok(None);
     }

@@ -392,15 +392,15 @@ impl Engine {
     pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> ReqId {
         // A small message to a local peer whose ring has room is done once copied in: no
         // request to track.
+        let mut h = Header::new(Kind::Eager);
+        h.src = self.me;
+        h.dst = dst;
+        h.context = ctx;
+        h.tag = tag;
+        h.len = len as u64;
         let p = &mut self.peers[dst as usize];
         if let Some(sp) = p.shm.as_mut().filter(|sp| !sync && len <= sp.whole_max && len <= self.shm_eager_limit && sp.out.is_empty()) {
-            let mut h = Header::new(Kind::Eager);
-            h.src = self.me;
-            h.dst = dst;
-            h.context = ctx;
-            h.tag = tag;
             h.seq = p.send_seq + 1;
-            h.len = len as u64;
             // SAFETY: the caller guarantees the buffer for the duration of the call.
             let payload = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(ptr, len) } };
             if sp.link.tx.try_write(&h.encode(), payload) {
@@ -421,19 +421,12 @@ impl Engine {
             return rid;
         }
         self.mark_busy(rid);
-        let seq = self.next_seq(dst);
-        let mut h = Header::new(Kind::Eager);
-        h.src = self.me;
-        h.dst = dst;
-        h.context = ctx;
-        h.tag = tag;
-        h.seq = seq;
+        h.seq = self.next_seq(dst);
         let local = self.peers[dst as usize].local;
         if len == 0 || len <= if local { self.shm_eager_limit } else { self.eager_limit } {
-            h.len = len as u64;
             if sync {
                 h.flags |= flags::SYNC;
-                self.sync_waits.insert((dst, seq), rid);
+                self.sync_waits.insert((dst, h.seq), rid);
             }
             // The send completes once its bytes are in the kernel (a synchronous one once it
             // is also acknowledged), not when queued here: a rank that returns from MPI and
