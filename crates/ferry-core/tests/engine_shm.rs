@@ -137,3 +137,40 @@ fn shm_status_board_tracks_transfers() {
         assert_eq!(got, small);
     }
 }
+
+/// Bytes in a ring that are not a well-formed frame from its writer: the reader reports a
+/// protocol error naming the writer and does not deliver anything.
+#[test]
+fn shm_malformed_ring_data_is_a_protocol_error() {
+    use ferry_wire::{Header, Kind};
+    let good = |seq: u64| {
+        let mut h = Header::new(Kind::Eager);
+        h.src = 0;
+        h.dst = 1;
+        h.seq = seq;
+        h.len = 4;
+        h
+    };
+    let mut forged = good(1);
+    forged.src = 2;
+    let mut long = good(1);
+    long.len = 100;
+    let cases: Vec<(&str, Vec<u8>, Vec<u8>)> = vec![
+        ("not a header", b"this is not a frame header at all, really".to_vec(), b"data".to_vec()),
+        ("forged source", forged.encode().to_vec(), b"data".to_vec()),
+        ("short payload", long.encode().to_vec(), b"data".to_vec()),
+        ("sequence gap", good(5).encode().to_vec(), b"data".to_vec()),
+    ];
+    for (what, header, payload) in cases {
+        let (mut es, mut links) = common::shm_engines_but(&[0, 0, 0], 16 << 10, 1024, false, Some(0));
+        let e1 = es[1].as_mut().expect("rank 1 has an engine");
+        let mut buf = [0u8; 4];
+        let r = recv_any(e1, 0, 0, &mut buf);
+        let to_1 = links.iter_mut().find(|(p, _)| *p == 1).expect("a ring to rank 1");
+        assert!(to_1.1.tx.try_write(&header, &payload), "{what}: ring has room");
+        let err = e1.progress(Some(Duration::ZERO)).expect_err(what);
+        assert!(err.to_string().contains("protocol error from rank 0"), "{what}: {err}");
+        assert!(!e1.is_done(r) || e1.take(r).is_none_or(|x| x.is_err()), "{what}: nothing delivered");
+        assert_eq!(buf, [0u8; 4], "{what}: nothing delivered");
+    }
+}

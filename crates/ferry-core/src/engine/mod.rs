@@ -1369,6 +1369,9 @@ impl Engine {
                         Ok(h) if piece.header.len() != HEADER_LEN || h.src != peer || h.dst != self.me => {
                             Err(format!("frame from rank {} to {} in the ring of rank {peer}", h.src, h.dst))
                         }
+                        // Checked before anything is delivered (pieces that follow are checked
+                        // as they come, below).
+                        Ok(h) if (last && len != h.len) || len > h.len => Err(format!("frame announced {} bytes and carried {len}", h.len)),
                         Ok(h) => self.frame_header(peer, &h, last).map(|(mut sink, target)| {
                             sink.put(piece.payload);
                             sp.incoming = Some(Incoming { header: h, sink, target, got: len });
@@ -1377,6 +1380,7 @@ impl Engine {
                 }
             } else {
                 match sp.incoming.as_mut() {
+                    Some(inc) if inc.got + len > inc.header.len => Err(format!("frame announced {} bytes and carried more", inc.header.len)),
                     Some(inc) => {
                         inc.sink.put(piece.payload);
                         inc.got += len;

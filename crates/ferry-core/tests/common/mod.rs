@@ -42,6 +42,19 @@ pub fn engines(n: u32, eager_limit: usize, secret: &[u8]) -> Vec<Engine> {
 /// single-copy reads when `single_copy` (all ranks are this process, so it always works).
 #[allow(dead_code)]
 pub fn shm_engines(host_of: &[usize], ring: usize, shm_eager: usize, single_copy: bool) -> Vec<Engine> {
+    shm_engines_but(host_of, ring, shm_eager, single_copy, None).0.into_iter().map(|e| e.expect("every rank has an engine")).collect()
+}
+
+/// As [`shm_engines`], except that rank `raw` gets no engine: its ring ends are returned
+/// instead, so that a test can write into its peers' rings whatever it likes.
+#[allow(dead_code)]
+pub fn shm_engines_but(
+    host_of: &[usize],
+    ring: usize,
+    shm_eager: usize,
+    single_copy: bool,
+    raw: Option<u32>,
+) -> (Vec<Option<Engine>>, Vec<(u32, ferry_core::transport::shm::Link)>) {
     use ferry_core::engine::ShmConfig;
     use ferry_core::transport::shm::{host_job_id, HostConfig, HostShm};
     let n = host_of.len() as u32;
@@ -56,7 +69,9 @@ pub fn shm_engines(host_of: &[usize], ring: usize, shm_eager: usize, single_copy
     let mut nonce = [0u8; 8];
     getrandom::getrandom(&mut nonce).unwrap();
     let job = format!("enginetest-{pid}-{:016x}", u64::from_le_bytes(nonce));
-    listeners
+    let mut raw_links = Vec::new();
+    let mut keep_hosts = Vec::new();
+    let engines = listeners
         .into_iter()
         .enumerate()
         .map(|(i, l)| {
@@ -72,19 +87,31 @@ pub fn shm_engines(host_of: &[usize], ring: usize, shm_eager: usize, single_copy
                 .unwrap();
                 ShmConfig { host, links, eager_limit: shm_eager, single_copy }
             });
-            Engine::new(EngineConfig {
-                rank: i as u32,
-                size: n,
-                secret: b"shm-test".to_vec(),
-                cards: cards.clone(),
-                listener: l.socket,
-                eager_limit: 4096,
-                spin: Duration::from_micros(20),
-                connect_timeout: Duration::from_secs(10),
-                tcp_sndbuf: 0,
-                shm,
-            })
-            .unwrap()
+            if raw == Some(i as u32) {
+                if let Some(c) = shm {
+                    raw_links = c.links;
+                    keep_hosts.push(c.host);
+                }
+                return None;
+            }
+            Some(
+                Engine::new(EngineConfig {
+                    rank: i as u32,
+                    size: n,
+                    secret: b"shm-test".to_vec(),
+                    cards: cards.clone(),
+                    listener: l.socket,
+                    eager_limit: 4096,
+                    spin: Duration::from_micros(20),
+                    connect_timeout: Duration::from_secs(10),
+                    tcp_sndbuf: 0,
+                    shm,
+                })
+                .unwrap(),
+            )
         })
-        .collect()
+        .collect();
+    // The raw rank's segment mapping lives on in its links; its wake-up socket may go.
+    drop(keep_hosts);
+    (engines, raw_links)
 }
