@@ -1,0 +1,939 @@
+//! The discrete-event core: every rank's schedule runs against simulated time under LogGP,
+//! with one send port and one receive port per node. Events are taken in (time, order of
+//! creation), so a run is a pure function of its inputs.
+//!
+//! The cost of one message of k bytes from s to d (times in microseconds):
+//! - it moves once its send is issued and the matching receive is posted (a rendezvous;
+//!   the handshake itself is free, as on an on-chip engine or with piggybacked control);
+//! - it then starts at S = max(now, s's send port free, d's receive port free - o - L): a
+//!   transfer to a node whose receive port is busy waits, and so does its sender;
+//! - the sender's port is taken for max(g, o + kG) from S; the send completes at S + o + kG;
+//! - its first byte reaches d at S + o + L, its last at S + o + kG + L, and the receive
+//!   completes o later; d's receive port is taken until then.
+//!
+//! So a linear scatter of N-1 messages takes (N-2) max(g, o + kG) + o + kG + L + o, which
+//! is (N-1)(o + kG) + L + o whenever o + kG >= g. Ports serve transfers in the order they
+//! were matched. A receive from any of several peers takes the candidate whose transfer can
+//! start first (free senders first). Copies and reductions take no time.
+//!
+//! Without data, only sizes move (static schedules, any scale). With data (required for
+//! dynamic schedules, whose continuations read what arrived), every byte moves as in the
+//! in-memory executor, with the same operand conventions.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use ferry_coll::executor::{Buffers, Reduction};
+use ferry_coll::{span_len, Arrival, BufferId, Op, Operands, Range, Schedule};
+use ferry_model::LogGp;
+use thiserror::Error;
+
+/// Simulated time, microseconds.
+pub type Time = f64;
+
+const NONE: u32 = u32::MAX;
+
+/// An interfering transfer that belongs to no schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transfer {
+    pub src: usize,
+    pub dst: usize,
+    pub bytes: u64,
+    pub start: Time,
+}
+
+/// One message as it moved, for traces and tests.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct MessageRecord {
+    pub src: usize,
+    pub dst: usize,
+    pub bytes: u64,
+    /// A background transfer (not part of the collective).
+    pub background: bool,
+    /// When the send was issued (background: its start time).
+    pub issued: Time,
+    /// When both sides were ready.
+    pub matched: Time,
+    /// When the transfer got both ports.
+    pub start: Time,
+    /// When its last byte left the sender (the send completes).
+    pub injected: Time,
+    /// When its last byte reached the receiver.
+    pub arrived: Time,
+    /// When the receive completed.
+    pub done: Time,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// When the last rank finished its schedule (time 0: the collective starts).
+    pub time: Time,
+    /// When each rank finished.
+    pub finish: Vec<Time>,
+    /// Messages of the schedules, and their bytes.
+    pub messages: u64,
+    pub bytes: u64,
+    /// Background transfers that started.
+    pub background: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Every message, in the order it was matched (when tracing).
+    pub trace: Vec<MessageRecord>,
+    /// Every rank's buffers at the end (with data).
+    pub buffers: Option<Vec<Buffers>>,
+}
+
+#[derive(Debug, Error, PartialEq)]
+pub enum SimError {
+    #[error("{0} schedules for {1} nodes")]
+    Size(usize, usize),
+    #[error("{0} buffer sets for {1} schedules")]
+    Buffers(usize, usize),
+    #[error("rank {rank} op {op}: dynamic schedules need data (their continuations read what arrived)")]
+    NeedsData { rank: usize, op: usize },
+    #[error("rank {rank} op {op}: peer {peer} is not another node of the simulation")]
+    BadPeer { rank: usize, op: usize, peer: usize },
+    #[error("rank {rank} op {op}: {range:?} lies outside its buffer of {len} bytes")]
+    OutOfBounds {
+        rank: usize,
+        op: usize,
+        range: Range,
+        len: usize,
+    },
+    #[error("rank {rank} op {op}: message from {from} has {got} bytes, the receive expects {want}")]
+    Truncated {
+        rank: usize,
+        op: usize,
+        from: usize,
+        got: u64,
+        want: u64,
+    },
+    #[error("background transfer {0:?}: nodes out of range, a node to itself, or a bad start time")]
+    BadTransfer(Transfer),
+    #[error("deadlock at {time} us: nothing can move; first stuck ops per rank: {stuck:?}")]
+    Deadlock {
+        time: Time,
+        stuck: Vec<(usize, usize)>,
+    },
+}
+
+/// A multiplicative hasher for small integer keys (the standard one is needlessly slow here).
+#[derive(Default)]
+struct IntHasher(u64);
+impl Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+type IntMap<V> = HashMap<u32, V, BuildHasherDefault<IntHasher>>;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Send,
+    Recv,
+    RecvAny,
+    Local,
+}
+
+/// One operation, compiled from a schedule node.
+struct OpState {
+    kind: Kind,
+    peer: u32,
+    bytes: u64,
+    waiting: u32,
+    lane_prev: u32,
+    lane_next: u32,
+    users_start: u32,
+    users_len: u32,
+    issued: bool,
+    done: bool,
+}
+
+struct PendingSend {
+    op: u32,
+    bytes: u64,
+    issued: Time,
+    data: Option<Vec<u8>>,
+}
+
+struct Posted {
+    op: u32,
+    order: u64,
+}
+
+struct RankData {
+    sched: Schedule,
+    send: Vec<u8>,
+    recv: Vec<u8>,
+    scratch: Vec<Vec<u8>>,
+}
+
+#[derive(Default)]
+struct RankSim {
+    ops: Vec<OpState>,
+    users: Vec<u32>,
+    /// Users of ops, recorded when continuations appended them.
+    late_users: IntMap<Vec<u32>>,
+    /// Last op of each lane (kind, peer), kept only for dynamic schedules.
+    lanes: HashMap<(u8, u32), u32, BuildHasherDefault<IntHasher>>,
+    finish: Time,
+    remaining: usize,
+    data: Option<RankData>,
+    /// Posted, unmatched receives from one source, in post order.
+    posted: IntMap<VecDeque<Posted>>,
+    posted_any: Vec<Posted>,
+    /// Issued, unmatched sends to this rank, per source, in issue order.
+    pending: IntMap<VecDeque<PendingSend>>,
+    resolve_planned: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Ev {
+    Background(u32),
+    /// A rank starts: first its ready receives (so that every receive ready at an instant
+    /// is posted before the sends of that instant are matched), then the rest.
+    StartReceives(u32),
+    Start(u32),
+    /// Match a rank's posted any-source receives against what is pending, after every
+    /// send of the instant was issued (so the choice among them is by readiness).
+    Resolve(u32),
+    Local { rank: u32, op: u32 },
+    Sent { rank: u32, op: u32 },
+    Received { rank: u32, op: u32, from: u32, msg: u32 },
+}
+
+struct Entry {
+    at: u64,
+    order: u64,
+    ev: Ev,
+}
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.order) == (o.at, o.order)
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    /// Reversed: the heap pops the earliest event, then the earliest created.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.at, o.order).cmp(&(self.at, self.order))
+    }
+}
+
+/// A simulation of `nodes` nodes. Add background traffic, optionally look at which nodes are
+/// busy at some time (what a status board would show), load the schedules, run.
+pub struct Sim<'r> {
+    p: LogGp,
+    nodes: usize,
+    ranks: Vec<RankSim>,
+    send_free: Vec<Time>,
+    recv_free: Vec<Time>,
+    heap: BinaryHeap<Entry>,
+    order: u64,
+    now: Time,
+    background: Vec<Transfer>,
+    payloads: Vec<Option<Vec<u8>>>,
+    reduce: Option<&'r Reduction<'r>>,
+    tracing: bool,
+    out: Outcome,
+}
+
+fn at(t: Time) -> u64 {
+    debug_assert!(t >= 0.0 && t.is_finite());
+    t.to_bits() // non-negative floats order as their bits
+}
+
+impl<'r> Sim<'r> {
+    pub fn new(nodes: usize, params: LogGp) -> Sim<'r> {
+        Sim {
+            p: params,
+            nodes,
+            ranks: Vec::new(),
+            send_free: vec![0.0; nodes],
+            recv_free: vec![0.0; nodes],
+            heap: BinaryHeap::new(),
+            order: 0,
+            now: 0.0,
+            background: Vec::new(),
+            payloads: Vec::new(),
+            reduce: None,
+            tracing: false,
+            out: Outcome::default(),
+        }
+    }
+
+    /// Records every message (see [`Outcome::trace`]).
+    pub fn trace(mut self, yes: bool) -> Self {
+        self.tracing = yes;
+        self
+    }
+
+    fn push(&mut self, t: Time, ev: Ev) {
+        self.order += 1;
+        self.heap.push(Entry {
+            at: at(t),
+            order: self.order,
+            ev,
+        });
+    }
+
+    /// Adds interfering transfers; each starts at its time like a matched message.
+    pub fn add_background(&mut self, transfers: &[Transfer]) -> Result<(), SimError> {
+        for t in transfers {
+            if t.src >= self.nodes
+                || t.dst >= self.nodes
+                || t.src == t.dst
+                || !(t.start.is_finite() && t.start >= 0.0)
+            {
+                return Err(SimError::BadTransfer(*t));
+            }
+            self.background.push(*t);
+            let i = (self.background.len() - 1) as u32;
+            self.push(t.start, Ev::Background(i));
+        }
+        Ok(())
+    }
+
+    /// Which nodes are in a transfer at time `t` (a port taken beyond `t`), after every
+    /// background transfer that starts by then. Call before [`Sim::load`].
+    pub fn busy_at(&mut self, t: Time) -> Vec<bool> {
+        while let Some(e) = self.heap.peek() {
+            if e.at > at(t) {
+                break;
+            }
+            let e = self.heap.pop().expect("peeked");
+            self.now = f64::from_bits(e.at);
+            if let Ev::Background(i) = e.ev {
+                self.start_background(i as usize);
+            }
+        }
+        (0..self.nodes)
+            .map(|n| self.send_free[n] > t || self.recv_free[n] > t)
+            .collect()
+    }
+
+    /// Loads one schedule per node; rank r starts at `starts[r]`. With `data` (every rank's
+    /// buffers and the reduction), bytes move; dynamic schedules require it.
+    pub fn load(
+        &mut self,
+        schedules: Vec<Schedule>,
+        starts: &[Time],
+        data: Option<(Vec<Buffers>, &'r Reduction<'r>)>,
+    ) -> Result<(), SimError> {
+        if schedules.len() != self.nodes || starts.len() != self.nodes {
+            return Err(SimError::Size(schedules.len(), self.nodes));
+        }
+        let (mut buffers, reduce) = match data {
+            Some((b, f)) => {
+                if b.len() != schedules.len() {
+                    return Err(SimError::Buffers(b.len(), schedules.len()));
+                }
+                (Some(b.into_iter()), Some(f))
+            }
+            None => (None, None),
+        };
+        self.reduce = reduce;
+        for (r, sched) in schedules.into_iter().enumerate() {
+            let mut rank = RankSim {
+                finish: starts[r],
+                ..RankSim::default()
+            };
+            compile(&mut rank, &sched, 0, self.nodes, r)?;
+            let dynamic = sched.is_dynamic();
+            if let Some(b) = buffers.as_mut().and_then(|it| it.next()) {
+                let scratch = sched
+                    .scratch_buffers()
+                    .iter()
+                    .map(|s| s.init.clone().unwrap_or_else(|| vec![0; s.len]))
+                    .collect();
+                rank.data = Some(RankData {
+                    sched,
+                    send: b.send,
+                    recv: b.recv,
+                    scratch,
+                });
+            } else if dynamic {
+                let op = sched.nodes().iter().position(|n| n.then.is_some() || matches!(n.op, Op::RecvAny { .. }));
+                return Err(SimError::NeedsData { rank: r, op: op.unwrap_or(0) });
+            } else {
+                rank.lanes = HashMap::default(); // static: no op will join a lane later
+            }
+            self.ranks.push(rank);
+        }
+        for (r, &t) in starts.iter().enumerate() {
+            self.push(t, Ev::StartReceives(r as u32));
+        }
+        for (r, &t) in starts.iter().enumerate() {
+            self.push(t, Ev::Start(r as u32));
+        }
+        Ok(())
+    }
+
+    /// Runs until every event is processed; fails when schedules are left unfinished.
+    pub fn run(mut self) -> Result<Outcome, SimError> {
+        while let Some(e) = self.heap.pop() {
+            self.now = f64::from_bits(e.at);
+            self.out.events += 1;
+            match e.ev {
+                Ev::Background(i) => self.start_background(i as usize),
+                Ev::StartReceives(r) | Ev::Start(r) => {
+                    let all = matches!(e.ev, Ev::Start(_));
+                    let r = r as usize;
+                    for op in 0..self.ranks[r].ops.len() {
+                        let o = &self.ranks[r].ops[op];
+                        if o.waiting == 0 && (all || matches!(o.kind, Kind::Recv | Kind::RecvAny)) {
+                            self.try_issue(r, op as u32)?;
+                        }
+                    }
+                }
+                Ev::Resolve(r) => self.resolve(r as usize)?,
+                Ev::Local { rank, op } | Ev::Sent { rank, op } => {
+                    self.complete(rank as usize, op, None)?
+                }
+                Ev::Received {
+                    rank,
+                    op,
+                    from,
+                    msg,
+                } => {
+                    let (r, from) = (rank as usize, from as usize);
+                    if let Some(bytes) = self.payloads.get_mut(msg as usize).and_then(Option::take) {
+                        let ranges = self.recv_ranges(r, op, from);
+                        let d = self.ranks[r].data.as_mut().expect("payloads only with data");
+                        d.write(r, op as usize, &ranges, &bytes)?;
+                    }
+                    self.complete(r, op, Some(from))?;
+                }
+            }
+        }
+        let stuck: Vec<(usize, usize)> = self
+            .ranks
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.remaining > 0)
+            .filter_map(|(r, k)| k.ops.iter().position(|o| !o.done).map(|op| (r, op)))
+            .collect();
+        if !stuck.is_empty() {
+            return Err(SimError::Deadlock {
+                time: self.now,
+                stuck,
+            });
+        }
+        let mut out = self.out;
+        out.finish = self.ranks.iter().map(|k| k.finish).collect();
+        out.time = out.finish.iter().copied().fold(0.0, f64::max);
+        if self.ranks.iter().any(|k| k.data.is_some()) {
+            out.buffers = Some(
+                self.ranks
+                    .into_iter()
+                    .map(|k| {
+                        let d = k.data.expect("data on every rank or none");
+                        Buffers {
+                            send: d.send,
+                            recv: d.recv,
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+
+    fn start_background(&mut self, i: usize) {
+        let t = self.background[i];
+        let issued = self.now;
+        self.out.background += 1;
+        self.transfer(t.src, t.dst, t.bytes, issued, true);
+    }
+
+    /// Takes the ports for one message; returns (injected, done).
+    fn transfer(&mut self, s: usize, d: usize, bytes: u64, issued: Time, background: bool) -> (Time, Time) {
+        let p = &self.p;
+        let start = self
+            .now
+            .max(self.send_free[s])
+            .max(self.recv_free[d] - p.o - p.l);
+        let wire = p.o + bytes as f64 * p.big_g;
+        let injected = start + wire;
+        let arrived = injected + p.l;
+        let done = arrived + p.o;
+        self.send_free[s] = start + p.g.max(wire);
+        self.recv_free[d] = done;
+        if self.tracing {
+            self.out.trace.push(MessageRecord {
+                src: s,
+                dst: d,
+                bytes,
+                background,
+                issued,
+                matched: self.now,
+                start,
+                injected,
+                arrived,
+                done,
+            });
+        }
+        (injected, done)
+    }
+
+    /// Issues `op` if its lane allows, then any ready ops queued behind it in the lane.
+    fn try_issue(&mut self, r: usize, mut op: u32) -> Result<(), SimError> {
+        if self.ranks[r].ops[op as usize].issued {
+            return Ok(());
+        }
+        let prev = self.ranks[r].ops[op as usize].lane_prev;
+        if prev != NONE && !self.ranks[r].ops[prev as usize].issued {
+            return Ok(());
+        }
+        loop {
+            self.issue(r, op)?;
+            let next = self.ranks[r].ops[op as usize].lane_next;
+            if next == NONE {
+                return Ok(());
+            }
+            let n = &self.ranks[r].ops[next as usize];
+            if n.waiting > 0 || n.issued {
+                return Ok(());
+            }
+            op = next;
+        }
+    }
+
+    fn issue(&mut self, r: usize, op: u32) -> Result<(), SimError> {
+        let now = self.now;
+        let o = &mut self.ranks[r].ops[op as usize];
+        debug_assert!(!o.issued && o.waiting == 0);
+        o.issued = true;
+        let (kind, peer, bytes) = (o.kind, o.peer as usize, o.bytes);
+        match kind {
+            Kind::Local => {
+                if let Some(d) = self.ranks[r].data.as_mut() {
+                    d.local(r, op as usize, self.reduce.expect("data comes with a reduction"))?;
+                }
+                self.push(now, Ev::Local { rank: r as u32, op });
+            }
+            Kind::Send => {
+                let data = match self.ranks[r].data.as_ref() {
+                    Some(d) => Some(d.message(r, op as usize)?),
+                    None => None,
+                };
+                let send = PendingSend {
+                    op,
+                    bytes,
+                    issued: now,
+                    data,
+                };
+                let dst = &mut self.ranks[peer];
+                let specific = dst.posted.get(&(r as u32)).and_then(|q| q.front()).map(|p| (p.order, true));
+                let any = dst
+                    .posted_any
+                    .iter()
+                    .position(|p| any_accepts(dst, p.op, r))
+                    .map(|i| (dst.posted_any[i].order, i));
+                match (specific, any) {
+                    (Some((a, _)), b) if b.is_none_or(|(b, _)| a < b) => {
+                        let posted = dst
+                            .posted
+                            .get_mut(&(r as u32))
+                            .and_then(VecDeque::pop_front)
+                            .expect("a posted receive");
+                        self.matched(r, send, peer, posted)?;
+                    }
+                    (_, Some(_)) => {
+                        dst.pending.entry(r as u32).or_default().push_back(send);
+                        if !std::mem::replace(&mut dst.resolve_planned, true) {
+                            self.push(now, Ev::Resolve(peer as u32));
+                        }
+                    }
+                    _ => dst.pending.entry(r as u32).or_default().push_back(send),
+                }
+            }
+            Kind::Recv => {
+                let me = &mut self.ranks[r];
+                let head = me.pending.get_mut(&(peer as u32)).and_then(VecDeque::pop_front);
+                self.order += 1;
+                let posted = Posted {
+                    op,
+                    order: self.order,
+                };
+                match head {
+                    Some(send) => self.matched(peer, send, r, posted)?,
+                    None => self.ranks[r]
+                        .posted
+                        .entry(peer as u32)
+                        .or_default()
+                        .push_back(posted),
+                }
+            }
+            Kind::RecvAny => {
+                self.order += 1;
+                let posted = Posted {
+                    op,
+                    order: self.order,
+                };
+                match self.choose(r, op) {
+                    Some(c) => {
+                        let send = self.ranks[r]
+                            .pending
+                            .get_mut(&(c as u32))
+                            .and_then(VecDeque::pop_front)
+                            .expect("a pending send");
+                        self.matched(c, send, r, posted)?;
+                    }
+                    None => self.ranks[r].posted_any.push(posted),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The pending sender an any-source receive of rank `r` takes: the one whose transfer
+    /// can start first, then the one issued first.
+    fn choose(&self, r: usize, op: u32) -> Option<usize> {
+        let candidates = self.ranks[r]
+            .data
+            .as_ref()
+            .expect("RecvAny only in dynamic schedules, which run with data")
+            .candidates(op as usize);
+        let p = &self.p;
+        let mut best: Option<(Time, Time, usize)> = None;
+        for c in candidates {
+            if let Some(head) = self.ranks[r].pending.get(&(c as u32)).and_then(|q| q.front()) {
+                let start = self.now.max(self.send_free[c]).max(self.recv_free[r] - p.o - p.l);
+                if best.is_none_or(|b| (start, head.issued) < (b.0, b.1)) {
+                    best = Some((start, head.issued, c));
+                }
+            }
+        }
+        best.map(|b| b.2)
+    }
+
+    /// Matches rank `r`'s posted any-source receives, in post order, with pending sends.
+    fn resolve(&mut self, r: usize) -> Result<(), SimError> {
+        self.ranks[r].resolve_planned = false;
+        let mut i = 0;
+        while i < self.ranks[r].posted_any.len() {
+            let op = self.ranks[r].posted_any[i].op;
+            match self.choose(r, op) {
+                Some(c) => {
+                    let posted = self.ranks[r].posted_any.remove(i);
+                    let send = self.ranks[r]
+                        .pending
+                        .get_mut(&(c as u32))
+                        .and_then(VecDeque::pop_front)
+                        .expect("a pending send");
+                    self.matched(c, send, r, posted)?;
+                }
+                None => i += 1,
+            }
+        }
+        Ok(())
+    }
+
+    /// A send of `s` meets a receive of `d`: check sizes, take the ports, plan completions.
+    fn matched(&mut self, s: usize, send: PendingSend, d: usize, recv: Posted) -> Result<(), SimError> {
+        let want = match self.ranks[d].ops[recv.op as usize].kind {
+            Kind::Recv => self.ranks[d].ops[recv.op as usize].bytes,
+            _ => span_len(&self.recv_ranges(d, recv.op, s)) as u64,
+        };
+        if want != send.bytes {
+            return Err(SimError::Truncated {
+                rank: d,
+                op: recv.op as usize,
+                from: s,
+                got: send.bytes,
+                want,
+            });
+        }
+        let (injected, done) = self.transfer(s, d, send.bytes, send.issued, false);
+        self.out.messages += 1;
+        self.out.bytes += send.bytes;
+        let msg = match send.data {
+            Some(bytes) => {
+                self.payloads.push(Some(bytes));
+                (self.payloads.len() - 1) as u32
+            }
+            None => NONE,
+        };
+        self.push(injected, Ev::Sent { rank: s as u32, op: send.op });
+        self.push(
+            done,
+            Ev::Received {
+                rank: d as u32,
+                op: recv.op,
+                from: s as u32,
+                msg,
+            },
+        );
+        Ok(())
+    }
+
+    /// Where a receive puts a message from `from`.
+    fn recv_ranges(&self, r: usize, op: u32, from: usize) -> Vec<Range> {
+        let Some(d) = &self.ranks[r].data else { return Vec::new() };
+        match &d.sched.nodes()[op as usize].op {
+            Op::Recv { data, .. } => data.clone(),
+            Op::RecvAny { from: f } => f
+                .iter()
+                .find(|(x, _)| *x == from)
+                .map(|(_, d)| d.clone())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn complete(&mut self, r: usize, op: u32, source: Option<usize>) -> Result<(), SimError> {
+        let now = self.now;
+        let k = &mut self.ranks[r];
+        let o = &mut k.ops[op as usize];
+        o.done = true;
+        k.remaining -= 1;
+        k.finish = k.finish.max(now);
+        let (start, len) = (o.users_start as usize, o.users_len as usize);
+        let mut ready = Vec::new();
+        for i in start..start + len {
+            let u = k.users[i];
+            let w = &mut k.ops[u as usize].waiting;
+            *w -= 1;
+            if *w == 0 {
+                ready.push(u);
+            }
+        }
+        if let Some(late) = k.late_users.remove(&op) {
+            for u in late {
+                let w = &mut k.ops[u as usize].waiting;
+                *w -= 1;
+                if *w == 0 {
+                    ready.push(u);
+                }
+            }
+        }
+        for u in ready {
+            if !self.ranks[r].ops[u as usize].issued {
+                self.try_issue(r, u)?;
+            }
+        }
+        // A continuation appends ops, which may be ready at once.
+        let cont = self.ranks[r]
+            .data
+            .as_ref()
+            .and_then(|d| d.sched.nodes()[op as usize].then.clone());
+        if let Some(cont) = cont {
+            let k = &mut self.ranks[r];
+            let d = k.data.as_mut().expect("continuations only with data");
+            let bytes = d.read(r, op as usize, &cont.reads)?;
+            let before = d.sched.len();
+            (cont.next)(
+                &Arrival {
+                    source,
+                    data: &bytes,
+                },
+                &mut d.sched,
+            );
+            let sched = std::mem::replace(&mut d.sched, Schedule::new(0, 1, 0, 0));
+            let res = compile(k, &sched, before, self.nodes, r);
+            k.data.as_mut().expect("still there").sched = sched;
+            res?;
+            for u in before..self.ranks[r].ops.len() {
+                let o = &self.ranks[r].ops[u];
+                if o.waiting == 0 && !o.issued {
+                    self.try_issue(r, u as u32)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a posted `RecvAny` takes messages from `from`.
+fn any_accepts(rank: &RankSim, op: u32, from: usize) -> bool {
+    rank.data
+        .as_ref()
+        .is_some_and(|d| d.candidates(op as usize).contains(&from))
+}
+
+fn lane_key(op: &Op) -> Option<(u8, u32)> {
+    match op {
+        Op::Send { peer, .. } => Some((0, *peer as u32)),
+        Op::Recv { peer, .. } => Some((1, *peer as u32)),
+        Op::RecvAny { .. } => Some((2, 0)),
+        _ => None,
+    }
+}
+
+/// Compiles the schedule's nodes `from..` into `rank`'s op table.
+fn compile(rank: &mut RankSim, sched: &Schedule, from: usize, nodes: usize, r: usize) -> Result<(), SimError> {
+    let all = sched.nodes();
+    let first_new = rank.ops.len();
+    debug_assert_eq!(first_new, from);
+    let initial = from == 0;
+    let mut counts = if initial { vec![0u32; all.len()] } else { Vec::new() };
+    for (id, node) in all.iter().enumerate().skip(from) {
+        let (kind, peer, bytes) = match &node.op {
+            Op::Send { peer, data } => (Kind::Send, *peer, span_len(data) as u64),
+            Op::Recv { peer, data } => (Kind::Recv, *peer, span_len(data) as u64),
+            Op::RecvAny { from } => {
+                if let Some(&(bad, _)) = from.iter().find(|(x, _)| *x >= nodes || *x == r) {
+                    return Err(SimError::BadPeer { rank: r, op: id, peer: bad });
+                }
+                (Kind::RecvAny, 0, 0)
+            }
+            Op::Reduce { .. } | Op::Copy { .. } => (Kind::Local, 0, 0),
+        };
+        if matches!(kind, Kind::Send | Kind::Recv) && (peer >= nodes || peer == r) {
+            return Err(SimError::BadPeer { rank: r, op: id, peer });
+        }
+        let mut waiting = 0;
+        for &d in &node.deps {
+            if initial {
+                counts[d] += 1;
+                waiting += 1;
+            } else if !rank.ops[d].done {
+                rank.late_users.entry(d as u32).or_default().push(id as u32);
+                waiting += 1;
+            }
+        }
+        let mut lane_prev = NONE;
+        if let Some(key) = lane_key(&node.op) {
+            if let Some(prev) = rank.lanes.insert(key, id as u32) {
+                lane_prev = prev;
+                rank.ops[prev as usize].lane_next = id as u32;
+            }
+        }
+        rank.ops.push(OpState {
+            kind,
+            peer: peer as u32,
+            bytes,
+            waiting,
+            lane_prev,
+            lane_next: NONE,
+            users_start: 0,
+            users_len: 0,
+            issued: false,
+            done: false,
+        });
+        rank.remaining += 1;
+    }
+    if initial {
+        // Users as one array (compressed rows): one allocation for the whole schedule.
+        let mut at = 0u32;
+        for (o, &c) in rank.ops.iter_mut().zip(&counts) {
+            o.users_start = at;
+            at += c;
+        }
+        rank.users = vec![0; at as usize];
+        let mut fill = vec![0u32; all.len()];
+        for (id, node) in all.iter().enumerate() {
+            for &d in &node.deps {
+                let o = &rank.ops[d];
+                rank.users[(o.users_start + fill[d]) as usize] = id as u32;
+                fill[d] += 1;
+            }
+        }
+        for (o, f) in rank.ops.iter_mut().zip(fill) {
+            o.users_len = f;
+        }
+    }
+    Ok(())
+}
+
+impl RankData {
+    fn buf(&self, b: BufferId) -> &[u8] {
+        match b {
+            BufferId::Send => &self.send,
+            BufferId::Recv => &self.recv,
+            BufferId::Scratch(k) => self.scratch.get(k as usize).map_or(&[], |v| v),
+        }
+    }
+    fn check(&self, r: usize, op: usize, range: &Range) -> Result<(), SimError> {
+        let len = self.buf(range.buf).len();
+        if range.end() > len {
+            return Err(SimError::OutOfBounds {
+                rank: r,
+                op,
+                range: *range,
+                len,
+            });
+        }
+        Ok(())
+    }
+    fn read(&self, r: usize, op: usize, ranges: &[Range]) -> Result<Vec<u8>, SimError> {
+        let mut out = Vec::with_capacity(span_len(ranges));
+        for range in ranges {
+            self.check(r, op, range)?;
+            out.extend_from_slice(&self.buf(range.buf)[range.offset..range.end()]);
+        }
+        Ok(out)
+    }
+    fn write(&mut self, r: usize, op: usize, ranges: &[Range], mut bytes: &[u8]) -> Result<(), SimError> {
+        for range in ranges {
+            self.check(r, op, range)?;
+            let (head, tail) = bytes.split_at(range.len);
+            let buf = match range.buf {
+                BufferId::Send => &mut self.send,
+                BufferId::Recv => &mut self.recv,
+                BufferId::Scratch(k) => &mut self.scratch[k as usize],
+            };
+            buf[range.offset..range.end()].copy_from_slice(head);
+            bytes = tail;
+        }
+        Ok(())
+    }
+    fn message(&self, r: usize, op: usize) -> Result<Vec<u8>, SimError> {
+        match &self.sched.nodes()[op].op {
+            Op::Send { data, .. } => self.read(r, op, data),
+            _ => unreachable!("only sends carry messages"),
+        }
+    }
+    fn candidates(&self, op: usize) -> Vec<usize> {
+        match &self.sched.nodes()[op].op {
+            Op::RecvAny { from } => from.iter().map(|(x, _)| *x).collect(),
+            _ => Vec::new(),
+        }
+    }
+    fn local(&mut self, r: usize, op: usize, reduce: &Reduction<'_>) -> Result<(), SimError> {
+        match self.sched.nodes()[op].op.clone() {
+            Op::Copy { src, dst } => {
+                let bytes = self.read(r, op, &[src])?;
+                self.write(r, op, &[dst], &bytes)
+            }
+            Op::Reduce {
+                op: rid,
+                src,
+                dst,
+                order,
+            } => {
+                let input = self.read(r, op, &[src])?;
+                let mut inout = self.read(r, op, &[dst])?;
+                match order {
+                    Operands::SrcDst => reduce(rid, &input, &mut inout),
+                    Operands::DstSrc => {
+                        let mut tmp = input;
+                        reduce(rid, &inout, &mut tmp);
+                        inout = tmp;
+                    }
+                }
+                self.write(r, op, &[dst], &inout)
+            }
+            _ => unreachable!("only copies and reductions are local"),
+        }
+    }
+}
