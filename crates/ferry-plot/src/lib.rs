@@ -1,6 +1,7 @@
 //! Line charts for `ferry sim --plot` and `ferry bench --plot`: one line per series, with
 //! markers at the data points, ticked linear or logarithmic axes, a title and a legend.
-//! Charts are written as SVG text.
+//! Charts are written as SVG text or as PNG; the PNG is rasterised here with a built-in
+//! bitmap font, so it needs no fonts or graphics libraries on the machine.
 //!
 //! Points that cannot be placed (non-finite, or not positive on a log axis) are skipped;
 //! empty and single-point charts still render. Output is deterministic: the same chart
@@ -15,6 +16,8 @@
 //! ```
 
 mod axis;
+mod font;
+mod raster;
 mod scene;
 mod svg;
 
@@ -46,7 +49,7 @@ pub struct Chart {
 
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
-    #[error("{}: unsupported chart format; the file name must end in .svg", path.display())]
+    #[error("{}: unsupported chart format; the file name must end in .svg or .png", path.display())]
     UnsupportedFormat { path: PathBuf },
     #[error("cannot write chart to {}: {source}", path.display())]
     Io {
@@ -101,8 +104,13 @@ impl Chart {
         svg::render(&scene::scene(self))
     }
 
-    /// Writes SVG if `path` ends in .svg (case-insensitive); any other extension is an error
-    /// naming the path and the accepted one.
+    /// The chart as encoded PNG bytes (RGB, 8 bits per channel).
+    pub fn to_png(&self) -> Vec<u8> {
+        raster::Canvas::draw(&scene::scene(self)).to_png()
+    }
+
+    /// Writes SVG or PNG by the extension of `path` (.svg / .png, case-insensitive); any other
+    /// extension is an error naming the path and the accepted ones.
     pub fn write(&self, path: &Path) -> Result<(), PlotError> {
         let ext = path
             .extension()
@@ -110,6 +118,7 @@ impl Chart {
             .map(str::to_ascii_lowercase);
         let bytes = match ext.as_deref() {
             Some("svg") => self.to_svg().into_bytes(),
+            Some("png") => self.to_png(),
             _ => {
                 return Err(PlotError::UnsupportedFormat {
                     path: path.to_path_buf(),
@@ -126,7 +135,9 @@ impl Chart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::Shape;
+    use crate::scene::{Shape, HEIGHT, WIDTH};
+
+    const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 
     fn sample() -> Chart {
         Chart::new(
@@ -182,6 +193,15 @@ mod tests {
         }
     }
 
+    fn decode(bytes: &[u8]) -> (png::OutputInfo, Vec<u8>) {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .expect("valid PNG");
+        let mut buf = vec![0; reader.output_buffer_size().expect("size fits in memory")];
+        let info = reader.next_frame(&mut buf).expect("one frame");
+        (info, buf)
+    }
+
     #[test]
     fn svg_is_well_formed_escaped_and_names_every_series() {
         let svg = sample().to_svg();
@@ -222,6 +242,7 @@ mod tests {
         // Two good points and the one in the legend.
         assert_eq!(markers(&chart), 3);
         assert!(chart.to_svg().contains(">10<"));
+        decode(&chart.to_png());
         let linear = Chart {
             x_scale: Scale::Linear,
             y_scale: Scale::Linear,
@@ -257,19 +278,62 @@ mod tests {
         for chart in charts.into_iter().chain([long]) {
             assert_well_formed(&chart.to_svg());
             assert!(!chart.to_svg().contains("NaN"), "{chart:?}");
+            let (info, _) = decode(&chart.to_png());
+            assert_eq!((info.width, info.height), (WIDTH, HEIGHT));
         }
+    }
+
+    #[test]
+    fn png_decodes_to_the_chart_with_lines_in_series_colours() {
+        let chart = Chart::new("t", "x", "y").series("up", vec![(0.0, 0.0), (10.0, 10.0)]);
+        let bytes = chart.to_png();
+        assert_eq!(bytes[..8], PNG_SIGNATURE);
+        let (info, pixels) = decode(&bytes);
+        assert_eq!((info.width, info.height), (WIDTH, HEIGHT));
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+
+        let (colour, _) = scene::style(0);
+        let (a, b) = scene::scene(&chart)
+            .into_iter()
+            .find_map(|s| match s {
+                Shape::Line {
+                    points,
+                    colour: c,
+                    width,
+                } if c == colour && width > 1.0 => Some((points[0], points[1])),
+                _ => None,
+            })
+            .expect("the series is drawn as a line");
+        let at = |x: f64, y: f64| {
+            let i = (y as usize * WIDTH as usize + x as usize) * 3;
+            [pixels[i], pixels[i + 1], pixels[i + 2]]
+        };
+        // Along the line, away from the markers at either end.
+        for t in [0.3, 0.5, 0.7] {
+            assert_eq!(
+                at(a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1)),
+                colour,
+                "t = {t}"
+            );
+        }
+        // Off the line, inside the plot but away from grid and legend.
+        assert_eq!(
+            at(a.0 + 0.6 * (b.0 - a.0) + 7.0, a.1 + 0.4 * (b.1 - a.1) + 3.0),
+            scene::WHITE
+        );
     }
 
     #[test]
     fn output_is_deterministic() {
         assert_eq!(sample().to_svg(), sample().to_svg());
+        assert_eq!(sample().to_png(), sample().to_png());
         let many = (0..25).fold(Chart::new("t", "x", "y"), |c, i| {
             c.series(
                 format!("s{i}"),
                 vec![(i as f64, 1.0), (i as f64 + 1.0, 2.0)],
             )
         });
-        assert_eq!(many.to_svg(), many.clone().to_svg());
+        assert_eq!(many.to_png(), many.clone().to_png());
         let styles: std::collections::HashSet<_> =
             (0..25).map(|i| format!("{:?}", scene::style(i))).collect();
         assert_eq!(styles.len(), 25);
@@ -281,18 +345,21 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir is writable");
         let chart = sample();
         chart.write(&dir.join("a.svg")).expect("svg written");
-        chart.write(&dir.join("b.SVG")).expect("svg written");
+        chart.write(&dir.join("b.PNG")).expect("png written");
         let svg = std::fs::read(dir.join("a.svg")).expect("svg readable");
-        let upper = std::fs::read(dir.join("b.SVG")).expect("svg readable");
+        let png = std::fs::read(dir.join("b.PNG")).expect("png readable");
         assert_eq!(svg, chart.to_svg().into_bytes());
-        assert_eq!(upper, svg);
+        assert_eq!(png, chart.to_png());
 
-        for bad in ["c.jpg", "noext", "d.svg.txt", "e.png"] {
+        for bad in ["c.jpg", "noext", "d.svg.txt"] {
             let path = dir.join(bad);
             let err = chart.write(&path).expect_err("unsupported extension");
             assert!(matches!(err, PlotError::UnsupportedFormat { .. }));
             let msg = err.to_string();
-            assert!(msg.contains(bad) && msg.contains(".svg"), "{msg}");
+            assert!(
+                msg.contains(bad) && msg.contains(".svg") && msg.contains(".png"),
+                "{msg}"
+            );
             assert!(!path.exists());
         }
         let err = chart

@@ -1,15 +1,17 @@
 //! Lays a chart out as a list of shapes in pixel coordinates. Both back ends draw the same
-//! list. Text is measured in fixed-width cells that SVG text fits inside.
+//! list, so SVG and PNG agree on everything but glyph shapes. Text is measured with the
+//! bitmap font at twice its size, which the SVG text fits inside.
 
 use crate::axis::{usable, Axis};
-use crate::Chart;
+use crate::{font, Chart};
 
 pub(crate) const WIDTH: u32 = 800;
 pub(crate) const HEIGHT: u32 = 500;
-/// Room for one character, generous for 16px sans-serif: its advance, and the height of
-/// capitals and digits.
-pub(crate) const CHAR_W: f64 = 12.0;
-pub(crate) const CHAR_H: f64 = 14.0;
+/// Size of one character cell: the 5x7 glyph plus a column of spacing, doubled; descenders
+/// hang below it.
+pub(crate) const TEXT_SCALE: usize = 2;
+pub(crate) const CHAR_W: f64 = ((font::COLS + 1) * TEXT_SCALE) as f64;
+pub(crate) const CHAR_H: f64 = (font::CAP_ROWS * TEXT_SCALE) as f64;
 
 pub(crate) type Rgb = [u8; 3];
 pub(crate) const BLACK: Rgb = [0, 0, 0];
