@@ -1,10 +1,12 @@
 //! `ferry`: Ferry's command line. `ferry run` launches MPI jobs on this host (it is what
 //! `mpiexec` runs); `ferry info` shows the build and its configuration; `ferry coll` lists
-//! the collective algorithms and exports their schedules as GOAL text.
+//! the collective algorithms and exports their schedules as GOAL text; `ferry sim` runs
+//! them in the simulator.
 
 mod coll;
 mod info;
 mod launcher;
+mod sim;
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -31,6 +33,9 @@ enum Commands {
     /// Collective algorithms: list them, export their schedules as GOAL text.
     #[command(subcommand)]
     Coll(coll::CollCommand),
+    /// Simulate collectives under LogGP/nLogP: compare algorithms, run the status study.
+    #[command(subcommand)]
+    Sim(sim::SimCommand),
 }
 
 #[derive(Args)]
@@ -101,6 +106,7 @@ fn main() {
             0
         }
         Commands::Coll(cmd) => coll::run(cmd),
+        Commands::Sim(cmd) => sim::run(cmd),
     };
     std::process::exit(code);
 }

@@ -478,7 +478,7 @@ mod tests {
         let text = to_goal(&all).unwrap();
         let sum = check(&text).unwrap();
         assert_eq!((sum.ranks, sum.sends, sum.recvs), (8, 7, 7));
-        // Each message carries the 8-entry table (32 bytes) in front of the payload.
-        assert_eq!(sum.bytes, 7 * (16 + 32));
+        // Each message carries the 8-entry table (one byte per entry) before the payload.
+        assert_eq!(sum.bytes, 7 * (16 + 8));
     }
 }

@@ -101,6 +101,7 @@ pub enum ParamsError {
 pub const PRESETS: &[(&str, &str)] = &[
     ("gige-2000", include_str!("presets/gige-2000.toml")),
     ("shm-local", include_str!("presets/shm-local.toml")),
+    ("soc-mpe", include_str!("presets/soc-mpe.toml")),
 ];
 
 impl ModelParams {

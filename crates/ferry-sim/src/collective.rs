@@ -63,9 +63,16 @@ pub fn free_first(busy: &[bool]) -> Vec<usize> {
 
 fn ignore(_: ReduceId, _: &[u8], _: &mut [u8]) {}
 
-/// Simulates one call. Dynamic schedules run with (zero-filled) data, since their
-/// continuations read what arrived; static ones move sizes only.
+/// Simulates one call. Status-based algorithms decide at run time, so their schedules run
+/// with (zero-filled) data; the others move sizes only and are built one rank at a time.
 pub fn simulate(call: &Call, setup: &Setup) -> Result<Outcome, SimError> {
+    match run(call, setup, reads_status(call.algorithm)) {
+        Err(SimError::NeedsData { .. }) => run(call, setup, true),
+        other => other,
+    }
+}
+
+fn run(call: &Call, setup: &Setup, with_data: bool) -> Result<Outcome, SimError> {
     let info = call.algorithm;
     let p = call.procs;
     let mut sim = Sim::new(p, setup.model.at(p)).trace(setup.trace);
@@ -76,8 +83,8 @@ pub fn simulate(call: &Call, setup: &Setup) -> Result<Outcome, SimError> {
         base = base.free_first(free_first(&sim.busy_at(0.0)));
         starts[call.root] = setup.status_cost;
     }
-    let schedules: Vec<_> = (0..p).map(|r| (info.schedule)(&base.for_rank(r))).collect();
-    let data = if schedules.iter().any(|s| s.is_dynamic()) {
+    if with_data {
+        let schedules: Vec<_> = (0..p).map(|r| (info.schedule)(&base.for_rank(r))).collect();
         let bufs = schedules
             .iter()
             .map(|s| Buffers {
@@ -85,10 +92,14 @@ pub fn simulate(call: &Call, setup: &Setup) -> Result<Outcome, SimError> {
                 recv: vec![0; s.recv_len()],
             })
             .collect();
-        Some((bufs, &ignore as &Reduction<'static>))
+        sim.load(schedules, &starts, Some((bufs, &ignore as &Reduction<'static>)))?;
     } else {
-        None
-    };
-    sim.load(schedules, &starts, data)?;
+        let mut q = base;
+        let schedules = (0..p).map(|r| {
+            q.rank = r;
+            (info.schedule)(&q)
+        });
+        sim.load(schedules, &starts, None)?;
+    }
     sim.run()
 }

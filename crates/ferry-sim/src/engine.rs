@@ -330,21 +330,23 @@ impl<'r> Sim<'r> {
             .collect()
     }
 
-    /// Loads one schedule per node; rank r starts at `starts[r]`. With `data` (every rank's
-    /// buffers and the reduction), bytes move; dynamic schedules require it.
+    /// Loads one schedule per node, in rank order (an iterator, so that schedules without
+    /// data can be built, compiled and dropped one at a time); rank r starts at `starts[r]`.
+    /// With `data` (every rank's buffers and the reduction), bytes move; dynamic schedules
+    /// require it.
     pub fn load(
         &mut self,
-        schedules: Vec<Schedule>,
+        schedules: impl IntoIterator<Item = Schedule>,
         starts: &[Time],
         data: Option<(Vec<Buffers>, &'r Reduction<'r>)>,
     ) -> Result<(), SimError> {
-        if schedules.len() != self.nodes || starts.len() != self.nodes {
-            return Err(SimError::Size(schedules.len(), self.nodes));
+        if starts.len() != self.nodes {
+            return Err(SimError::Size(starts.len(), self.nodes));
         }
         let (mut buffers, reduce) = match data {
             Some((b, f)) => {
-                if b.len() != schedules.len() {
-                    return Err(SimError::Buffers(b.len(), schedules.len()));
+                if b.len() != self.nodes {
+                    return Err(SimError::Buffers(b.len(), self.nodes));
                 }
                 (Some(b.into_iter()), Some(f))
             }
@@ -352,6 +354,9 @@ impl<'r> Sim<'r> {
         };
         self.reduce = reduce;
         for (r, sched) in schedules.into_iter().enumerate() {
+            if r >= self.nodes {
+                return Err(SimError::Size(r + 1, self.nodes));
+            }
             let mut rank = RankSim {
                 finish: starts[r],
                 ..RankSim::default()
@@ -377,6 +382,9 @@ impl<'r> Sim<'r> {
                 rank.lanes = HashMap::default(); // static: no op will join a lane later
             }
             self.ranks.push(rank);
+        }
+        if self.ranks.len() != self.nodes {
+            return Err(SimError::Size(self.ranks.len(), self.nodes));
         }
         for (r, &t) in starts.iter().enumerate() {
             self.push(t, Ev::StartReceives(r as u32));

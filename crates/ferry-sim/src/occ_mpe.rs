@@ -19,7 +19,7 @@ use ferry_model::ModelParams;
 use serde::Serialize;
 
 pub const INTERFERING: [u64; 3] = [32, 512, 1536];
-pub const BURST_ROUNDS: usize = 3;
+pub const BURST_ROUNDS: usize = 1;
 
 /// The collectives of the study: (name, fixed-order algorithm, status-based algorithm).
 pub const PAIRS: [(&str, &str, &str); 3] = [

@@ -1,9 +1,7 @@
 //! Algorithms of one collective compared over process counts and block sizes
-//! (`ferry sim coll`).
+//! (`ferry sim coll`): the points of the comparison and the ranges that span it.
 
-use crate::collective::{simulate, Call, Setup};
-use crate::engine::{SimError, Time};
-use ferry_coll::AlgorithmInfo;
+use crate::engine::Time;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -14,39 +12,6 @@ pub struct Point {
     /// Simulated time of the call, microseconds.
     pub time: Time,
     pub messages: u64,
-}
-
-/// Every algorithm at every (procs, bytes), root 0.
-pub fn run(
-    algorithms: &[&'static AlgorithmInfo],
-    procs: &[usize],
-    bytes: &[usize],
-    setup: &Setup,
-) -> Result<Vec<Point>, SimError> {
-    let mut out = Vec::new();
-    for &p in procs {
-        for &b in bytes {
-            for &a in algorithms {
-                let o = simulate(
-                    &Call {
-                        algorithm: a,
-                        procs: p,
-                        bytes: b,
-                        root: 0,
-                    },
-                    setup,
-                )?;
-                out.push(Point {
-                    algorithm: a.id,
-                    procs: p,
-                    bytes: b,
-                    time: o.time,
-                    messages: o.messages,
-                });
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// `A..B` (A, 2A, 4A, ... up to B, and B itself), or a comma-separated list; numbers take

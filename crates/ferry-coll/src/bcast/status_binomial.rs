@@ -6,10 +6,13 @@
 //! does not know its parent in advance: it receives from any rank (`recv_any`), and a
 //! continuation reads the table from the header and sends to its children.
 //!
-//! Header: p little-endian u32, entry l = physical rank of logical position l (in scratch 0
-//! on every rank; each message is header followed by the payload).
+//! Header: p little-endian entries of w bytes (w = 1 up to 256 ranks, 2 up to 65536, else
+//! 4), entry l = physical rank of logical position l (in scratch 0 on every rank; each
+//! message is header followed by the payload). The narrow entries matter: the header
+//! travels on every edge of the tree, and at 4 bytes per rank it would cost more than a
+//! small payload.
 //! Restrictions: none; an absent or malformed `free_first` means rank order.
-//! Steps: ceil(log2 p). Bytes: the root sends (n + 4p) ceil(log2 p) times.
+//! Steps: ceil(log2 p). Bytes: the root sends (n + w p) ceil(log2 p) times.
 
 use crate::shape::ceil_log;
 use crate::{Arrival, BufferId, Continuation, Cost, Params, Range, Schedule};
@@ -53,17 +56,28 @@ pub fn children(l: usize, p: usize) -> Vec<usize> {
     out
 }
 
+/// Bytes of one header entry for a communicator of `p` ranks.
+pub fn entry_width(p: usize) -> usize {
+    match p {
+        0..=256 => 1,
+        257..=65536 => 2,
+        _ => 4,
+    }
+}
+
 fn encode(table: &[usize]) -> Vec<u8> {
+    let w = entry_width(table.len());
     table
         .iter()
-        .flat_map(|&r| (r as u32).to_le_bytes())
+        .flat_map(|&r| (r as u32).to_le_bytes().into_iter().take(w))
         .collect()
 }
 
-fn decode(bytes: &[u8]) -> Vec<usize> {
+fn decode(bytes: &[u8], p: usize) -> Vec<usize> {
+    let w = entry_width(p);
     bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize)
+        .chunks_exact(w)
+        .map(|c| c.iter().rev().fold(0usize, |acc, &b| acc << 8 | b as usize))
         .collect()
 }
 
@@ -77,13 +91,14 @@ pub fn schedule(q: &Params) -> Schedule {
     let payload = Range::new(BufferId::Recv, 0, n);
     if q.rank == root {
         let t = table(q);
-        let hdr = Range::new(s.scratch_with(encode(&t)), 0, 4 * p);
+        let hdr = Range::new(s.scratch_with(encode(&t)), 0, entry_width(p) * p);
         for l in children(0, p) {
             s.send(t[l], vec![hdr, payload], &[]);
         }
         return s;
     }
-    let hdr = Range::new(s.scratch(4 * p), 0, 4 * p);
+    let hdr_len = entry_width(p) * p;
+    let hdr = Range::new(s.scratch(hdr_len), 0, hdr_len);
     let from = (0..p)
         .filter(|&r| r != q.rank)
         .map(|r| (r, vec![hdr, payload]))
@@ -91,7 +106,7 @@ pub fn schedule(q: &Params) -> Schedule {
     let got = s.recv_any(from, &[]);
     let me = q.rank;
     let forward = move |a: &Arrival<'_>, s: &mut Schedule| {
-        let t = decode(a.data);
+        let t = decode(a.data, p);
         if let Some(l) = t.iter().position(|&r| r == me) {
             for c in children(l, t.len()) {
                 s.send(t[c], vec![hdr, payload], &[got]);
@@ -114,7 +129,7 @@ pub fn cost(q: &Params) -> Cost {
         return Cost::ZERO;
     }
     let steps = ceil_log(p, 2);
-    let m = n + 4 * p;
+    let m = n + entry_width(p) * p;
     Cost {
         rounds: steps,
         messages: p - 1,
@@ -145,6 +160,16 @@ mod tests {
         for busy in 1..=4 {
             let l = t.iter().position(|&r| r == busy).unwrap();
             assert!(l >= 4 && children(l, 8).is_empty());
+        }
+    }
+
+    #[test]
+    fn headers_round_trip_at_every_width() {
+        for p in [1usize, 2, 255, 256, 257, 300, 65536, 65537, 70000] {
+            let t: Vec<usize> = (0..p).rev().collect();
+            let bytes = encode(&t);
+            assert_eq!(bytes.len(), entry_width(p) * p);
+            assert_eq!(decode(&bytes, p), t, "p={p}");
         }
     }
 
