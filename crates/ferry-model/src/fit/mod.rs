@@ -18,6 +18,7 @@
 //!   split follows whatever size range the benchmark was run with.
 
 pub mod hockney;
+pub mod loggp;
 
 use thiserror::Error;
 
