@@ -19,6 +19,7 @@
 
 pub mod hockney;
 pub mod loggp;
+pub mod nlogp;
 
 use thiserror::Error;
 
