@@ -18,6 +18,7 @@
 //!   split follows whatever size range the benchmark was run with.
 
 pub mod hockney;
+pub mod jacobi;
 pub mod loggp;
 pub mod nlogp;
 
