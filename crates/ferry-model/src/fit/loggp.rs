@@ -254,7 +254,7 @@ pub fn fit_prtt(rows: &[Row]) -> Result<PrttFit, FitError> {
     let small = &points[small];
     let over: Vec<(u64, f64, f64)> = small.iter().map(|p| (p.0, (p.3 - p.1) / n1 - p.4, p.1)).collect();
     let half_rtt: Vec<(u64, f64, f64)> = small.iter().map(|p| (p.0, p.1 / 2.0, p.1)).collect();
-    refuse_negative_slope("G (slope of (PRTT(n,0,s) − PRTT(1,0,s)) / (n − 1))".into(), gap.slope)?;
+    refuse_negative_slope("G (slope of (PRTT(n,0,s) - PRTT(1,0,s)) / (n - 1))".into(), gap.slope)?;
     let mut warnings = Vec::new();
     let o = clamp_at_zero("o (PRTT)", weighted(&over).intercept, &mut warnings);
     let g = clamp_at_zero("g (PRTT)", gap.intercept, &mut warnings);
@@ -297,7 +297,7 @@ pub fn fit(rows: &[Row], latency: Option<&Hockney>) -> Result<LogGpFit, FitError
     let mut warnings = Vec::new();
     let source = match split {
         Split::Prtt => "g from PRTT",
-        Split::Latency => "g = L + g − (t0 − 2o)",
+        Split::Latency => "g = L + g - (t0 - 2o)",
     };
     let g = if g > lg {
         warnings.push(format!("{source} = {g:.6} exceeds the shift's L + g = {lg:.6}: written g = {lg:.6}, L = 0"));
@@ -353,7 +353,7 @@ impl LogGpFit {
                 name: "L",
                 unit: "us",
                 value: self.params.l,
-                from: "shift L + g − g",
+                from: "shift L + g - g",
                 shift: None,
                 prtt: p.map(|p| p.l),
                 latency: lat_l,
@@ -373,7 +373,7 @@ impl LogGpFit {
                 value: self.params.g,
                 from: match self.split {
                     Split::Prtt => "PRTT",
-                    Split::Latency => "shift L + g − latency L",
+                    Split::Latency => "shift L + g - latency L",
                 },
                 shift: None,
                 prtt: p.map(|p| p.g),
