@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use ferry_model::fit::hockney::{self, HockneyFit};
 use ferry_model::fit::jacobi::{self, JacobiPoint};
-use ferry_model::fit::loggp::{self, LogGpFit, Split};
+use ferry_model::fit::loggp::{self, LogGpFit, PrttFit, Split};
 use ferry_model::fit::nlogp::{self, NLogPFit};
 use ferry_model::{results, LogGp, ModelParams, Row};
 
@@ -36,6 +36,8 @@ pub struct Fitted {
     pub loggp: Result<LogGpFit, String>,
     pub nlogp: Result<NLogPFit, String>,
     pub jacobi: Result<Vec<JacobiPoint>, String>,
+    /// PRTT on its own, shown when LogGP could not be fitted but PRTT could.
+    pub prtt_alone: Option<PrttFit>,
     /// The parameter file, when LogGP could be fitted.
     pub params: Option<ModelParams>,
 }
@@ -110,11 +112,13 @@ pub fn fit_all(rows: &[Row], implementation: &str, origin: &str) -> Fitted {
         Some(p) => jacobi::predict(rows, p).map_err(|e| e.to_string()),
         None => Err(needs_loggp()),
     };
+    let prtt_alone = loggp.is_err().then(|| loggp::fit_prtt(rows).ok()).flatten();
     Fitted {
         hockney,
         loggp,
         nlogp,
         jacobi,
+        prtt_alone,
         params,
     }
 }
@@ -205,7 +209,23 @@ pub fn report(f: &Fitted, origin: &str, implementation: &str, rows: usize) -> St
     out.push('\n');
     match &f.loggp {
         Ok(l) => out += &loggp_section(l),
-        Err(e) => out += &format!("LogGP: not fitted: {e}\n"),
+        Err(e) => {
+            out += &format!("LogGP: not fitted: {e}\n");
+            if let Some(p) = &f.prtt_alone {
+                out += &format!(
+                    "  PRTT alone ({} sizes at {} ranks; not a parameter file): L {} us, o {} us, g {} us, G {} us/B\n",
+                    p.sizes.len(),
+                    p.ranks,
+                    num(p.l),
+                    num(p.o),
+                    num(p.g),
+                    num(p.big_g)
+                );
+                for w in &p.warnings {
+                    out += &format!("  warning: {w}\n");
+                }
+            }
+        }
     }
     out.push('\n');
     match &f.nlogp {
@@ -460,6 +480,24 @@ mod tests {
         let text = report(&f, "r.csv", "ferry", 55);
         assert!(text.contains("L and g separated by the latency"), "{text}");
         assert!(text.contains("PRTT cross-check: not available: no prtt.1 rows"), "{text}");
+    }
+
+    #[test]
+    fn prtt_without_the_shift_is_shown_on_its_own() {
+        // PRTT(1,0,s) = 2(L + 2o + sG), PRTT(16,0,s) adds 15(g + sG), PRTT(16,d,s) 15(o + d).
+        let (l, o, g, big_g) = (0.8, 0.3, 0.5, 1.0 / 9000.0);
+        let mut rows = Vec::new();
+        for s in (0..10).map(|k| 1u64 << k) {
+            let p1 = 2.0 * (l + 2.0 * o + s as f64 * big_g);
+            rows.push(row("x", "prtt.1", 2, s, p1));
+            rows.push(row("x", "prtt.n", 2, s, p1 + 15.0 * (g + s as f64 * big_g)));
+            rows.push(row("x", "prtt.nd", 2, s, p1 + 15.0 * (o + p1)));
+            rows.push(row("x", "prtt.d", 2, s, p1));
+        }
+        let f = fit_all(&rows, "x", "p.csv");
+        assert!(f.params.is_none());
+        let text = report(&f, "p.csv", "x", rows.len());
+        assert!(text.contains("PRTT alone (10 sizes at 2 ranks; not a parameter file): L 0.8000 us, o 0.3000 us, g 0.5000 us"), "{text}");
     }
 
     #[test]

@@ -140,7 +140,7 @@ fn clamp_at_zero(what: &str, value: f64, warnings: &mut Vec<String>) -> f64 {
     if value >= 0.0 {
         return value;
     }
-    warnings.push(format!("{what} came out {value:.6}, written as 0 (a value near zero, below the noise)"));
+    warnings.push(format!("{what} came out {value:.6}, taken as 0 (a value near zero, below the noise)"));
     0.0
 }
 
