@@ -15,7 +15,7 @@
 //! negative t0 usually means the large sizes follow a steeper line than the small ones (a
 //! protocol change such as eager to rendezvous); fitting a narrower size range helps.
 
-use super::{count_rows, fit_line, need_sizes, one_implementation, rank_counts, series, FitError};
+use super::{fit_line, need_sizes, one_implementation, rank_counts, series, FitError};
 use crate::params::Hockney;
 use crate::results::Row;
 
@@ -39,7 +39,7 @@ pub fn fit(rows: &[Row]) -> Result<HockneyFit, FitError> {
         ranks: None,
     })?;
     let points = series(rows, "latency", ranks)?;
-    need_sizes("latency", ranks, count_rows(rows, "latency", ranks), &points)?;
+    need_sizes(rows, "latency", ranks, &points)?;
     if let Some(&(size, t)) = points.iter().find(|p| p.1 <= 0.0) {
         return Err(FitError::NonPhysical {
             what: format!("latency at {size} B"),

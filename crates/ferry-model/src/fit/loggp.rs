@@ -53,7 +53,7 @@
 //! grow is no cost); a negative intercept (o, L + g, PRTT's g or L) is noise around a value
 //! near zero and is clamped to 0 with a warning.
 
-use super::{count_rows, fit_line, halves, need_sizes, one_implementation, rank_counts, series, FitError, Line};
+use super::{fit_line, halves, need_sizes, one_implementation, rank_counts, series, FitError, Line};
 use crate::params::{Hockney, LogGp};
 use crate::results::{Row, PRTT_N};
 
@@ -187,7 +187,7 @@ pub fn fit_shift(rows: &[Row], ranks: u32) -> Result<ShiftFit, FitError> {
         })
         .collect();
     let joined: Vec<(u64, f64)> = points.iter().map(|p| (p.0, p.1)).collect();
-    need_sizes("shift.nonoverlap", ranks, count_rows(rows, "shift.nonoverlap", ranks), &joined)?;
+    need_sizes(rows, "shift.nonoverlap", ranks, &joined)?;
     if let Some(p) = points.iter().find(|p| p.3 <= 0.0) {
         return Err(FitError::NonPhysical {
             what: format!("shift.total at {ranks} ranks, {} B", p.0),
@@ -239,7 +239,7 @@ pub fn fit_prtt(rows: &[Row]) -> Result<PrttFit, FitError> {
         .filter_map(|&(s, p1)| Some((s, p1, lookup(&got[1], s)?, lookup(&got[2], s)?, lookup(&got[3], s)?)))
         .collect();
     let joined: Vec<(u64, f64)> = points.iter().map(|p| (p.0, p.1)).collect();
-    need_sizes("prtt.1", ranks, count_rows(rows, "prtt.1", ranks), &joined)?;
+    need_sizes(rows, "prtt.1", ranks, &joined)?;
     if let Some(p) = points.iter().find(|p| p.1 <= 0.0) {
         return Err(FitError::NonPhysical {
             what: format!("prtt.1 at {} B", p.0),
@@ -499,6 +499,10 @@ mod tests {
         let mut twice = one.clone();
         twice.extend(one.clone());
         assert!(matches!(fit_shift(&twice, 2), Err(FitError::SameSize { rows: 2, size: 64, .. })));
+        // Two sizes of which only one has both parts: one usable size, not "all the same".
+        let mut half = shift(&P, 0.0, 2, &[64, 128], &mut Noise::none());
+        half.retain(|r| !(r.benchmark == "shift.overlap" && r.size == 128));
+        assert!(matches!(fit_shift(&half, 2), Err(FitError::TooFewSizes { got: 1, .. })));
         // Time falling with size: refused.
         let mut falling = shift(&P, 0.0, 2, &[1, 2, 4, 8], &mut Noise::none());
         for r in falling.iter_mut() {

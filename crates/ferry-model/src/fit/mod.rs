@@ -147,32 +147,34 @@ pub(crate) fn series(rows: &[Row], benchmark: &str, ranks: u32) -> Result<Vec<(u
     Ok(by_size.into_iter().map(|(s, mut v)| (s, median(&mut v))).collect())
 }
 
-/// Checks that `points` (of `benchmark` at `ranks`, from `rows` rows) can carry a line.
-pub(crate) fn need_sizes(benchmark: &str, ranks: u32, rows: usize, points: &[(u64, f64)]) -> Result<(), FitError> {
+/// Checks that `points` (of `benchmark` at `ranks`, taken from `rows`) can carry a line: two
+/// sizes or more. One size measured several times is told apart from one row.
+pub(crate) fn need_sizes(rows: &[Row], benchmark: &str, ranks: u32, points: &[(u64, f64)]) -> Result<(), FitError> {
     match points {
         [] => Err(FitError::NoRows {
             benchmark: benchmark.to_owned(),
             ranks: Some(ranks),
         }),
-        [(size, _)] if rows > 1 => Err(FitError::SameSize {
-            benchmark: benchmark.to_owned(),
-            ranks,
-            rows,
-            size: *size,
-        }),
-        [_] => Err(FitError::TooFewSizes {
-            benchmark: benchmark.to_owned(),
-            ranks,
-            got: 1,
-            need: 2,
-        }),
+        [(size, _)] => {
+            let same = rows.iter().filter(|r| r.benchmark == benchmark && r.ranks == ranks && r.size == *size).count();
+            Err(if same > 1 {
+                FitError::SameSize {
+                    benchmark: benchmark.to_owned(),
+                    ranks,
+                    rows: same,
+                    size: *size,
+                }
+            } else {
+                FitError::TooFewSizes {
+                    benchmark: benchmark.to_owned(),
+                    ranks,
+                    got: 1,
+                    need: 2,
+                }
+            })
+        }
         _ => Ok(()),
     }
-}
-
-/// Number of rows of `benchmark` at `ranks`.
-pub(crate) fn count_rows(rows: &[Row], benchmark: &str, ranks: u32) -> usize {
-    rows.iter().filter(|r| r.benchmark == benchmark && r.ranks == ranks).count()
 }
 
 /// Rank counts that have rows of `benchmark`, increasing.
