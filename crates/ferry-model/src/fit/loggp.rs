@@ -17,6 +17,10 @@
 //! - G     = the slope of the weighted line through `shift.total` over the large sizes (when
 //!   there are no `shift.total` rows, nonoverlap + overlap).
 //!
+//! All three lines weigh a size by 1 / total(k)²: the total is what was timed, and the
+//! overlap may be 0 at some sizes (no overlap at all, as S2 saw above LAM's eager limit),
+//! where a weight of 1 / overlap² would not exist.
+//!
 //! **PRTT** (Hoefler, Lichei, Rehm, "Low-overhead LogGP parameter assessment for modern
 //! interconnection networks", IPDPS 2007, as implemented in Netgauge). PRTT(n, d, s) is the
 //! time, at the client, of sending n messages of s bytes with a busy delay d after each but
@@ -31,8 +35,10 @@
 //! o = (PRTT(n,d,s) − PRTT(1,0,s)) / (n − 1) − d. The fitter takes g and G as intercept and
 //! slope of the weighted line through g + sG over all sizes, o as the intercept of the line
 //! through the per-size o over the small sizes, and L = (intercept of PRTT(1,0,s)/2 over the
-//! small sizes) − 2o. The benchmark uses d = PRTT(1,0,s), which exceeds g + sG (the reply alone
-//! costs that much); sizes where the rows say d < g + sG are reported, their o is too high.
+//! small sizes) − 2o, every line weighing a size by 1 / PRTT(1,0,s)². The benchmark uses
+//! d = PRTT(1,0,s) = 2(L + 2o + sG), longer than g + sG unless the gap between two messages
+//! exceeds a whole round trip; sizes where the rows say d < g + sG are reported, since their
+//! o comes out too high.
 //! n is [`PRTT_N`]. PRTT's o is the send overhead; LogGP's o is taken equal at both ends.
 //!
 //! **What the parameter file gets.** The shift wins for o, L + g and G: the parameter file
