@@ -56,6 +56,7 @@ test: deps-test build
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh
 	bash tests/hostile-peers.sh
+	bash tests/fit.sh
 
 test-long: test
 	bash tests/fuzz.sh

@@ -1,9 +1,10 @@
 //! `ferry`: Ferry's command line. `ferry run` launches MPI jobs on this host (it is what
 //! `mpiexec` runs); `ferry info` shows the build and its configuration; `ferry coll` lists
 //! the collective algorithms and exports their schedules as GOAL text; `ferry sim` runs
-//! them in the simulator.
+//! them in the simulator; `ferry fit` fits performance models to benchmark results.
 
 mod coll;
+mod fit;
 mod info;
 mod launcher;
 mod sim;
@@ -36,6 +37,13 @@ enum Commands {
     /// Simulate collectives under LogGP/nLogP: compare algorithms, run the status study.
     #[command(subcommand)]
     Sim(sim::SimCommand),
+    /// Fit Hockney, LogGP and nLogP to benchmark results; write the parameter file.
+    ///
+    /// Hockney needs latency rows; LogGP shift.* rows at 2 ranks (prtt.* rows give g and a
+    /// cross-check, else latency rows separate L from g); nLogP shift.* rows at several rank
+    /// counts; the Jacobi prediction jacobi.* rows. Exit status: 0 when the parameter file
+    /// was produced, 1 when the rows allow none (the report says why), 2 for bad input.
+    Fit(fit::FitArgs),
 }
 
 #[derive(Args)]
@@ -107,6 +115,7 @@ fn main() {
         }
         Commands::Coll(cmd) => coll::run(cmd),
         Commands::Sim(cmd) => sim::run(cmd),
+        Commands::Fit(args) => fit::run(&args),
     };
     std::process::exit(code);
 }
