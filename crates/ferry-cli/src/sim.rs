@@ -13,7 +13,7 @@ use ferry_plot::Chart;
 use ferry_sim::collective::{simulate, Call, Setup};
 use ferry_sim::occ_mpe::{self, Study};
 use ferry_sim::sweep::{parse_range, Point};
-use ferry_sim::{background, trace, Time};
+use ferry_sim::{background, trace, Ports, Time};
 
 use crate::coll::find_algorithm;
 
@@ -41,6 +41,20 @@ pub struct ModelArgs {
     /// (default: 0.05, five cycles of a 100 MHz engine, as the hardware paid).
     #[arg(long, value_name = "US", default_value_t = 0.05)]
     status_cost: f64,
+    /// How a port orders transfers: `in-order` (as matched; a transfer waiting for a busy
+    /// peer holds up those behind it, like an engine's queue) or `earliest` (each takes the
+    /// earliest time both its ports are free, like an interface with several transfers in
+    /// flight). Default: earliest for `coll`, in-order for `occ-mpe`.
+    #[arg(long, value_name = "DISCIPLINE", value_parser = ["in-order", "earliest"])]
+    ports: Option<String>,
+}
+
+fn ports(a: &ModelArgs, default: Ports) -> Ports {
+    match a.ports.as_deref() {
+        Some("in-order") => Ports::InOrder,
+        Some("earliest") => Ports::EarliestFit,
+        _ => default,
+    }
 }
 
 #[derive(Args, Debug)]
@@ -177,6 +191,7 @@ fn coll(a: &CollArgs) -> Result<(), String> {
     }
     let mut setup = Setup::new(model(&a.model, "gige-2000")?);
     setup.status_cost = a.model.status_cost;
+    setup.ports = ports(&a.model, Ports::EarliestFit);
     if let Some(spec) = &a.background {
         setup.background = background::parse(spec).map_err(|e| format!("--background: {e}"))?;
     }
@@ -326,14 +341,18 @@ fn occ(a: &OccArgs) -> Result<(), String> {
     if let Some(&n) = a.nodes.iter().find(|&&n| !(4..=64).contains(&n)) {
         return Err(format!("--nodes: {n} nodes; the study needs 4 to 64"));
     }
-    let study = Study::new(a.nodes.clone(), model(&a.model, "soc-mpe")?, a.model.status_cost as Time);
+    let mut study = Study::new(a.nodes.clone(), model(&a.model, "soc-mpe")?, a.model.status_cost as Time);
+    study.ports = ports(&a.model, Ports::InOrder);
     let report = occ_mpe::run(&study).map_err(|e| e.to_string())?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report).expect("plain data"));
         return Ok(());
     }
     let name = study.model.name.clone().unwrap_or_else(|| "given parameters".into());
-    println!("# status-based vs fixed order; model {name}, status read {} us", study.status_cost);
+    println!(
+        "# status-based vs fixed order; model {name}, status read {} us, ports {:?}",
+        study.status_cost, study.ports
+    );
     println!("\n## best improvement (T_fixed - T_status) / T_fixed, with interference");
     println!("{:<8} {:>5} {:>12} {:>12}  case", "coll", "nodes", "improvement", "theory max");
     for b in &report.best {

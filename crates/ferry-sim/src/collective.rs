@@ -4,7 +4,7 @@
 //! in a transfer when the call starts, orders them free-first, and starts its schedule
 //! after the read's cost.
 
-use crate::engine::{Outcome, Sim, SimError, Time, Transfer};
+use crate::engine::{Outcome, Ports, Sim, SimError, Time, Transfer};
 use ferry_coll::executor::{Buffers, Reduction};
 use ferry_coll::{AlgorithmInfo, Collective, Params, ReduceId};
 use ferry_model::ModelParams;
@@ -28,6 +28,8 @@ pub struct Setup {
     pub status_cost: Time,
     pub background: Vec<Transfer>,
     pub trace: bool,
+    /// How ports order transfers (default: in the order they were matched).
+    pub ports: Ports,
 }
 
 impl Setup {
@@ -37,6 +39,7 @@ impl Setup {
             status_cost: 0.0,
             background: Vec::new(),
             trace: false,
+            ports: Ports::InOrder,
         }
     }
 }
@@ -75,7 +78,7 @@ pub fn simulate(call: &Call, setup: &Setup) -> Result<Outcome, SimError> {
 fn run(call: &Call, setup: &Setup, with_data: bool) -> Result<Outcome, SimError> {
     let info = call.algorithm;
     let p = call.procs;
-    let mut sim = Sim::new(p, setup.model.at(p)).trace(setup.trace);
+    let mut sim = Sim::new(p, setup.model.at(p)).trace(setup.trace).ports(setup.ports);
     sim.add_background(&setup.background)?;
     let mut starts = vec![0.0; p];
     let mut base = params_for(info, 0, p, call.root, call.bytes);

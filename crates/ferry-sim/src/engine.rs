@@ -12,9 +12,15 @@
 //!   completes o later; d's receive port is taken until then.
 //!
 //! So a linear scatter of N-1 messages takes (N-2) max(g, o + kG) + o + kG + L + o, which
-//! is (N-1)(o + kG) + L + o whenever o + kG >= g. Ports serve transfers in the order they
-//! were matched. A receive from any of several peers takes the candidate whose transfer can
-//! start first (free senders first). Copies and reductions take no time.
+//! is (N-1)(o + kG) + L + o whenever o + kG >= g. A receive from any of several peers
+//! takes the candidate whose transfer can start first (free senders first). Copies and
+//! reductions take no time.
+//!
+//! Ports follow one of two disciplines ([`Ports`]): `InOrder`, a port serves transfers in
+//! the order they were matched (a hardware engine's queue: a transfer that waits for a busy
+//! peer holds up the ones behind it), or `EarliestFit`, a transfer takes the earliest time
+//! at which both of its ports are free for as long as it needs, even in a gap before
+//! transfers matched earlier (a network interface with several transfers in flight).
 //!
 //! Without data, only sizes move (static schedules, any scale). With data (required for
 //! dynamic schedules, whose continuations read what arrived), every byte moves as in the
@@ -41,6 +47,39 @@ pub struct Transfer {
     pub dst: usize,
     pub bytes: u64,
     pub start: Time,
+}
+
+/// How a port orders the transfers that want it (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ports {
+    InOrder,
+    EarliestFit,
+}
+
+/// The times a port is taken: with `InOrder` only the end of the last reservation matters;
+/// with `EarliestFit` every reservation that has not ended, sorted by start.
+#[derive(Clone, Debug, Default)]
+struct Port {
+    free: Time,
+    taken: Vec<(Time, Time)>,
+}
+
+impl Port {
+    /// The first reservation overlapping [at, at + len), if any (ended ones are dropped).
+    fn conflict(&mut self, now: Time, at: Time, len: Time) -> Option<Time> {
+        self.taken.retain(|&(_, end)| end > now);
+        self.taken
+            .iter()
+            .find(|&&(a, b)| a < at + len && at < b)
+            .map(|&(_, b)| b)
+    }
+    fn take(&mut self, ports: Ports, at: Time, len: Time) {
+        self.free = self.free.max(at + len);
+        if ports == Ports::EarliestFit {
+            let i = self.taken.partition_point(|&(a, _)| a <= at);
+            self.taken.insert(i, (at, at + len));
+        }
+    }
 }
 
 /// One message as it moved, for traces and tests.
@@ -244,8 +283,9 @@ pub struct Sim<'r> {
     p: LogGp,
     nodes: usize,
     ranks: Vec<RankSim>,
-    send_free: Vec<Time>,
-    recv_free: Vec<Time>,
+    ports: Ports,
+    send_port: Vec<Port>,
+    recv_port: Vec<Port>,
     heap: BinaryHeap<Entry>,
     order: u64,
     now: Time,
@@ -267,8 +307,9 @@ impl<'r> Sim<'r> {
             p: params,
             nodes,
             ranks: Vec::new(),
-            send_free: vec![0.0; nodes],
-            recv_free: vec![0.0; nodes],
+            ports: Ports::InOrder,
+            send_port: vec![Port::default(); nodes],
+            recv_port: vec![Port::default(); nodes],
             heap: BinaryHeap::new(),
             order: 0,
             now: 0.0,
@@ -278,6 +319,12 @@ impl<'r> Sim<'r> {
             tracing: false,
             out: Outcome::default(),
         }
+    }
+
+    /// Sets the port discipline (default: `InOrder`).
+    pub fn ports(mut self, ports: Ports) -> Self {
+        self.ports = ports;
+        self
     }
 
     /// Records every message (see [`Outcome::trace`]).
@@ -326,7 +373,7 @@ impl<'r> Sim<'r> {
             }
         }
         (0..self.nodes)
-            .map(|n| self.send_free[n] > t || self.recv_free[n] > t)
+            .map(|n| self.send_port[n].free > t || self.recv_port[n].free > t)
             .collect()
     }
 
@@ -474,17 +521,15 @@ impl<'r> Sim<'r> {
 
     /// Takes the ports for one message; returns (injected, done).
     fn transfer(&mut self, s: usize, d: usize, bytes: u64, issued: Time, background: bool) -> (Time, Time) {
-        let p = &self.p;
-        let start = self
-            .now
-            .max(self.send_free[s])
-            .max(self.recv_free[d] - p.o - p.l);
+        let p = self.p;
         let wire = p.o + bytes as f64 * p.big_g;
+        let (hold_send, hold_recv) = (p.g.max(wire), wire);
+        let start = self.start_time(s, d, bytes);
         let injected = start + wire;
         let arrived = injected + p.l;
         let done = arrived + p.o;
-        self.send_free[s] = start + p.g.max(wire);
-        self.recv_free[d] = done;
+        self.send_port[s].take(self.ports, start, hold_send);
+        self.recv_port[d].take(self.ports, start + p.o + p.l, hold_recv);
         if self.tracing {
             self.out.trace.push(MessageRecord {
                 src: s,
@@ -500,6 +545,32 @@ impl<'r> Sim<'r> {
             });
         }
         (injected, done)
+    }
+
+    /// When a transfer of `bytes` from `s` to `d` matched now would start: its send port is
+    /// taken for max(g, o + kG) from the start, the receive port for o + kG from the first
+    /// byte's arrival, o + L after the start.
+    fn start_time(&mut self, s: usize, d: usize, bytes: u64) -> Time {
+        let p = self.p;
+        let wire = p.o + bytes as f64 * p.big_g;
+        let (hold_send, hold_recv, lag) = (p.g.max(wire), wire, p.o + p.l);
+        let now = self.now;
+        let mut at = now
+            .max(self.send_port[s].free.min(f64::INFINITY))
+            .max(self.recv_port[d].free - lag);
+        if self.ports == Ports::EarliestFit {
+            at = now;
+            loop {
+                if let Some(end) = self.send_port[s].conflict(now, at, hold_send) {
+                    at = end;
+                } else if let Some(end) = self.recv_port[d].conflict(now, at + lag, hold_recv) {
+                    at = end - lag;
+                } else {
+                    break;
+                }
+            }
+        }
+        at
     }
 
     /// Issues `op` if its lane allows, then any ready ops queued behind it in the lane.
@@ -615,20 +686,21 @@ impl<'r> Sim<'r> {
 
     /// The pending sender an any-source receive of rank `r` takes: the one whose transfer
     /// can start first, then the one issued first.
-    fn choose(&self, r: usize, op: u32) -> Option<usize> {
+    fn choose(&mut self, r: usize, op: u32) -> Option<usize> {
         let candidates = self.ranks[r]
             .data
             .as_ref()
             .expect("RecvAny only in dynamic schedules, which run with data")
             .candidates(op as usize);
-        let p = &self.p;
         let mut best: Option<(Time, Time, usize)> = None;
         for c in candidates {
-            if let Some(head) = self.ranks[r].pending.get(&(c as u32)).and_then(|q| q.front()) {
-                let start = self.now.max(self.send_free[c]).max(self.recv_free[r] - p.o - p.l);
-                if best.is_none_or(|b| (start, head.issued) < (b.0, b.1)) {
-                    best = Some((start, head.issued, c));
-                }
+            let Some(head) = self.ranks[r].pending.get(&(c as u32)).and_then(|q| q.front()) else {
+                continue;
+            };
+            let (issued, bytes) = (head.issued, head.bytes);
+            let start = self.start_time(c, r, bytes);
+            if best.is_none_or(|b| (start, issued) < (b.0, b.1)) {
+                best = Some((start, issued, c));
             }
         }
         best.map(|b| b.2)

@@ -18,4 +18,4 @@ pub mod occ_mpe;
 pub mod sweep;
 pub mod trace;
 
-pub use engine::{MessageRecord, Outcome, Sim, SimError, Time, Transfer};
+pub use engine::{MessageRecord, Outcome, Ports, Sim, SimError, Time, Transfer};

@@ -13,7 +13,7 @@
 
 use crate::background::{bursts, exchange};
 use crate::collective::{simulate, Call, Setup};
-use crate::engine::{SimError, Time, Transfer};
+use crate::engine::{Ports, SimError, Time, Transfer};
 use ferry_coll::algorithm;
 use ferry_model::ModelParams;
 use serde::Serialize;
@@ -35,6 +35,8 @@ pub struct Study {
     pub payloads: Vec<usize>,
     pub model: ModelParams,
     pub status_cost: Time,
+    /// The engine's queue: in order, as the hardware of the study served transfers.
+    pub ports: Ports,
 }
 
 impl Study {
@@ -44,6 +46,7 @@ impl Study {
             payloads: (2..=11).map(|k| 1usize << k).collect(),
             model,
             status_cost,
+            ports: Ports::InOrder,
         }
     }
 }
@@ -139,6 +142,7 @@ pub fn run(study: &Study) -> Result<Report, SimError> {
     };
     let mut setup = Setup::new(study.model.clone());
     setup.status_cost = study.status_cost;
+    setup.ports = study.ports;
     for (coll, fixed, status) in PAIRS {
         for &n in &study.nodes {
             let mut best: Option<Best> = None;

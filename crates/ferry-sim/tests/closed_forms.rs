@@ -162,3 +162,26 @@ fn bad_inputs_are_errors() {
     sim.load(vec![a, b], &[0.0; 2], None).unwrap();
     assert!(sim.run().unwrap_err().to_string().contains("8 bytes, the receive expects 4"));
 }
+
+#[test]
+fn in_order_ports_hold_up_later_transfers_and_earliest_fit_ones_do_not() {
+    // Node 1's receive port is busy (background 2 -> 1) when node 0 sends to 1, then to 3.
+    let p = LogGp { l: 10.0, o: 1.0, g: 1.0, big_g: 0.1 };
+    let run = |ports: ferry_sim::Ports| {
+        let mut sim = Sim::new(4, p).ports(ports);
+        sim.add_background(&[Transfer { src: 2, dst: 1, bytes: 1000, start: 0.0 }]).unwrap();
+        let mut s0 = Schedule::new(0, 4, 100, 0);
+        s0.send(1, vec![Range::new(BufferId::Send, 0, 50)], &[]);
+        s0.send(3, vec![Range::new(BufferId::Send, 50, 50)], &[]);
+        let scheds = vec![s0, one_message(1, 0, false, 50), Schedule::new(2, 4, 0, 0), one_message(3, 0, false, 50)];
+        sim.load(scheds, &[0.0; 4], None).unwrap();
+        sim.run().unwrap().finish
+    };
+    let alone = 1.0 + 5.0 + 10.0 + 1.0;
+    let queued = run(ferry_sim::Ports::InOrder);
+    // 0 -> 1 starts at 101 (node 1's port); 0 -> 3 waits behind it on node 0's port.
+    assert!(close(queued[1], 101.0 + alone) && close(queued[3], 101.0 + 6.0 + alone), "{queued:?}");
+    let fit = run(ferry_sim::Ports::EarliestFit);
+    // 0 -> 3 goes at once, in the gap before 0 -> 1.
+    assert!(close(fit[3], alone) && close(fit[1], 101.0 + alone), "{fit:?}");
+}
