@@ -1,7 +1,9 @@
 //! `ferry`: Ferry's command line. `ferry run` launches MPI jobs on this host (it is what
 //! `mpiexec` runs); `ferry info` shows the build and its configuration; `ferry coll` lists
-//! the collective algorithms and exports their schedules as GOAL text.
+//! the collective algorithms and exports their schedules as GOAL text; `ferry bench` runs
+//! the benchmarks under Ferry and other MPI implementations side by side.
 
+mod bench;
 mod coll;
 mod info;
 mod launcher;
@@ -31,6 +33,14 @@ enum Commands {
     /// Collective algorithms: list them, export their schedules as GOAL text.
     #[command(subcommand)]
     Coll(coll::CollCommand),
+    /// Run the benchmark programs of bench/ under Ferry and other MPIs, side by side.
+    ///
+    /// Each program is built with each implementation's own compiler into
+    /// build/bench/<impl>/ and run --runs times, the implementations alternating run by run.
+    /// Results (median, min, max over runs) go to results.csv and results.json in --out.
+    /// Exit status: 0; 1 when a build or run failed (the others still count); 2 when nothing
+    /// could start (bad options, no implementation).
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Args)]
@@ -101,6 +111,7 @@ fn main() {
             0
         }
         Commands::Coll(cmd) => coll::run(cmd),
+        Commands::Bench(args) => bench::run(args),
     };
     std::process::exit(code);
 }
