@@ -1,13 +1,16 @@
 //! `ferry bench`: the programs of `bench/` under Ferry and other MPI implementations side
 //! by side. Each program is built with each implementation's own compiler, run several
 //! times with the implementations alternating run by run, and summarised in the results
-//! schema of ferry-model (results.csv, results.json).
+//! schema of ferry-model (results.csv, results.json), optionally with figures and a
+//! Markdown summary.
 
 mod aggregate;
+mod charts;
 mod implementations;
 mod output;
 mod programs;
 mod progress;
+mod report;
 mod runner;
 mod sizes;
 
@@ -55,6 +58,9 @@ pub struct BenchArgs {
     /// the repository).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Also write an SVG and a PNG per benchmark and rank count, and summary.md, into DIR.
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
     /// A short check: tiny sizes, 2 ranks, Ferry only, 2 runs (options given still apply).
     #[arg(long)]
     quick: bool,
@@ -99,6 +105,7 @@ struct Plan {
     runs: u32,
     timeout: Duration,
     out: PathBuf,
+    plot: Option<PathBuf>,
 }
 
 impl Plan {
@@ -176,6 +183,7 @@ impl Plan {
 
         Ok(Plan {
             out: a.out.unwrap_or_else(|| repo.join("build/bench/results")),
+            plot: a.plot,
             runs: a.runs.unwrap_or(if a.quick { QUICK_RUNS } else { RUNS }),
             timeout: Duration::from_secs(a.timeout.unwrap_or(if a.quick { QUICK_TIMEOUT } else { TIMEOUT })),
             repo,
@@ -262,6 +270,17 @@ impl Plan {
         }
         let [csv, json] = output::write_results(&self.out, &rows)?;
         println!("results: {} and {}", csv.display(), json.display());
+        if let Some(dir) = &self.plot {
+            let listed: Vec<(String, Option<String>)> =
+                names.iter().enumerate().map(|(i, n)| (n.clone(), libraries.get(&i).cloned())).collect();
+            let reference = names.iter().find(|n| *n == "ferry").map(String::as_str);
+            let figures = report::figures(&rows, &names);
+            let ctx = report::Context { implementations: &listed, reference, runs: self.runs };
+            let summary = report::summary(&rows, &figures, &ctx);
+            charts::write(dir, &figures, &summary)?;
+            println!("report: {}", dir.join("summary.md").display());
+        }
+
         let failures = build_failures + failed_runs;
         if failures > 0 {
             eprintln!(
