@@ -41,7 +41,7 @@ pub struct BenchArgs {
     #[arg(long = "mpi", value_name = "NAME=MPICC,MPIEXEC", value_parser = implementations::parse_custom)]
     custom: Vec<CustomMpi>,
     /// Rank counts for every benchmark, comma-separated (default: each program's own, 2;
-    /// jacobi 4).
+    /// jacobi 4). Latency, bandwidth and bibandwidth use ranks 0 and 1; the others wait.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = value_parser!(u32).range(1..=1024))]
     ranks: Option<Vec<u32>>,
     /// Message and block sizes MIN..MAX (suffixes K, M, G), doubling from MIN (default:
@@ -92,6 +92,19 @@ pub fn run(args: BenchArgs) -> i32 {
             2
         }
     }
+}
+
+/// A run that gave rows.
+struct Ran {
+    rows: Vec<runner::RowLine>,
+    elapsed: Duration,
+    library: Option<String>,
+}
+
+/// A run that did not: why, and its stderr.
+struct Failed {
+    why: String,
+    stderr: String,
 }
 
 /// Everything decided before the first build.
@@ -220,35 +233,23 @@ impl Plan {
             let imp = &self.implementations[job.implementation];
             let what = format!("{} on {} ranks, run {}/{}, {}", p.name, job.ranks, job.run, self.runs, imp.name);
             progress.start(&what);
-            let argv = imp.launch_argv(job.ranks, cores, &binaries[&(job.implementation, job.program)], &self.args[job.program]);
-            let mut cmd = Command::new(&argv[0]);
-            cmd.args(&argv[1..]).envs(imp.env.iter().map(|(k, v)| (k, v))).current_dir(&self.repo);
-            let result = runner::execute(cmd, self.timeout).map_err(|e| (format!("cannot start it: {e}"), String::new()));
-            let result = result.and_then(|o| {
-                if let Err(e) = output::write_raw(&self.out, &imp.name, p.name, job.ranks, job.run, &o.stdout, &o.stderr) {
-                    progress.println(&format!("ferry bench: {e}"));
-                }
-                if !o.succeeded() {
-                    return Err((o.failure(), o.stderr));
-                }
-                if let Some(lib) = runner::library(&o.stdout) {
-                    libraries.entry(job.implementation).or_insert(lib);
-                }
-                let rows = runner::read_rows(&o.stdout, job.ranks, &p.expected()).map_err(|e| (e, o.stderr.clone()))?;
-                Ok((rows, o.elapsed))
-            });
-            match result {
-                Ok((rows, elapsed)) => {
-                    samples.extend(rows.into_iter().map(|r| Sample {
+            let binary = &binaries[&(job.implementation, job.program)];
+            let argv = imp.launch_argv(job.ranks, cores, binary, &self.args[job.program]);
+            match self.run_job(job, &argv) {
+                Ok(ran) => {
+                    if let Some(lib) = ran.library {
+                        libraries.entry(job.implementation).or_insert(lib);
+                    }
+                    samples.extend(ran.rows.into_iter().map(|r| Sample {
                         implementation: imp.name.clone(),
                         benchmark: r.benchmark,
                         ranks: r.ranks,
                         size: r.size,
                         value: r.value,
                     }));
-                    progress.finish(&what, &format!("ok, {:.1} s", elapsed.as_secs_f64()));
+                    progress.finish(&what, &format!("ok, {:.1} s", ran.elapsed.as_secs_f64()));
                 }
-                Err((why, stderr)) => {
+                Err(Failed { why, stderr }) => {
                     failed_runs += 1;
                     let env: String = imp.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
                     let mut text = format!("FAILED: {what}: {why}\n  command: {env}{}", argv.join(" "));
@@ -273,7 +274,12 @@ impl Plan {
         if let Some(dir) = &self.plot {
             let listed: Vec<(String, Option<String>)> =
                 names.iter().enumerate().map(|(i, n)| (n.clone(), libraries.get(&i).cloned())).collect();
-            let reference = names.iter().find(|n| *n == "ferry").map(String::as_str);
+            // Ratios to Ferry; to ferry-async when only that one ran.
+            let reference = names
+                .iter()
+                .find(|n| *n == "ferry")
+                .or_else(|| names.iter().find(|n| n.starts_with("ferry")))
+                .map(String::as_str);
             let figures = report::figures(&rows, &names);
             let ctx = report::Context { implementations: &listed, reference, runs: self.runs };
             let summary = report::summary(&rows, &figures, &ctx);
@@ -290,6 +296,25 @@ impl Plan {
             );
         }
         Ok(failures == 0)
+    }
+
+    /// One run: the command line `argv` under the implementation's environment, its output
+    /// kept under raw/, its ROW lines checked.
+    fn run_job(&self, job: &runner::Job, argv: &[String]) -> Result<Ran, Failed> {
+        let p = self.programs[job.program];
+        let imp = &self.implementations[job.implementation];
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..]).envs(imp.env.iter().map(|(k, v)| (k, v))).current_dir(&self.repo);
+        let o = runner::execute(cmd, self.timeout)
+            .map_err(|e| Failed { why: format!("cannot start it: {e}"), stderr: String::new() })?;
+        let kept = output::write_raw(&self.out, &imp.name, p.name, job.ranks, job.run, &o.stdout, &o.stderr);
+        if !o.succeeded() {
+            return Err(Failed { why: o.failure(), stderr: o.stderr });
+        }
+        kept.map_err(|why| Failed { why, stderr: String::new() })?;
+        let rows = runner::read_rows(&o.stdout, job.ranks, &p.expected())
+            .map_err(|why| Failed { why, stderr: o.stderr.clone() })?;
+        Ok(Ran { rows, elapsed: o.elapsed, library: runner::library(&o.stdout) })
     }
 
     /// Every program with every implementation, into build/bench/<impl>/; returns the

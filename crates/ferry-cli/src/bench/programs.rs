@@ -160,7 +160,7 @@ impl Program {
             SizeArgs::ListOf4 => {
                 let Some(r) = bytes else { return Ok(Vec::new()) };
                 let list: Vec<String> =
-                    r.doubling().into_iter().filter(|s| *s >= 4 && s % 4 == 0).map(|s| s.to_string()).collect();
+                    r.doubling().into_iter().filter(|s| *s >= 4 && s.is_multiple_of(4)).map(|s| s.to_string()).collect();
                 if list.is_empty() {
                     return Err(format!("no size in {r} is a multiple of 4, as its reductions of MPI_INT need"));
                 }

@@ -83,7 +83,7 @@ impl fmt::Display for SizeRange {
 pub fn human(size: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
     for (unit, suffix) in UNITS {
-        if size >= unit && size % unit == 0 {
+        if size >= unit && size.is_multiple_of(unit) {
             return format!("{}{suffix}", size / unit);
         }
     }
