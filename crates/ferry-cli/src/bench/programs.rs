@@ -15,8 +15,8 @@ use super::sizes::SizeRange;
 /// How a program takes its sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SizeArgs {
-    /// Message bytes, `-s MIN -m MAX`, doubling from MIN.
-    MinMax,
+    /// Message bytes, `-s MIN -m MAX`, doubling from MIN; MIN at least `smallest`.
+    MinMax { smallest: u64 },
     /// Block bytes as a list, `-s A,B,...`, multiples of 4 (reductions of MPI_INT).
     ListOf4,
     /// Grid sides, `-s MIN -m MAX` (from `--grids`, not `--sizes`).
@@ -52,7 +52,7 @@ pub const PROGRAMS: &[Program] = &[
         per_rank_stats: false,
         default_ranks: &[2],
         min_ranks: 2,
-        sizes: SizeArgs::MinMax,
+        sizes: SizeArgs::MinMax { smallest: 0 },
         quick_args: &["-i", "200"],
         when_absent: None,
     },
@@ -63,7 +63,7 @@ pub const PROGRAMS: &[Program] = &[
         per_rank_stats: false,
         default_ranks: &[2],
         min_ranks: 2,
-        sizes: SizeArgs::MinMax,
+        sizes: SizeArgs::MinMax { smallest: 1 },
         quick_args: &["-i", "10"],
         when_absent: None,
     },
@@ -74,7 +74,7 @@ pub const PROGRAMS: &[Program] = &[
         per_rank_stats: false,
         default_ranks: &[2],
         min_ranks: 2,
-        sizes: SizeArgs::MinMax,
+        sizes: SizeArgs::MinMax { smallest: 1 },
         quick_args: &["-i", "10"],
         when_absent: None,
     },
@@ -99,7 +99,7 @@ pub const PROGRAMS: &[Program] = &[
         per_rank_stats: false,
         default_ranks: &[2],
         min_ranks: 2,
-        sizes: SizeArgs::MinMax,
+        sizes: SizeArgs::MinMax { smallest: 1 },
         quick_args: &["-i", "5"],
         when_absent: None,
     },
@@ -121,7 +121,7 @@ pub const PROGRAMS: &[Program] = &[
         per_rank_stats: false,
         default_ranks: &[2],
         min_ranks: 2,
-        sizes: SizeArgs::MinMax,
+        sizes: SizeArgs::MinMax { smallest: 1 },
         quick_args: &[],
         when_absent: Some("bench/prtt.c is not in this tree yet (the PRTT benchmark lands on its own branch)"),
     },
@@ -155,7 +155,13 @@ impl Program {
     pub fn size_args(&self, bytes: Option<SizeRange>, grids: Option<SizeRange>) -> Result<Vec<String>, String> {
         let min_max = |r: SizeRange| vec!["-s".into(), r.min.to_string(), "-m".into(), r.max.to_string()];
         match self.sizes {
-            SizeArgs::MinMax => Ok(bytes.map(min_max).unwrap_or_default()),
+            SizeArgs::MinMax { smallest } => {
+                let Some(r) = bytes else { return Ok(Vec::new()) };
+                if r.max < smallest {
+                    return Err(format!("its sizes start at {smallest}, above {r}"));
+                }
+                Ok(min_max(SizeRange::new(r.min.max(smallest), r.max)))
+            }
             SizeArgs::Grid => Ok(grids.map(min_max).unwrap_or_default()),
             SizeArgs::ListOf4 => {
                 let Some(r) = bytes else { return Ok(Vec::new()) };
@@ -234,6 +240,10 @@ mod tests {
         let args = |name: &str, b, g| by_name(name).unwrap().size_args(b, g);
         assert_eq!(args("latency", r, g).unwrap(), ["-s", "1", "-m", "64"]);
         assert_eq!(args("latency", None, g).unwrap(), Vec::<String>::new());
+        let from_0 = Some(SizeRange::new(0, 8));
+        assert_eq!(args("latency", from_0, g).unwrap(), ["-s", "0", "-m", "8"]);
+        assert_eq!(args("bandwidth", from_0, g).unwrap(), ["-s", "1", "-m", "8"]);
+        assert!(args("shift", Some(SizeRange::new(0, 0)), g).unwrap_err().contains("start at 1"));
         assert_eq!(args("coll", r, g).unwrap(), ["-s", "4,8,16,32,64"]);
         assert_eq!(args("coll", None, None).unwrap(), Vec::<String>::new());
         assert!(args("coll", Some(SizeRange::new(1, 2)), g).unwrap_err().contains("multiple of 4"));
