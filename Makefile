@@ -11,7 +11,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PKGS := gcc make
 TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev
 
-.PHONY: all build demo test test-long bench deps-demo deps-test clean
+.PHONY: all build demo test test-long bench bench-scripts deps-demo deps-test clean
 
 all: build
 
@@ -57,11 +57,19 @@ test: deps-test build
 	bash tests/shm.sh
 	bash tests/hostile-peers.sh
 	bash tests/fit.sh
+	bash tests/bench-quick.sh
 
 test-long: test
 	bash tests/fuzz.sh
 
+# Every benchmark program under Ferry, MPICH and Open MPI side by side (`ferry bench --help`):
+# results in $(BUILD)/bench/results, figures and summary.md in $(BUILD)/bench/report.
 bench: deps-test build
+	$(FERRY) bench --plot $(BUILD)/bench/report
+
+# The shell drivers that came before `ferry bench`: TCP and shared-memory point-to-point,
+# the overlap benchmark, collectives and Ferry's allgather algorithms.
+bench-scripts: deps-test build
 	bash bench/run.sh -t shm -o $(BUILD)/bench-shm
 	bash bench/run.sh -t tcp -o $(BUILD)/bench-tcp
 	bash bench/overlap.sh -o $(BUILD)/bench-overlap

@@ -12,14 +12,16 @@
  * windows shrinks for large messages. Other ranks, if any, only take part
  * in the barriers.
  *
- * Output (stable; lines starting with '#' are comments):
+ * Output (stable; lines starting with '#' are comments; see benchutil.h):
  *     # bench/bandwidth: rank 0 -> rank 1, windows of 64 non-blocking sends
  *     # library: <first line of MPI_Get_library_version>
- *     # size  MB/s
- *     1       2.51
+ *     # ROW benchmark ranks size MB/s
+ *     ROW bandwidth 2 1 2.510
  *     ...
  *
  * Options:
+ *     -s MINSIZE  smallest message in bytes (default 1); the sizes double
+ *                 from there
  *     -m MAXSIZE  largest message in bytes, suffixes K and M allowed
  *                 (default 4M)
  *     -i ITERS    timed windows for small messages (default 100)
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
 
     MPI_Request reqs[WINDOW];
     MPI_Status statuses[WINDOW];
-    for (long msg = 1; msg <= max_size; msg *= 2) {
+    for (long msg = b.min_size; msg <= max_size; msg *= 2) {
         /* Timed windows: `iters` up to 64 KiB, then proportionally fewer, at least 5. */
         long n = bench_iterations(msg, b.iters, 65536, 5);
         long warmup = bench_warmup(n);
@@ -79,10 +81,8 @@ int main(int argc, char **argv)
             }
         }
         double elapsed = MPI_Wtime() - t0;
-        if (rank == 0) {
-            double bytes = (double)msg * WINDOW * (double)n;
-            bench_print_row(msg, bytes / elapsed / 1e6);
-        }
+        double bytes = (double)msg * WINDOW * (double)n;
+        bench_print_row(rank, "bandwidth", msg, bytes / elapsed / 1e6);
     }
 
     for (int w = 0; w < WINDOW; w++)

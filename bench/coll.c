@@ -18,18 +18,31 @@
  * 8 KiB, proportionally fewer above (at least 3), and cut so that they take about SECONDS
  * (option -t), which keeps oversubscribed runs short; the count used is printed.
  *
- * Output (stable; lines starting with '#' are comments):
+ * Output (stable; lines starting with '#' are comments): the ROW lines of benchutil.h,
+ * three per collective and size, named as in ferry-model's results schema
+ * (<coll>.min, <coll>.avg, <coll>.max; reduce_scatter is MPI_Reduce_scatter_block):
  *     # bench/coll: time per collective call (us), min/avg/max over ranks
  *     # library: <first line of MPI_Get_library_version>
  *     # ranks: 4
+ *     # bcast 8: 1000 iterations
+ *     ROW bcast.min 4 8 <min>
+ *     ROW bcast.avg 4 8 <avg>
+ *     ROW bcast.max 4 8 <max>
+ *     ...
+ * These rows cover the eleven collectives of the schema: barrier, bcast, scatter, gather,
+ * allgather, alltoall, reduce, allreduce, reduce_scatter, scan, exscan.
+ *
+ * With -T, the table that bench/coll.sh reads instead, with MPI's names for every call
+ * (reduce_scatter_block, and reduce_scatter for MPI_Reduce_scatter) and the v-variants:
  *     # not built: alltoall alltoallv reduce_scatter      (only if some are missing)
  *     # coll                 size      iters  min_us     avg_us     max_us
  *     bcast                  8         1000   <min>      <avg>      <max>
  *     ...
  *
  * Options:
- *     -c LIST     collectives to run, comma-separated (default: all that were built;
- *                 -l lists them); one that was not built is reported and skipped
+ *     -c LIST     collectives to run, comma-separated, named as in the output (default:
+ *                 all that were built; -l lists them); one that was not built is reported
+ *                 and skipped
  *     -s LIST     block sizes in bytes, comma-separated, multiples of 4, suffixes K and M
  *                 (default 8,128,1K,8K,64K,256K,1M)
  *     -m MAXSIZE  leave out sizes above MAXSIZE
@@ -37,6 +50,7 @@
  *     -t SECONDS  time budget of one collective and size, iterations and barriers
  *                 included (default 0.25)
  *     -l          list the collectives of this build and exit
+ *     -T          print the table instead of ROW lines
  *
  * Plain MPI: builds with any implementation's mpicc. A collective that an implementation
  * lacks is compiled out with -DBENCH_NO_ALLTOALL, -DBENCH_NO_ALLTOALLV or
@@ -59,6 +73,27 @@ static const char *const coll_names[C_COUNT] = {
     "alltoall", "alltoallv", "reduce", "allreduce", "reduce_scatter_block",
     "reduce_scatter", "scan", "exscan", "barrier",
 };
+
+/* The collective's name in ROW lines (ferry-coll's name), or NULL for calls the results
+ * schema has no name for (the v-variants and MPI_Reduce_scatter). */
+static const char *row_name(enum coll c)
+{
+    switch (c) {
+    case C_SCATTERV: case C_GATHERV: case C_ALLGATHERV: case C_ALLTOALLV:
+    case C_REDUCE_SCATTER:
+        return NULL;
+    case C_REDUCE_SCATTER_BLOCK:
+        return "reduce_scatter";
+    default:
+        return coll_names[c];
+    }
+}
+
+/* The collective's name in this output mode (-T or ROW lines), or NULL if it has none. */
+static const char *name_in(int table, enum coll c)
+{
+    return table ? coll_names[c] : row_name(c);
+}
 
 static int coll_built(enum coll c)
 {
@@ -242,8 +277,9 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Times collective c at the current block size and prints its row on rank 0. */
-static void measure(enum coll c, struct bufs *b, long iters, double budget)
+/* Times collective c at the current block size and prints its rows on rank 0: one line
+ * of the table with -T (`table`), else three ROW lines. */
+static void measure(enum coll c, struct bufs *b, long iters, double budget, int table)
 {
     long bad = checked_call(c, b), total_bad;
     MPI_Allreduce(&bad, &total_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -301,10 +337,21 @@ static void measure(enum coll c, struct bufs *b, long iters, double budget)
     MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
     MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (b->rank == 0) {
-        printf("%-22s %-9ld %-6ld %-10.2f %-10.2f %.2f\n", coll_names[c],
-               c == C_BARRIER ? 0L : b->block, n, lo, sum / b->size, hi);
+    long size = c == C_BARRIER ? 0L : b->block;
+    if (table && b->rank == 0) {
+        printf("%-22s %-9ld %-6ld %-10.2f %-10.2f %.2f\n", coll_names[c], size, n, lo,
+               sum / b->size, hi);
         fflush(stdout);
+    } else if (b->rank == 0) {
+        const char *name = row_name(c);
+        char what[64];
+        printf("# %s %ld: %ld iterations\n", name, size, n);
+        snprintf(what, sizeof what, "%s.min", name);
+        bench_print_row(b->rank, what, size, lo);
+        snprintf(what, sizeof what, "%s.avg", name);
+        bench_print_row(b->rank, what, size, sum / b->size);
+        snprintf(what, sizeof what, "%s.max", name);
+        bench_print_row(b->rank, what, size, hi);
     }
 }
 
@@ -315,7 +362,7 @@ static void usage_and_exit(int rank, const char *why)
         if (why)
             fprintf(stderr, "coll: %s\n", why);
         fprintf(stderr, "usage: coll [-c COLLS] [-s SIZES] [-m MAXSIZE] [-i ITERS] "
-                        "[-t SECONDS] [-l]\n");
+                        "[-t SECONDS] [-l] [-T]\n");
     }
     MPI_Finalize();
     exit(2);
@@ -331,12 +378,14 @@ int main(int argc, char **argv)
     const char *colls = NULL, *sizes_arg = DEFAULT_SIZES;
     long max_size = 1L << 30, iters = 1000;
     double budget = 0.25;
-    int list_only = 0;
+    int list_only = 0, table = 0;
     for (int a = 1; a < argc; a++) {
         const char *o = argv[a];
         int has_value = a + 1 < argc;
         if (strcmp(o, "-l") == 0)
             list_only = 1;
+        else if (strcmp(o, "-T") == 0)
+            table = 1;
         else if (strcmp(o, "-c") == 0 && has_value)
             colls = argv[++a];
         else if (strcmp(o, "-s") == 0 && has_value)
@@ -356,8 +405,8 @@ int main(int argc, char **argv)
     if (list_only) {
         if (rank == 0)
             for (int c = 0; c < C_COUNT; c++)
-                if (coll_built((enum coll)c))
-                    printf("%s\n", coll_names[c]);
+                if (coll_built((enum coll)c) && name_in(table, (enum coll)c))
+                    printf("%s\n", name_in(table, (enum coll)c));
         MPI_Finalize();
         return 0;
     }
@@ -379,17 +428,18 @@ int main(int argc, char **argv)
     int chosen[C_COUNT] = { 0 }, not_built[C_COUNT] = { 0 };
     if (!colls) {
         for (int c = 0; c < C_COUNT; c++)
-            chosen[c] = coll_built((enum coll)c);
+            chosen[c] = coll_built((enum coll)c) && name_in(table, (enum coll)c);
     } else {
         char *copy = strdup(colls);
         for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
             int found = -1;
             for (int c = 0; c < C_COUNT; c++)
-                if (strcmp(tok, coll_names[c]) == 0)
+                if (name_in(table, (enum coll)c) && strcmp(tok, name_in(table, (enum coll)c)) == 0)
                     found = c;
             if (found < 0) {
                 if (rank == 0)
-                    fprintf(stderr, "coll: unknown collective '%s'\n", tok);
+                    fprintf(stderr, "coll: unknown collective '%s'%s\n", tok,
+                            table ? "" : " (the v-variants need -T)");
                 usage_and_exit(rank, NULL);
             }
             if (coll_built((enum coll)found))
@@ -427,7 +477,7 @@ int main(int argc, char **argv)
         printf("# ranks: %d\n", size);
         int any = 0;
         for (int c = 0; c < C_COUNT; c++) {
-            if (coll_built((enum coll)c))
+            if (coll_built((enum coll)c) || !name_in(table, (enum coll)c))
                 continue;
             if (!any++)
                 printf("# not built:");
@@ -437,9 +487,12 @@ int main(int argc, char **argv)
             printf("\n");
         for (int c = 0; c < C_COUNT; c++)
             if (not_built[c])
-                printf("# skipped, not in this build: %s\n", coll_names[c]);
-        printf("# %-20s %-9s %-6s %-10s %-10s %s\n", "coll", "size", "iters", "min_us", "avg_us",
-               "max_us");
+                printf("# skipped, not in this build: %s\n", name_in(table, (enum coll)c));
+        if (table)
+            printf("# %-20s %-9s %-6s %-10s %-10s %s\n", "coll", "size", "iters", "min_us",
+                   "avg_us", "max_us");
+        else
+            printf("# ROW benchmark ranks size us\n");
         fflush(stdout);
     }
 
@@ -449,7 +502,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < nsizes; s++) {
             b.block = sizes[s];
             set_counts(&b, elem_of((enum coll)c));
-            measure((enum coll)c, &b, iters, budget);
+            measure((enum coll)c, &b, iters, budget, table);
             if (c == C_BARRIER)
                 break;
         }

@@ -129,7 +129,7 @@ for n in "${rank_list[@]}"; do
     esac
 done
 
-bench_args=(-t "$budget")
+bench_args=(-T -t "$budget")
 [ -n "$colls" ] && bench_args+=(-c "$colls")
 [ -n "$sizes" ] && bench_args+=(-s "$sizes")
 

@@ -27,7 +27,7 @@ for b in latency bandwidth; do
   for size in 8192 16384 32768 65536 131072 262144 524288 1048576 2097152; do
     printf "%-10s" $size
     for l in "${limits[@]}"; do
-      v=$(for r in $(seq 1 "$rounds"); do awk -v s=$size '$1==s {print $2}' "$out/$b.$l.$r"; done | median)
+      v=$(for r in $(seq 1 "$rounds"); do awk -v s=$size '$1=="ROW" && $4==s {print $5}' "$out/$b.$l.$r"; done | median)
       printf "%12s" "$v"
     done
     echo

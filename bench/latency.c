@@ -8,15 +8,17 @@
  * large messages so that every size takes a similar time. Other ranks, if
  * any, only take part in the barriers.
  *
- * Output (stable; lines starting with '#' are comments):
+ * Output (stable; lines starting with '#' are comments; see benchutil.h):
  *     # bench/latency: ping-pong between ranks 0 and 1, half round-trip time
  *     # library: <first line of MPI_Get_library_version>
- *     # size  latency_us
- *     0       0.42
- *     1       0.45
+ *     # ROW benchmark ranks size latency_us
+ *     ROW latency 2 0 0.420
+ *     ROW latency 2 1 0.450
  *     ...
  *
  * Options:
+ *     -s MINSIZE  smallest message in bytes (default 0); the sizes double
+ *                 from there (0 is followed by 1)
  *     -m MAXSIZE  largest message in bytes, suffixes K and M allowed
  *                 (default 4M)
  *     -i ITERS    timed round trips for small messages (default 10000)
@@ -41,7 +43,7 @@ int main(int argc, char **argv)
     bench_print_header(rank, "latency_us",
                        "bench/latency: ping-pong between ranks 0 and 1, half round-trip time");
 
-    for (long msg = 0; msg <= max_size; msg = msg ? msg * 2 : 1) {
+    for (long msg = b.min_size; msg <= max_size; msg = bench_next_size(msg)) {
         /* Timed round trips: `iters` up to 8 KiB, then proportionally fewer, at least 20. */
         long n = bench_iterations(msg, b.iters, 8192, 20);
         long warmup = bench_warmup(n);
@@ -61,8 +63,7 @@ int main(int argc, char **argv)
             }
         }
         double elapsed = MPI_Wtime() - t0;
-        if (rank == 0)
-            bench_print_row(msg, elapsed * 1e6 / (2.0 * (double)n));
+        bench_print_row(rank, "latency", msg, elapsed * 1e6 / (2.0 * (double)n));
     }
 
     free(buf);

@@ -11,7 +11,8 @@
  *
  *     usage: memcpy [-m MAXSIZE] [-w WINDOW]   (defaults 4M and 64)
  *
- * Output as bench/bandwidth's: comment lines, then "size MB/s" rows.
+ * Output as bench/bandwidth's: comment lines, then "ROW bandwidth 1 <size> <MB/s>"
+ * lines (one thread stands for the rank count).
  * Plain C, no MPI.
  */
 #include <stdio.h>
@@ -59,7 +60,7 @@ int main(int argc, char **argv)
     memset(dst, 'd', (size_t)(max * window));
     printf("# bench/memcpy: one thread, memcpy in turn between %ld pairs of buffers, best of 5 runs of ~20 ms\n", window);
     printf("# library: memcpy of the C library (no MPI)\n");
-    printf("# size   MB/s\n");
+    printf("# ROW benchmark ranks size MB/s\n");
     for (long n = 1; n <= max; n *= 2) {
         double best = 0;
         for (int run = 0; run < 5; run++) {
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
             double mbs = (double)n * (double)reps / t / 1e6;
             if (mbs > best) best = mbs;
         }
-        printf("%-8ld %.2f\n", n, best);
+        printf("ROW bandwidth 1 %ld %.3f\n", n, best);
     }
     free(src);
     free(dst);

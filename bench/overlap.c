@@ -15,7 +15,7 @@
  * Every time is the slower of the two ranks in one iteration (the ranks start
  * together after a barrier); the figures are medians over the iterations.
  *
- *     usage: overlap [-m MAXSIZE] [-i ITERS]
+ *     usage: overlap [-s MINSIZE] [-m MAXSIZE] [-i ITERS]
  *
  * Sizes 1 KiB, 4 KiB, 16 KiB, 64 KiB, 128 KiB, 256 KiB, 1 MiB, 4 MiB, 16 MiB
  * (up to MAXSIZE: 4M by default, -m 16M for the whole range). ITERS (default 200) iterations up to 64 KiB,
@@ -92,6 +92,8 @@ int main(int argc, char **argv)
                        "bench/overlap: Isend/Irecv of M bytes, compute, Wait (rank 0 -> 1)");
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes && sizes[i] <= b.max_size; i++) {
         long m = sizes[i];
+        if (m < b.min_size)
+            continue;
         long n = bench_iterations(m, b.iters, 64L << 10, 15);
         for (long k = 0; k < bench_warmup(n); k++)
             one(rank, buf, (int)m, 0);

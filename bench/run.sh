@@ -230,7 +230,7 @@ summary="$out/summary.txt"
         for impl in "${active[@]}"; do
             for f in "$out"/raw/"$impl.$b".*.txt; do
                 [ -f "$f" ] || continue
-                grep -v '^#' "$f" | awk -v i="$impl" -v b="$b" 'NF == 2 { print b, i, $1, $2 }'
+                awk -v i="$impl" -v b="$b" '$1 == "ROW" && NF == 5 { print b, i, $4, $5 }' "$f"
             done
         done
     done | awk -v impls="${active[*]}" '

@@ -1,8 +1,10 @@
 //! `ferry`: Ferry's command line. `ferry run` launches MPI jobs on this host (it is what
 //! `mpiexec` runs); `ferry info` shows the build and its configuration; `ferry coll` lists
 //! the collective algorithms and exports their schedules as GOAL text; `ferry sim` runs
-//! them in the simulator; `ferry fit` fits performance models to benchmark results.
+//! them in the simulator; `ferry bench` runs the benchmarks under Ferry and other MPI
+//! implementations side by side; `ferry fit` fits performance models to the results.
 
+mod bench;
 mod coll;
 mod fit;
 mod info;
@@ -44,6 +46,14 @@ enum Commands {
     /// counts; the Jacobi prediction jacobi.* rows. Exit status: 0 when the parameter file
     /// was produced, 1 when the rows allow none (the report says why), 2 for bad input.
     Fit(fit::FitArgs),
+    /// Run the benchmark programs of bench/ under Ferry and other MPIs, side by side.
+    ///
+    /// Each program is built with each implementation's own compiler into
+    /// build/bench/<impl>/ and run --runs times, the implementations alternating run by run.
+    /// Results (median, min, max over runs) go to results.csv and results.json in --out.
+    /// Exit status: 0; 1 when a build or run failed (the others still count); 2 when nothing
+    /// could start (bad options, no implementation).
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Args)]
@@ -116,6 +126,7 @@ fn main() {
         Commands::Coll(cmd) => coll::run(cmd),
         Commands::Sim(cmd) => sim::run(cmd),
         Commands::Fit(args) => fit::run(&args),
+        Commands::Bench(args) => bench::run(args),
     };
     std::process::exit(code);
 }
