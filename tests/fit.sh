@@ -124,6 +124,16 @@ else
     bad "printed parameter file: $(cat "$out/msg")"
 fi
 
+# Rows split over two files (a latency run and a shift run) are pooled.
+{ head -n 1 "$out/exact.csv"; grep -E '^ferry,latency' "$out/exact.csv"; } > "$out/part1.csv"
+{ head -n 1 "$out/exact.csv"; grep -vE '^(implementation|ferry,latency)' "$out/exact.csv"; } > "$out/part2.csv"
+if "$FERRY" fit "$out/part1.csv" "$out/part2.csv" --out "$out/pooled.toml" > "$out/report" 2>&1 \
+   && python3 "$out/check.py" "$out/pooled.toml" 1e-6 > "$out/msg" 2>&1; then
+    ok "rows split over two files are pooled"
+else
+    bad "two files: $(cat "$out/msg" 2>/dev/null)"; sed 's/^/     /' "$out/report" | tail -n 5
+fi
+
 # noisy, as JSON.
 python3 "$out/gen.py" 0.02 json > "$out/noisy.json"
 if "$FERRY" fit "$out/noisy.json" --impl ferry -o "$out/noisy.toml" > "$out/report" 2>&1; then

@@ -16,9 +16,9 @@ use crate::info::table;
 
 #[derive(Args, Debug)]
 pub struct FitArgs {
-    /// Results file, CSV or JSON, as `ferry bench` writes it.
-    #[arg(value_name = "RESULTS")]
-    results: PathBuf,
+    /// Results files, CSV or JSON, as `ferry bench` writes them; their rows are pooled.
+    #[arg(value_name = "RESULTS", required = true, num_args = 1..)]
+    results: Vec<PathBuf>,
     /// Implementation to fit; required when the file holds more than one.
     #[arg(long = "impl", value_name = "NAME")]
     implementation: Option<String>,
@@ -329,21 +329,25 @@ fn jacobi_section(points: &[JacobiPoint]) -> String {
 /// the rows allow no parameter file (the report says why) or it cannot be written, 2 for
 /// unreadable or invalid input.
 pub fn run(args: &FitArgs) -> i32 {
-    let origin = args.results.display().to_string();
-    let text = match std::fs::read_to_string(&args.results) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("ferry fit: cannot read {origin}: {e}");
-            return 2;
+    let names: Vec<String> = args.results.iter().map(|p| p.display().to_string()).collect();
+    let origin = names.join(" + ");
+    let mut all = Vec::new();
+    for (path, name) in args.results.iter().zip(&names) {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("ferry fit: cannot read {name}: {e}");
+                return 2;
+            }
+        };
+        match results::parse(&text) {
+            Ok(rows) => all.extend(rows),
+            Err(e) => {
+                eprintln!("ferry fit: {name}: {e}");
+                return 2;
+            }
         }
-    };
-    let all = match results::parse(&text) {
-        Ok(rows) => rows,
-        Err(e) => {
-            eprintln!("ferry fit: {origin}: {e}");
-            return 2;
-        }
-    };
+    }
     let implementation = match choose(&all, args.implementation.as_deref()) {
         Ok(name) => name,
         Err(e) => {
