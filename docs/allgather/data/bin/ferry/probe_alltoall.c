@@ -1,0 +1,8 @@
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Alltoall(0, 0, MPI_BYTE, 0, 0, MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
