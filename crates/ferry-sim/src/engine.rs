@@ -28,17 +28,16 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::program::{compile, IntMap, Kind, LaneMap, OpState, RankData, NONE};
 
 use ferry_coll::executor::{Buffers, Reduction};
-use ferry_coll::{span_len, Arrival, BufferId, Op, Operands, Range, Schedule};
+use ferry_coll::{span_len, Arrival, Op, Range, Schedule};
 use ferry_model::LogGp;
 use thiserror::Error;
 
 /// Simulated time, microseconds.
 pub type Time = f64;
-
-const NONE: u32 = u32::MAX;
 
 /// An interfering transfer that belongs to no schedule.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -158,49 +157,6 @@ pub enum SimError {
     },
 }
 
-/// A multiplicative hasher for small integer keys (the standard one is needlessly slow here).
-#[derive(Default)]
-struct IntHasher(u64);
-impl Hasher for IntHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-type IntMap<V> = HashMap<u32, V, BuildHasherDefault<IntHasher>>;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Send,
-    Recv,
-    RecvAny,
-    Local,
-}
-
-/// One operation, compiled from a schedule node.
-struct OpState {
-    kind: Kind,
-    peer: u32,
-    bytes: u64,
-    waiting: u32,
-    lane_prev: u32,
-    lane_next: u32,
-    users_start: u32,
-    users_len: u32,
-    issued: bool,
-    done: bool,
-}
-
 struct PendingSend {
     op: u32,
     bytes: u64,
@@ -213,23 +169,16 @@ struct Posted {
     order: u64,
 }
 
-struct RankData {
-    sched: Schedule,
-    send: Vec<u8>,
-    recv: Vec<u8>,
-    scratch: Vec<Vec<u8>>,
-}
-
 #[derive(Default)]
-struct RankSim {
-    ops: Vec<OpState>,
-    users: Vec<u32>,
+pub(crate) struct RankSim {
+    pub(crate) ops: Vec<OpState>,
+    pub(crate) users: Vec<u32>,
     /// Users of ops, recorded when continuations appended them.
-    late_users: IntMap<Vec<u32>>,
+    pub(crate) late_users: IntMap<Vec<u32>>,
     /// Last op of each lane (kind, peer), kept only for dynamic schedules.
-    lanes: HashMap<(u8, u32), u32, BuildHasherDefault<IntHasher>>,
+    pub(crate) lanes: LaneMap,
     finish: Time,
-    remaining: usize,
+    pub(crate) remaining: usize,
     data: Option<RankData>,
     /// Posted, unmatched receives from one source, in post order.
     posted: IntMap<VecDeque<Posted>>,
@@ -848,172 +797,4 @@ fn any_accepts(rank: &RankSim, op: u32, from: usize) -> bool {
     rank.data
         .as_ref()
         .is_some_and(|d| d.candidates(op as usize).contains(&from))
-}
-
-fn lane_key(op: &Op) -> Option<(u8, u32)> {
-    match op {
-        Op::Send { peer, .. } => Some((0, *peer as u32)),
-        Op::Recv { peer, .. } => Some((1, *peer as u32)),
-        Op::RecvAny { .. } => Some((2, 0)),
-        _ => None,
-    }
-}
-
-/// Compiles the schedule's nodes `from..` into `rank`'s op table.
-fn compile(rank: &mut RankSim, sched: &Schedule, from: usize, nodes: usize, r: usize) -> Result<(), SimError> {
-    let all = sched.nodes();
-    let first_new = rank.ops.len();
-    debug_assert_eq!(first_new, from);
-    let initial = from == 0;
-    let mut counts = if initial { vec![0u32; all.len()] } else { Vec::new() };
-    for (id, node) in all.iter().enumerate().skip(from) {
-        let (kind, peer, bytes) = match &node.op {
-            Op::Send { peer, data } => (Kind::Send, *peer, span_len(data) as u64),
-            Op::Recv { peer, data } => (Kind::Recv, *peer, span_len(data) as u64),
-            Op::RecvAny { from } => {
-                if let Some(&(bad, _)) = from.iter().find(|(x, _)| *x >= nodes || *x == r) {
-                    return Err(SimError::BadPeer { rank: r, op: id, peer: bad });
-                }
-                (Kind::RecvAny, 0, 0)
-            }
-            Op::Reduce { .. } | Op::Copy { .. } => (Kind::Local, 0, 0),
-        };
-        if matches!(kind, Kind::Send | Kind::Recv) && (peer >= nodes || peer == r) {
-            return Err(SimError::BadPeer { rank: r, op: id, peer });
-        }
-        let mut waiting = 0;
-        for &d in &node.deps {
-            if initial {
-                counts[d] += 1;
-                waiting += 1;
-            } else if !rank.ops[d].done {
-                rank.late_users.entry(d as u32).or_default().push(id as u32);
-                waiting += 1;
-            }
-        }
-        let mut lane_prev = NONE;
-        if let Some(key) = lane_key(&node.op) {
-            if let Some(prev) = rank.lanes.insert(key, id as u32) {
-                lane_prev = prev;
-                rank.ops[prev as usize].lane_next = id as u32;
-            }
-        }
-        rank.ops.push(OpState {
-            kind,
-            peer: peer as u32,
-            bytes,
-            waiting,
-            lane_prev,
-            lane_next: NONE,
-            users_start: 0,
-            users_len: 0,
-            issued: false,
-            done: false,
-        });
-        rank.remaining += 1;
-    }
-    if initial {
-        // Users as one array (compressed rows): one allocation for the whole schedule.
-        let mut at = 0u32;
-        for (o, &c) in rank.ops.iter_mut().zip(&counts) {
-            o.users_start = at;
-            at += c;
-        }
-        rank.users = vec![0; at as usize];
-        let mut fill = vec![0u32; all.len()];
-        for (id, node) in all.iter().enumerate() {
-            for &d in &node.deps {
-                let o = &rank.ops[d];
-                rank.users[(o.users_start + fill[d]) as usize] = id as u32;
-                fill[d] += 1;
-            }
-        }
-        for (o, f) in rank.ops.iter_mut().zip(fill) {
-            o.users_len = f;
-        }
-    }
-    Ok(())
-}
-
-impl RankData {
-    fn buf(&self, b: BufferId) -> &[u8] {
-        match b {
-            BufferId::Send => &self.send,
-            BufferId::Recv => &self.recv,
-            BufferId::Scratch(k) => self.scratch.get(k as usize).map_or(&[], |v| v),
-        }
-    }
-    fn check(&self, r: usize, op: usize, range: &Range) -> Result<(), SimError> {
-        let len = self.buf(range.buf).len();
-        if range.end() > len {
-            return Err(SimError::OutOfBounds {
-                rank: r,
-                op,
-                range: *range,
-                len,
-            });
-        }
-        Ok(())
-    }
-    fn read(&self, r: usize, op: usize, ranges: &[Range]) -> Result<Vec<u8>, SimError> {
-        let mut out = Vec::with_capacity(span_len(ranges));
-        for range in ranges {
-            self.check(r, op, range)?;
-            out.extend_from_slice(&self.buf(range.buf)[range.offset..range.end()]);
-        }
-        Ok(out)
-    }
-    fn write(&mut self, r: usize, op: usize, ranges: &[Range], mut bytes: &[u8]) -> Result<(), SimError> {
-        for range in ranges {
-            self.check(r, op, range)?;
-            let (head, tail) = bytes.split_at(range.len);
-            let buf = match range.buf {
-                BufferId::Send => &mut self.send,
-                BufferId::Recv => &mut self.recv,
-                BufferId::Scratch(k) => &mut self.scratch[k as usize],
-            };
-            buf[range.offset..range.end()].copy_from_slice(head);
-            bytes = tail;
-        }
-        Ok(())
-    }
-    fn message(&self, r: usize, op: usize) -> Result<Vec<u8>, SimError> {
-        match &self.sched.nodes()[op].op {
-            Op::Send { data, .. } => self.read(r, op, data),
-            _ => unreachable!("only sends carry messages"),
-        }
-    }
-    fn candidates(&self, op: usize) -> Vec<usize> {
-        match &self.sched.nodes()[op].op {
-            Op::RecvAny { from } => from.iter().map(|(x, _)| *x).collect(),
-            _ => Vec::new(),
-        }
-    }
-    fn local(&mut self, r: usize, op: usize, reduce: &Reduction<'_>) -> Result<(), SimError> {
-        match self.sched.nodes()[op].op.clone() {
-            Op::Copy { src, dst } => {
-                let bytes = self.read(r, op, &[src])?;
-                self.write(r, op, &[dst], &bytes)
-            }
-            Op::Reduce {
-                op: rid,
-                src,
-                dst,
-                order,
-            } => {
-                let input = self.read(r, op, &[src])?;
-                let mut inout = self.read(r, op, &[dst])?;
-                match order {
-                    Operands::SrcDst => reduce(rid, &input, &mut inout),
-                    Operands::DstSrc => {
-                        let mut tmp = input;
-                        reduce(rid, &inout, &mut tmp);
-                        inout = tmp;
-                    }
-                }
-                self.write(r, op, &[dst], &inout)
-            }
-            _ => unreachable!("only copies and reductions are local"),
-        }
-    }
 }

@@ -15,6 +15,7 @@ pub mod background;
 pub mod collective;
 pub mod engine;
 pub mod occ_mpe;
+mod program;
 pub mod sweep;
 pub mod trace;
 
