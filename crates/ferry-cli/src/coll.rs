@@ -80,20 +80,10 @@ pub struct GoalArgs {
     output: Option<PathBuf>,
 }
 
-/// A byte count with an optional suffix K or M (powers of 1024).
+/// A byte count with an optional suffix K, M or G (powers of 1024), as `ferry bench` reads it.
 fn parse_size(s: &str) -> Result<usize, String> {
-    let (digits, unit) = match s.strip_suffix(['k', 'K']) {
-        Some(d) => (d, 1 << 10),
-        None => match s.strip_suffix(['m', 'M']) {
-            Some(d) => (d, 1 << 20),
-            None => (s, 1),
-        },
-    };
-    digits
-        .parse::<usize>()
-        .ok()
-        .and_then(|v| v.checked_mul(unit))
-        .ok_or_else(|| format!("expected a byte count such as 1024, 64K or 1M, got {s:?}"))
+    let v = crate::bench::sizes::parse_size(s)?;
+    usize::try_from(v).map_err(|_| format!("{s:?} is too large"))
 }
 
 /// Runs a `ferry coll` command; returns the exit status.
@@ -312,7 +302,8 @@ mod tests {
         assert_eq!(parse_size("1024"), Ok(1024));
         assert_eq!(parse_size("64K"), Ok(65536));
         assert_eq!(parse_size("1m"), Ok(1 << 20));
-        assert!(parse_size("1G").is_err() && parse_size("").is_err() && parse_size("-1").is_err());
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert!(parse_size("").is_err() && parse_size("-1").is_err() && parse_size("1T").is_err());
     }
 
     #[test]

@@ -12,7 +12,9 @@ use ferry_model::ModelParams;
 use ferry_plot::Chart;
 use ferry_sim::collective::{simulate, Call, Setup};
 use ferry_sim::occ_mpe::{self, Study};
-use ferry_sim::sweep::{parse_range, Point};
+use ferry_sim::sweep::Point;
+
+use crate::bench::sizes::parse_size;
 use ferry_sim::{background, trace, Ports, Time};
 
 use crate::coll::find_algorithm;
@@ -253,6 +255,36 @@ fn coll(a: &CollArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// `A..B` (A, 2A, 4A, ... up to B, and B itself), or a comma-separated list; numbers take
+/// K, M and G suffixes (powers of 1024).
+fn parse_range(spec: &str) -> Result<Vec<usize>, String> {
+    let num = |s: &str| -> Result<usize, String> {
+        let v = parse_size(s)?;
+        usize::try_from(v).map_err(|_| format!("{s:?} is too large"))
+    };
+    let mut out = Vec::new();
+    if let Some((a, b)) = spec.split_once("..") {
+        let (a, b) = (num(a)?, num(b)?);
+        if a == 0 || a > b {
+            return Err(format!("range {spec:?}: need 0 < start <= end"));
+        }
+        let mut v = a;
+        while v < b {
+            out.push(v);
+            v = v.saturating_mul(2);
+        }
+        out.push(b);
+    } else {
+        for s in spec.split(',').filter(|s| !s.trim().is_empty()) {
+            out.push(num(s)?);
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("{spec:?} names no value"));
+    }
+    Ok(out)
+}
+
 /// `trace.json` + `allgather.ring` -> `trace.allgather.ring.json`.
 fn with_infix(path: &str, infix: &str) -> String {
     let ext = if path.ends_with(".jsonl") { ".jsonl" } else { ".json" };
@@ -296,44 +328,23 @@ fn plot(
     path: &Path,
 ) -> Result<(), String> {
     let model = setup.model.name.clone().unwrap_or_else(|| "given parameters".into());
+    // Time against size at the largest process count, or against processes at one size.
     let by_size = bytes.len() > 1 || procs.len() == 1;
-    let chart = if by_size {
-        let p = *procs.iter().max().expect("at least one");
-        let mut c = Chart::new(
-            format!("{}, {p} processes, {model} (simulated)", coll.name()),
-            "bytes per rank block",
-            "time (us)",
-        )
-        .log_x()
-        .log_y();
-        for a in algos {
-            let pts = points
-                .iter()
-                .filter(|x| x.algorithm == a.id && x.procs == p)
-                .map(|x| (x.bytes as f64, x.time))
-                .collect();
-            c = c.series(short(a.id), pts);
-        }
-        c
+    let p = *procs.iter().max().expect("at least one");
+    let (title, x_label) = if by_size {
+        (format!("{}, {p} processes, {model} (simulated)", coll.name()), "bytes per rank block")
     } else {
-        let b = bytes[0];
-        let mut c = Chart::new(
-            format!("{}, {b} B per block, {model} (simulated)", coll.name()),
-            "processes",
-            "time (us)",
-        )
-        .log_x()
-        .log_y();
-        for a in algos {
-            let pts = points
-                .iter()
-                .filter(|x| x.algorithm == a.id)
-                .map(|x| (x.procs as f64, x.time))
-                .collect();
-            c = c.series(short(a.id), pts);
-        }
-        c
+        (format!("{}, {} B per block, {model} (simulated)", coll.name(), bytes[0]), "processes")
     };
+    let mut chart = Chart::new(title, x_label, "time (us)").log_x().log_y();
+    for a in algos {
+        let pts = points
+            .iter()
+            .filter(|x| x.algorithm == a.id && (!by_size || x.procs == p))
+            .map(|x| (if by_size { x.bytes } else { x.procs } as f64, x.time))
+            .collect();
+        chart = chart.series(short(a.id), pts);
+    }
     chart.write(path).map_err(|e| e.to_string())
 }
 
@@ -384,6 +395,19 @@ fn occ(a: &OccArgs) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_double_and_lists_parse() {
+        assert_eq!(parse_range("4..32").unwrap(), vec![4, 8, 16, 32]);
+        assert_eq!(parse_range("3..20").unwrap(), vec![3, 6, 12, 20]);
+        assert_eq!(parse_range("8..1K").unwrap().last(), Some(&1024));
+        assert_eq!(parse_range("1M").unwrap(), vec![1 << 20]);
+        assert_eq!(parse_range("4, 12,7").unwrap(), vec![4, 12, 7]);
+        assert!(parse_range("0..4").is_err());
+        assert!(parse_range("9..4").is_err());
+        assert!(parse_range("x").unwrap_err().contains("byte count"));
+        assert!(parse_range(",").is_err());
+    }
 
     #[test]
     fn names_and_infixes() {

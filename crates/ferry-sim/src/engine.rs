@@ -619,11 +619,7 @@ impl<'r> Sim<'r> {
                 };
                 match self.choose(r, op) {
                     Some(c) => {
-                        let send = self.ranks[r]
-                            .pending
-                            .get_mut(&(c as u32))
-                            .and_then(VecDeque::pop_front)
-                            .expect("a pending send");
+                        let send = self.take_pending(r, c);
                         self.matched(c, send, r, posted)?;
                     }
                     None => self.ranks[r].posted_any.push(posted),
@@ -655,6 +651,15 @@ impl<'r> Sim<'r> {
         best.map(|b| b.2)
     }
 
+    /// The oldest send from `c` that waits for a receive of rank `r` (`choose` found one).
+    fn take_pending(&mut self, r: usize, c: usize) -> PendingSend {
+        self.ranks[r]
+            .pending
+            .get_mut(&(c as u32))
+            .and_then(VecDeque::pop_front)
+            .expect("a pending send")
+    }
+
     /// Matches rank `r`'s posted any-source receives, in post order, with pending sends.
     fn resolve(&mut self, r: usize) -> Result<(), SimError> {
         self.ranks[r].resolve_planned = false;
@@ -664,11 +669,7 @@ impl<'r> Sim<'r> {
             match self.choose(r, op) {
                 Some(c) => {
                     let posted = self.ranks[r].posted_any.remove(i);
-                    let send = self.ranks[r]
-                        .pending
-                        .get_mut(&(c as u32))
-                        .and_then(VecDeque::pop_front)
-                        .expect("a pending send");
+                    let send = self.take_pending(r, c);
                     self.matched(c, send, r, posted)?;
                 }
                 None => i += 1,

@@ -12,7 +12,7 @@ mod programs;
 mod progress;
 mod report;
 mod runner;
-mod sizes;
+pub(crate) mod sizes;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
