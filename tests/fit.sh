@@ -124,6 +124,15 @@ else
     bad "printed parameter file: $(cat "$out/msg")"
 fi
 
+# The simulator reads the fitted file (nLogP tables included).
+if "$FERRY" sim coll --collective allgather --algorithms ring --procs 2..8 --bytes 1K \
+        --params "$out/exact.toml" --json > "$out/sim.json" 2> "$out/msg" \
+   && python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert len(p)==3 and all(x["time"]>0 for x in p)' "$out/sim.json"; then
+    ok "ferry sim --params reads the fitted file"
+else
+    bad "ferry sim --params on the fitted file: $(cat "$out/msg")"
+fi
+
 # Rows split over two files (a latency run and a shift run) are pooled.
 { head -n 1 "$out/exact.csv"; grep -E '^ferry,latency' "$out/exact.csv"; } > "$out/part1.csv"
 { head -n 1 "$out/exact.csv"; grep -vE '^(implementation|ferry,latency)' "$out/exact.csv"; } > "$out/part2.csv"
