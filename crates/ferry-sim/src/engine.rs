@@ -64,17 +64,20 @@ struct Port {
 }
 
 impl Port {
-    /// The first reservation overlapping [at, at + len), if any (ended ones are dropped).
-    fn conflict(&mut self, now: Time, at: Time, len: Time) -> Option<Time> {
-        self.taken.retain(|&(_, end)| end > now);
+    /// The first reservation overlapping [at, at + len), if any. Reservations never overlap
+    /// one another, so sorted by start they are sorted by end too.
+    fn conflict(&self, at: Time, len: Time) -> Option<Time> {
+        let i = self.taken.partition_point(|&(_, end)| end <= at);
         self.taken
-            .iter()
-            .find(|&&(a, b)| a < at + len && at < b)
-            .map(|&(_, b)| b)
+            .get(i)
+            .filter(|&&(start, _)| start < at + len)
+            .map(|&(_, end)| end)
     }
-    fn take(&mut self, ports: Ports, at: Time, len: Time) {
+    fn take(&mut self, ports: Ports, now: Time, at: Time, len: Time) {
         self.free = self.free.max(at + len);
         if ports == Ports::EarliestFit {
+            let ended = self.taken.partition_point(|&(_, end)| end <= now);
+            self.taken.drain(..ended);
             let i = self.taken.partition_point(|&(a, _)| a <= at);
             self.taken.insert(i, (at, at + len));
         }
@@ -477,8 +480,9 @@ impl<'r> Sim<'r> {
         let injected = start + wire;
         let arrived = injected + p.l;
         let done = arrived + p.o;
-        self.send_port[s].take(self.ports, start, hold_send);
-        self.recv_port[d].take(self.ports, start + p.o + p.l, hold_recv);
+        let now = self.now;
+        self.send_port[s].take(self.ports, now, start, hold_send);
+        self.recv_port[d].take(self.ports, now, start + p.o + p.l, hold_recv);
         if self.tracing {
             self.out.trace.push(MessageRecord {
                 src: s,
@@ -499,7 +503,7 @@ impl<'r> Sim<'r> {
     /// When a transfer of `bytes` from `s` to `d` matched now would start: its send port is
     /// taken for max(g, o + kG) from the start, the receive port for o + kG from the first
     /// byte's arrival, o + L after the start.
-    fn start_time(&mut self, s: usize, d: usize, bytes: u64) -> Time {
+    fn start_time(&self, s: usize, d: usize, bytes: u64) -> Time {
         let p = self.p;
         let wire = p.o + bytes as f64 * p.big_g;
         let (hold_send, hold_recv, lag) = (p.g.max(wire), wire, p.o + p.l);
@@ -510,9 +514,9 @@ impl<'r> Sim<'r> {
         if self.ports == Ports::EarliestFit {
             at = now;
             loop {
-                if let Some(end) = self.send_port[s].conflict(now, at, hold_send) {
+                if let Some(end) = self.send_port[s].conflict(at, hold_send) {
                     at = end;
-                } else if let Some(end) = self.recv_port[d].conflict(now, at + lag, hold_recv) {
+                } else if let Some(end) = self.recv_port[d].conflict(at + lag, hold_recv) {
                     at = end - lag;
                 } else {
                     break;
@@ -631,7 +635,7 @@ impl<'r> Sim<'r> {
 
     /// The pending sender an any-source receive of rank `r` takes: the one whose transfer
     /// can start first, then the one issued first.
-    fn choose(&mut self, r: usize, op: u32) -> Option<usize> {
+    fn choose(&self, r: usize, op: u32) -> Option<usize> {
         let candidates = self.ranks[r]
             .data
             .as_ref()
