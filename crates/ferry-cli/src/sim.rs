@@ -180,6 +180,9 @@ fn selected(coll: Collective, names: &[String]) -> Result<Vec<&'static Algorithm
         .collect()
 }
 
+/// Largest block `ferry sim coll` takes, bytes.
+const MAX_BLOCK: usize = 1 << 30;
+
 fn coll(a: &CollArgs) -> Result<(), String> {
     let coll = collective(&a.collective)?;
     let algos = selected(coll, &a.algorithms)?;
@@ -187,6 +190,25 @@ fn coll(a: &CollArgs) -> Result<(), String> {
     let bytes = parse_range(&a.bytes).map_err(|e| format!("--bytes: {e}"))?;
     if let Some(&p) = procs.iter().find(|&&p| p == 0 || p > 1 << 20) {
         return Err(format!("--procs: {p} processes is out of range (1 .. 1M)"));
+    }
+    if let Some(&b) = bytes.iter().find(|&&b| b > MAX_BLOCK) {
+        return Err(format!("--bytes: {b} bytes per block is more than the simulator takes (1G)"));
+    }
+    // Status-based algorithms run with real buffers: keep them within memory.
+    if let Some(a) = algos.iter().find(|a| ferry_sim::collective::reads_status(a)) {
+        let (p, b) = (procs.iter().max().expect("one"), bytes.iter().max().expect("one"));
+        if p.saturating_mul(*b) > MAX_BLOCK {
+            return Err(format!(
+                "{} moves real bytes in the simulator: {p} processes x {b} bytes is more than 1G",
+                a.id
+            ));
+        }
+    }
+    if let Some(path) = &a.plot {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        if !matches!(ext.as_deref(), Some("svg" | "png")) {
+            return Err(format!("--plot {}: name it .svg or .png", path.display()));
+        }
     }
     if coll.rooted() && procs.iter().any(|&p| a.root >= p) {
         return Err(format!("--root {} is not a rank of every communicator", a.root));
@@ -282,6 +304,8 @@ fn parse_range(spec: &str) -> Result<Vec<usize>, String> {
     if out.is_empty() {
         return Err(format!("{spec:?} names no value"));
     }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|v| seen.insert(*v));
     Ok(out)
 }
 
@@ -407,6 +431,7 @@ mod tests {
         assert!(parse_range("9..4").is_err());
         assert!(parse_range("x").unwrap_err().contains("byte count"));
         assert!(parse_range(",").is_err());
+        assert_eq!(parse_range("4,8,4").unwrap(), vec![4, 8]);
     }
 
     #[test]

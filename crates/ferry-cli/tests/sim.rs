@@ -105,4 +105,11 @@ fn bad_input_is_refused_with_the_reason() {
     refused(&["sim", "coll", "--collective", "bcast", "--params", f.to_str().unwrap()], "L = -1");
     refused(&["sim", "coll", "--collective", "bcast", "--params", "/nonexistent.toml"], "nonexistent");
     refused(&["sim", "occ-mpe", "--nodes", "2"], "4 to 64");
+    refused(&["sim", "coll", "--collective", "allgather", "--bytes", "2G"], "more than the simulator takes");
+    refused(&["sim", "coll", "--collective", "scatter", "--algorithms", "status_linear", "--procs", "4", "--bytes", "512M"], "real bytes");
+    std::fs::write(&f, "[loggp]\nL = 1.0\no = 0.0\ng = 1.0\nG = 1e308\n").unwrap();
+    refused(&["sim", "coll", "--collective", "bcast", "--params", f.to_str().unwrap()], "G = 1e308");
+    // -0 is 0: a background transfer at -0 delays the scatter as one at 0 does.
+    let at = |start: &str| ok(&["sim", "coll", "--collective", "scatter", "--algorithms", "linear", "--procs", "4", "--bytes", "1K", "--background", &format!("1:2:100000@{start}"), "--json"]);
+    assert_eq!(at("0"), at("-0"));
 }

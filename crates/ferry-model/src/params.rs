@@ -83,8 +83,8 @@ pub struct ModelParams {
 pub enum ParamsError {
     #[error("parameter file: {0}")]
     Syntax(String),
-    #[error("parameter {name} = {value}: must be a finite number >= 0")]
-    Value { name: String, value: f64 },
+    #[error("parameter {name} = {}: must be a number from 0 to {max:e}", show(*.value))]
+    Value { name: String, value: f64, max: f64 },
     #[error("[nlogp] {column} has {got} values for {want} process counts")]
     Length {
         column: &'static str,
@@ -95,6 +95,20 @@ pub enum ParamsError {
     Counts(Vec<u32>),
     #[error("unknown preset {0:?}; presets: {1}")]
     UnknownPreset(String, String),
+}
+
+/// Largest L, o or g a file may give, microseconds (1000 s).
+pub const MAX_TIME: f64 = 1e9;
+/// Largest G a file may give, microseconds per byte (1 s per byte).
+pub const MAX_PER_BYTE: f64 = 1e6;
+
+/// A number as a person wrote it: plain when moderate, in exponent form when huge or tiny.
+fn show(v: f64) -> String {
+    if v.is_finite() && v != 0.0 && !(1e-6..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
 }
 
 /// Built-in parameter sets: (name, TOML text).
@@ -138,13 +152,16 @@ impl ModelParams {
     }
 
     fn check(&self) -> Result<(), ParamsError> {
+        // Bounds far beyond any machine keep every simulated time finite.
         let value = |name: &str, v: f64| {
-            if v.is_finite() && v >= 0.0 {
+            let max = if name.ends_with('G') { MAX_PER_BYTE } else { MAX_TIME };
+            if v.is_finite() && (0.0..=max).contains(&v) {
                 Ok(())
             } else {
                 Err(ParamsError::Value {
                     name: name.to_owned(),
                     value: v,
+                    max,
                 })
             }
         };
@@ -206,7 +223,7 @@ fn interpolate(xs: &[u32], ys: &[f64], x: f64) -> f64 {
     for i in 1..xs.len() {
         let (x0, x1) = (xs[i - 1] as f64, xs[i] as f64);
         if x <= x1 {
-            return ys[i - 1] + (ys[i] - ys[i - 1]) * (x - x0) / (x1 - x0);
+            return ys[i - 1] + (ys[i] - ys[i - 1]) * ((x - x0) / (x1 - x0));
         }
     }
     ys[ys.len() - 1]
@@ -260,7 +277,9 @@ mod tests {
         assert!(bad("").contains("loggp"), "{}", bad(""));
         assert!(bad("[loggp]\nL = 1.0\no = 1.0\ng = 1.0\n").contains("G"));
         assert!(bad("[loggp]\nL = -1.0\no = 1.0\ng = 1.0\nG = 0.0\n").contains("L = -1"));
-        assert!(bad("[loggp]\nL = nan\no = 1.0\ng = 1.0\nG = 0.0\n").contains("finite"));
+        assert!(bad("[loggp]\nL = nan\no = 1.0\ng = 1.0\nG = 0.0\n").contains("from 0 to"));
+        assert!(bad("[loggp]\nL = 1.0\no = 1.0\ng = 1.0\nG = 1e308\n").contains("G = 1e308"));
+        assert!(bad("[loggp]\nL = 1e308\no = 1.0\ng = 1.0\nG = 0.0\n").contains("L = 1e308"));
         let base = "[loggp]\nL = 1.0\no = 1.0\ng = 1.0\nG = 0.0\n";
         assert!(bad(&format!("{base}[nlogp]\nn = [2, 4]\nL = [1.0]\n")).contains("1 values for 2"));
         assert!(bad(&format!("{base}[nlogp]\nn = [4, 2]\n")).contains("increasing"));

@@ -75,7 +75,8 @@ impl Port {
     }
     fn take(&mut self, ports: Ports, now: Time, at: Time, len: Time) {
         self.free = self.free.max(at + len);
-        if ports == Ports::EarliestFit {
+        // A reservation of no time takes nothing (and kept, it could sit inside another).
+        if ports == Ports::EarliestFit && len > 0.0 {
             let ended = self.taken.partition_point(|&(_, end)| end <= now);
             self.taken.drain(..ended);
             let i = self.taken.partition_point(|&(a, _)| a <= at);
@@ -130,6 +131,13 @@ pub struct Outcome {
 pub enum SimError {
     #[error("{0} schedules for {1} nodes")]
     Size(usize, usize),
+    #[error("schedule {position} is rank {rank}'s of a communicator of {size}, in a simulation of {nodes} nodes")]
+    Schedule {
+        position: usize,
+        rank: usize,
+        size: usize,
+        nodes: usize,
+    },
     #[error("{0} buffer sets for {1} schedules")]
     Buffers(usize, usize),
     #[error("rank {rank} op {op}: dynamic schedules need data (their continuations read what arrived)")]
@@ -208,12 +216,19 @@ enum Ev {
 
 struct Entry {
     at: u64,
+    /// Any-source matching waits for every other event of its instant.
+    late: bool,
     order: u64,
     ev: Ev,
 }
+impl Entry {
+    fn key(&self) -> (u64, bool, u64) {
+        (self.at, self.late, self.order)
+    }
+}
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        (self.at, self.order) == (o.at, o.order)
+        self.key() == o.key()
     }
 }
 impl Eq for Entry {}
@@ -223,9 +238,10 @@ impl PartialOrd for Entry {
     }
 }
 impl Ord for Entry {
-    /// Reversed: the heap pops the earliest event, then the earliest created.
+    /// Reversed: the heap pops the earliest event, matching of any-source receives after
+    /// the other events of its instant, then the earliest created.
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.at, o.order).cmp(&(self.at, self.order))
+        o.key().cmp(&self.key())
     }
 }
 
@@ -250,7 +266,12 @@ pub struct Sim<'r> {
 
 fn at(t: Time) -> u64 {
     debug_assert!(t >= 0.0 && t.is_finite());
-    t.to_bits() // non-negative floats order as their bits
+    (t + 0.0).to_bits() // non-negative floats order as their bits (+ 0.0 turns -0 into 0)
+}
+
+/// The next time after `t` (>= 0) that a float can hold.
+fn next_after(t: Time) -> Time {
+    f64::from_bits((t + 0.0).to_bits() + 1)
 }
 
 impl<'r> Sim<'r> {
@@ -289,6 +310,7 @@ impl<'r> Sim<'r> {
         self.order += 1;
         self.heap.push(Entry {
             at: at(t),
+            late: matches!(ev, Ev::Resolve(_)),
             order: self.order,
             ev,
         });
@@ -353,8 +375,13 @@ impl<'r> Sim<'r> {
         };
         self.reduce = reduce;
         for (r, sched) in schedules.into_iter().enumerate() {
-            if r >= self.nodes {
-                return Err(SimError::Size(r + 1, self.nodes));
+            if r >= self.nodes || sched.rank() != r || sched.size() != self.nodes {
+                return Err(SimError::Schedule {
+                    position: r,
+                    rank: sched.rank(),
+                    size: sched.size(),
+                    nodes: self.nodes,
+                });
             }
             let mut rank = RankSim {
                 finish: starts[r],
@@ -509,15 +536,16 @@ impl<'r> Sim<'r> {
         let (hold_send, hold_recv, lag) = (p.g.max(wire), wire, p.o + p.l);
         let now = self.now;
         let mut at = now
-            .max(self.send_port[s].free.min(f64::INFINITY))
+            .max(self.send_port[s].free)
             .max(self.recv_port[d].free - lag);
         if self.ports == Ports::EarliestFit {
             at = now;
             loop {
+                // Every step moves `at` forward, by at least one representable time.
                 if let Some(end) = self.send_port[s].conflict(at, hold_send) {
-                    at = end;
+                    at = if end > at { end } else { next_after(at) };
                 } else if let Some(end) = self.recv_port[d].conflict(at + lag, hold_recv) {
-                    at = end - lag;
+                    at = if end - lag > at { end - lag } else { next_after(at) };
                 } else {
                     break;
                 }
@@ -574,14 +602,17 @@ impl<'r> Sim<'r> {
                     data,
                 };
                 let dst = &mut self.ranks[peer];
-                let specific = dst.posted.get(&(r as u32)).and_then(|q| q.front()).map(|p| (p.order, true));
+                let waiting = dst.pending.get(&(r as u32)).is_some_and(|q| !q.is_empty());
+                let specific = dst.posted.get(&(r as u32)).and_then(|q| q.front()).map(|p| p.order);
                 let any = dst
                     .posted_any
                     .iter()
-                    .position(|p| any_accepts(dst, p.op, r))
-                    .map(|i| (dst.posted_any[i].order, i));
+                    .find(|p| any_accepts(dst, p.op, r))
+                    .map(|p| p.order);
                 match (specific, any) {
-                    (Some((a, _)), b) if b.is_none_or(|(b, _)| a < b) => {
+                    // Earlier sends of this pair still wait: this one queues behind them.
+                    _ if waiting => dst.pending.entry(r as u32).or_default().push_back(send),
+                    (Some(a), b) if b.is_none_or(|b| a < b) => {
                         let posted = dst
                             .posted
                             .get_mut(&(r as u32))
@@ -589,6 +620,8 @@ impl<'r> Sim<'r> {
                             .expect("a posted receive");
                         self.matched(r, send, peer, posted)?;
                     }
+                    // An any-source receive is first: it chooses once every send of this
+                    // instant was issued.
                     (_, Some(_)) => {
                         dst.pending.entry(r as u32).or_default().push_back(send);
                         if !std::mem::replace(&mut dst.resolve_planned, true) {
@@ -599,6 +632,10 @@ impl<'r> Sim<'r> {
                 }
             }
             Kind::Recv => {
+                // Receives posted earlier choose first.
+                if self.ranks[r].resolve_planned {
+                    self.resolve(r)?;
+                }
                 let me = &mut self.ranks[r];
                 let head = me.pending.get_mut(&(peer as u32)).and_then(VecDeque::pop_front);
                 self.order += 1;
@@ -616,6 +653,9 @@ impl<'r> Sim<'r> {
                 }
             }
             Kind::RecvAny => {
+                if self.ranks[r].resolve_planned {
+                    self.resolve(r)?;
+                }
                 self.order += 1;
                 let posted = Posted {
                     op,
@@ -664,22 +704,51 @@ impl<'r> Sim<'r> {
             .expect("a pending send")
     }
 
-    /// Matches rank `r`'s posted any-source receives, in post order, with pending sends.
+    /// Matches rank `r`'s posted receives with the sends waiting for them, in the order the
+    /// receives were posted: a specific one takes the oldest send of its peer, an any-source
+    /// one the candidate that can start first. Runs until nothing more matches.
     fn resolve(&mut self, r: usize) -> Result<(), SimError> {
         self.ranks[r].resolve_planned = false;
-        let mut i = 0;
-        while i < self.ranks[r].posted_any.len() {
-            let op = self.ranks[r].posted_any[i].op;
-            match self.choose(r, op) {
-                Some(c) => {
-                    let posted = self.ranks[r].posted_any.remove(i);
-                    let send = self.take_pending(r, c);
-                    self.matched(c, send, r, posted)?;
+        loop {
+            let k = &self.ranks[r];
+            // (post order, source of a specific receive or the index of an any-source one)
+            let mut posted: Vec<(u64, Result<u32, usize>)> = k
+                .posted
+                .iter()
+                .filter_map(|(&src, q)| q.front().map(|p| (p.order, Ok(src))))
+                .chain(k.posted_any.iter().enumerate().map(|(i, p)| (p.order, Err(i))))
+                .collect();
+            posted.sort_unstable_by_key(|&(order, _)| order);
+            let mut matched = false;
+            for (_, which) in posted {
+                match which {
+                    Ok(src) => {
+                        let k = &mut self.ranks[r];
+                        let Some(send) = k.pending.get_mut(&src).and_then(VecDeque::pop_front) else {
+                            continue;
+                        };
+                        let recv = k
+                            .posted
+                            .get_mut(&src)
+                            .and_then(VecDeque::pop_front)
+                            .expect("a posted receive");
+                        self.matched(src as usize, send, r, recv)?;
+                    }
+                    Err(i) => {
+                        let op = self.ranks[r].posted_any[i].op;
+                        let Some(c) = self.choose(r, op) else { continue };
+                        let recv = self.ranks[r].posted_any.remove(i);
+                        let send = self.take_pending(r, c);
+                        self.matched(c, send, r, recv)?;
+                    }
                 }
-                None => i += 1,
+                matched = true;
+                break;
+            }
+            if !matched {
+                return Ok(());
             }
         }
-        Ok(())
     }
 
     /// A send of `s` meets a receive of `d`: check sizes, take the ports, plan completions.

@@ -144,12 +144,10 @@ fn bad_inputs_are_errors() {
     assert!(sim.add_background(&[Transfer { src: 0, dst: 1, bytes: 1, start: f64::NAN }]).is_err());
     // A receive with no sender: a deadlock, named.
     let mut sim = Sim::new(2, p);
-    let lone = one_message(1, 0, false, 4);
     let mut s0 = Schedule::new(0, 2, 0, 0);
     s0.copy(Range::new(BufferId::Send, 0, 0), Range::new(BufferId::Recv, 0, 0), &[]);
     let mut l1 = Schedule::new(1, 2, 4, 4);
     l1.recv(0, vec![Range::new(BufferId::Recv, 0, 4)], &[]);
-    let _ = lone;
     sim.load(vec![s0, l1], &[0.0; 2], None).unwrap();
     let err = sim.run().unwrap_err().to_string();
     assert!(err.contains("deadlock") && err.contains("(1, 0)"), "{err}");

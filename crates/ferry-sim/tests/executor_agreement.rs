@@ -5,7 +5,7 @@ use ferry_coll::executor::{run, Buffers, Reduction, RunConfig};
 use ferry_coll::{algorithms, Params, ReduceId, Schedule};
 use ferry_model::LogGp;
 use ferry_sim::collective::params_for;
-use ferry_sim::Sim;
+use ferry_sim::{Ports, Sim, Transfer};
 
 fn fill(rank: usize, len: usize, salt: usize) -> Vec<u8> {
     (0..len).map(|i| (rank * 31 + i * 7 + salt * 13 + 1) as u8).collect()
@@ -92,5 +92,34 @@ fn without_data_the_times_are_the_same() {
         let b = b.run().unwrap();
         assert_eq!(a.time.to_bits(), b.time.to_bits(), "{}", info.id);
         assert_eq!(a.messages, b.messages, "{}", info.id);
+    }
+}
+
+#[test]
+fn earliest_fit_ports_and_background_traffic_move_the_same_bytes() {
+    // Non-round parameters (as fitted ones are) and a busy node change the order in which
+    // transfers happen, never what they deliver.
+    let params = [
+        LogGp { l: 3.0, o: 0.5, g: 0.7, big_g: 0.01 },
+        LogGp { l: 0.05, o: 0.1, g: 0.1, big_g: 1.0 / 18000.0 },
+        LogGp { l: 31.519964671319727, o: 0.5, g: 0.5, big_g: 5.555555555555556e-05 },
+    ];
+    for p in params {
+        for info in algorithms() {
+            let op: &Reduction<'_> = if info.ordered { &matmul } else { &add_u32 };
+            for n in [2usize, 3, 5, 8, 13, 16] {
+                let base = params_for(info, 0, n, 0, 4 * 7).elem_size(4).segment_size(8);
+                let base = if info.id.contains("status_") { base.free_first((0..n).rev().collect()) } else { base };
+                let build = || (0..n).map(|r| (info.schedule)(&base.for_rank(r))).collect::<Vec<_>>();
+                let scheds = build();
+                let bufs = inputs(&scheds);
+                let want = run(scheds, bufs.clone(), op, &RunConfig::default()).unwrap();
+                let mut sim = Sim::new(n, p).ports(Ports::EarliestFit);
+                sim.add_background(&[Transfer { src: n - 1, dst: 0, bytes: 333, start: 0.0 }]).unwrap();
+                sim.load(build(), &vec![0.0; n], Some((bufs, op))).unwrap();
+                let got = sim.run().unwrap_or_else(|e| panic!("{} n={n}: {e}", info.id));
+                assert_eq!(got.buffers.as_ref(), Some(&want.buffers), "{} n={n} {p:?}", info.id);
+            }
+        }
     }
 }
