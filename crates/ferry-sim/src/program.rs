@@ -201,11 +201,13 @@ impl RankData {
             _ => unreachable!("only sends carry messages"),
         }
     }
-    pub(crate) fn candidates(&self, op: usize) -> Vec<usize> {
-        match &self.sched.nodes()[op].op {
-            Op::RecvAny { from } => from.iter().map(|(x, _)| *x).collect(),
-            _ => Vec::new(),
-        }
+    /// The peers an any-source receive takes messages from.
+    pub(crate) fn candidates(&self, op: usize) -> impl Iterator<Item = usize> + '_ {
+        let from: &[(usize, Vec<Range>)] = match &self.sched.nodes()[op].op {
+            Op::RecvAny { from } => from,
+            _ => &[],
+        };
+        from.iter().map(|(x, _)| *x)
     }
     pub(crate) fn local(&mut self, r: usize, op: usize, reduce: &Reduction<'_>) -> Result<(), SimError> {
         match self.sched.nodes()[op].op.clone() {
