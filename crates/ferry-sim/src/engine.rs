@@ -547,23 +547,20 @@ impl<'r> Sim<'r> {
         let wire = p.o + bytes as f64 * p.big_g;
         let (hold_send, hold_recv, lag) = (p.g.max(wire), wire, p.o + p.l);
         let now = self.now;
-        let mut at = now
-            .max(self.send_port[s].free)
-            .max(self.recv_port[d].free - lag);
-        if self.ports == Ports::EarliestFit {
-            at = now;
-            loop {
-                // Every step moves `at` forward, by at least one representable time.
-                if let Some(end) = self.send_port[s].conflict(at, hold_send) {
-                    at = if end > at { end } else { next_after(at) };
-                } else if let Some(end) = self.recv_port[d].conflict(at + lag, hold_recv) {
-                    at = if end - lag > at { end - lag } else { next_after(at) };
-                } else {
-                    break;
-                }
+        if self.ports == Ports::InOrder {
+            return now.max(self.send_port[s].free).max(self.recv_port[d].free - lag);
+        }
+        let mut at = now;
+        loop {
+            // Every step moves `at` forward, by at least one representable time.
+            if let Some(end) = self.send_port[s].conflict(at, hold_send) {
+                at = if end > at { end } else { next_after(at) };
+            } else if let Some(end) = self.recv_port[d].conflict(at + lag, hold_recv) {
+                at = if end - lag > at { end - lag } else { next_after(at) };
+            } else {
+                return at;
             }
         }
-        at
     }
 
     /// Issues `op` if its lane allows, then any ready ops queued behind it in the lane.
