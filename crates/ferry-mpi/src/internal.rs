@@ -46,7 +46,7 @@ pub fn allgather(rt: &mut Runtime, comm: i32, mine: &[u8]) -> MpiResult<Vec<Vec<
     for (r, &w) in group.iter().enumerate() {
         if r != me {
             // SAFETY: `mine` outlives the wait below.
-            reqs.push(unsafe { rt.engine.isend(w, ctx, TAG_ALLGATHER, mine.as_ptr(), mine.len(), false) });
+            reqs.extend(unsafe { rt.engine.isend(w, ctx, TAG_ALLGATHER, mine.as_ptr(), mine.len(), false) });
         }
     }
     let sts = wait_all(rt, &reqs)?;

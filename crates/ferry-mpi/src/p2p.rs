@@ -138,13 +138,17 @@ fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype
             None => unsafe { std::slice::from_raw_parts(data.ptr, data.len) }.to_vec(),
         };
         // SAFETY: `copy` lives in the pending list until the engine request completes.
-        let id = unsafe { rt.engine.isend(to, ctx, tag, copy.as_ptr(), copy.len(), false) };
-        rt.bsend.pending.push((id, need, copy));
+        if let Some(id) = unsafe { rt.engine.isend(to, ctx, tag, copy.as_ptr(), copy.len(), false) } {
+            rt.bsend.pending.push((id, need, copy));
+        }
         return Ok(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
     }
     // SAFETY: the user buffer (or `keep`) stays valid until the request completes.
-    let id = unsafe { rt.engine.isend(to, ctx, tag, data.ptr, data.len, mode == Mode::Synchronous) };
-    Ok(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep: data.keep })
+    match unsafe { rt.engine.isend(to, ctx, tag, data.ptr, data.len, mode == Mode::Synchronous) } {
+        Some(id) => Ok(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep: data.keep }),
+        // Copied out by the route already: nothing to wait for.
+        None => Ok(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }),
+    }
 }
 
 pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<i32> {
@@ -191,8 +195,8 @@ pub fn reap_bsends(rt: &mut Runtime, all: bool) -> MpiResult<()> {
 
 fn send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<()> {
     let r = send_req(rt, buf, count, dt, dest, tag, comm, mode)?;
-    if let Body::Engine(ferry_core::engine::DONE) = r.body {
-        // Copied out inside the engine already: nothing to wait for.
+    if let Body::Done { .. } = r.body {
+        // Copied out by the route already: nothing to wait for.
         return Ok(());
     }
     let o = rt.wait_unregistered(r)?;

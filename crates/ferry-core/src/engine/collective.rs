@@ -260,8 +260,14 @@ impl CollRun {
                         // SAFETY: `packed` is kept in `pending` until the request completes.
                         (unsafe { engine.isend(self.group[peer], self.ctx, self.tag, packed.as_ptr(), packed.len(), false) }, Some(packed))
                     };
-                    self.pending.push(Pending { node: i, req, staging: None, _keep: keep });
-                    self.state[i] = State::Issued;
+                    match req {
+                        Some(req) => {
+                            self.pending.push(Pending { node: i, req, staging: None, _keep: keep });
+                            self.state[i] = State::Issued;
+                        }
+                        // The route took it at once: nothing to wait for.
+                        None => self.finish(i, None),
+                    }
                 }
                 Op::Recv { peer, data } => {
                     let pat = Pattern { ctx: self.ctx, src: Some(self.group[peer]), tag: Some(self.tag) };

@@ -1,6 +1,118 @@
 //! Transports move frames between two ranks and report readiness; they know nothing of MPI.
+//!
+//! Every way of reaching a peer is a [`Route`]: a shared-memory ring pair (`shm::route`), a
+//! TCP connection (`tcp::conn`), an in-memory pair for tests (`mem`). They share one explicit
+//! non-blocking contract, so the engine above never asks which kind it holds:
+//! - sending: a frame is [`SendOutcome::Sent`] (all its bytes are out), [`SendOutcome::Queued`]
+//!   (the route keeps it and reports its completion when written) or
+//!   [`SendOutcome::WouldBlock`] (nothing taken; only from [`Route::try_send`]);
+//! - receiving: [`Route::recv`] hands whole frames to a [`Deliver`] (which says where each
+//!   payload goes as soon as the header is known) and says [`RecvOutcome::Progress`],
+//!   [`RecvOutcome::WouldBlock`] or [`RecvOutcome::Closed`];
+//! - readiness: a route with a file descriptor registers it with the engine's one poller
+//!   ([`Route::source`]); one without (a ring) is looked at on every pass
+//!   ([`Route::input_pending`]) and rings its peer's doorbell instead.
+//!
+//! TCP connection set-up (listening, the authentication handshake, simultaneous connects)
+//! lives in `tcp::connector` and yields established routes.
 
 pub mod business_card;
-pub mod handshake;
+pub mod frame;
+pub mod mem;
 pub mod shm;
 pub mod tcp;
+
+#[cfg(test)]
+mod conformance;
+
+pub use frame::{OutFrame, Payload, Sink};
+pub use tcp::handshake;
+
+use ferry_wire::{Header, Limits, HEADER_LEN};
+
+/// What a route did with a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendOutcome {
+    /// Every byte is written; a frame that completes a request completes it now.
+    Sent,
+    /// The route holds the frame (or a copy of what was left of it) and writes it later; a
+    /// frame that completes a request is reported by [`Route::flush`] once written.
+    Queued,
+    /// Nothing was taken: the route is full or already has frames waiting.
+    WouldBlock,
+}
+
+/// What reading a route produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecvOutcome {
+    /// Bytes arrived (one or more frames, or part of one).
+    Progress,
+    /// Nothing to read now.
+    WouldBlock,
+    /// The peer closed the route; no more frames will come.
+    Closed,
+}
+
+/// Why a route failed.
+#[derive(Debug)]
+pub enum RouteError {
+    /// The operating system refused (a reset connection, a failed write).
+    Io(std::io::Error),
+    /// The peer sent bytes that are not valid frames, or frames the receiver refused.
+    Protocol(String),
+}
+
+impl std::fmt::Display for RouteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RouteError::Io(e) => write!(f, "{e}"),
+            RouteError::Protocol(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<std::io::Error> for RouteError {
+    fn from(e: std::io::Error) -> Self {
+        RouteError::Io(e)
+    }
+}
+
+/// The receiving side of a route: told each frame's header as soon as it is decoded (to say
+/// where the payload goes), then the whole frame.
+pub trait Deliver {
+    /// A frame from `peer` begins. `whole`: its payload is already at hand and lands at once
+    /// (no transfer in progress to account for). An error refuses the frame and fails the
+    /// route.
+    fn header(&mut self, peer: u32, h: &Header, whole: bool) -> Result<Sink, String>;
+    /// The payload of the frame last announced is complete.
+    fn frame(&mut self, peer: u32, h: Header, sink: Sink) -> Result<(), String>;
+}
+
+/// One way of reaching one peer.
+pub trait Route {
+    /// Write a frame at once, or take a copy of what cannot be written now (`Queued`), or
+    /// refuse (`WouldBlock`, also whenever frames are already queued, so order is kept). The
+    /// caller's payload is free when this returns.
+    fn try_send(&mut self, header: &[u8; HEADER_LEN], payload: &[u8]) -> Result<SendOutcome, RouteError>;
+    /// Hand a frame over: `Sent` (then its completion is the caller's) or `Queued`.
+    fn send(&mut self, f: OutFrame, done: &mut Vec<u64>) -> Result<SendOutcome, RouteError>;
+    /// Write queued frames as far as possible; the requests of frames now fully written go
+    /// to `done`. Returns whether any bytes moved.
+    fn flush(&mut self, done: &mut Vec<u64>) -> Result<bool, RouteError>;
+    /// Frames waiting to be written.
+    fn queued(&self) -> usize;
+    /// Read what arrived from `peer`, a bounded amount per call for fairness between routes.
+    fn recv(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError>;
+    /// Whether input may be waiting without a poller event (always asked for routes without
+    /// a [`source`](Route::source)).
+    fn input_pending(&self) -> bool;
+    /// Whether queued frames could now make progress (room freed by the peer).
+    fn output_ready(&self) -> bool;
+    /// The file descriptor to register with the engine's poller, if the route has one.
+    fn source(&mut self) -> Option<&mut dyn mio::event::Source>;
+    /// The poller reported the route's descriptor readable.
+    fn mark_readable(&mut self) {}
+    /// Whether the peer sees this route close (a connection): an orderly end then says
+    /// goodbye first, so that the close is not taken for a crash.
+    fn closes_visibly(&self) -> bool;
+}

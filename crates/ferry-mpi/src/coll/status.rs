@@ -39,9 +39,10 @@ pub fn announce(engine: &mut Engine, source: StatusSource, root_world: u32, ctx:
     }
     static NOTHING: u8 = 0;
     // SAFETY: a zero-byte send reads nothing; the pointer is to a static anyway.
-    let req = unsafe { engine.isend(root_world, ctx, token_tag, &NOTHING, 0, false) };
     // Nobody waits for it: it completes on its own (and finalize flushes it).
-    engine.detach(req);
+    if let Some(req) = unsafe { engine.isend(root_world, ctx, token_tag, &NOTHING, 0, false) } {
+        engine.detach(req);
+    }
 }
 
 /// The root's free-first order of communicator ranks: free board ranks and ranks whose

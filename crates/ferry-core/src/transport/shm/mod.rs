@@ -14,6 +14,7 @@ pub mod cma;
 pub mod doorbell;
 pub mod host;
 pub mod ring;
+pub mod route;
 pub mod segment;
 pub mod status;
 
@@ -26,6 +27,7 @@ use std::time::Duration;
 pub use cma::{cma_available, cma_support, permit_peer_reads, read_remote, read_remote_exact, CmaSupport};
 pub use doorbell::{Doorbell, Kick, WaitOutcome};
 pub use host::{host_job_id, job_segment_prefix, HostConfig, HostShm, Link};
+pub use route::ShmRoute;
 pub use ring::{heap_ring, Consumer, PartialWrite, Piece, Producer, RingPair, RECORD_PREFIX};
 pub use segment::{segment_name, unlink, Segment, SegmentLayout};
 pub use status::{StatusBoard, TransferGuard};

@@ -1,0 +1,755 @@
+//! The point-to-point protocol core, sans-IO: matching, eager and rendezvous transfers,
+//! synchronous sends, cancel, probe and matched probe, for one rank.
+//!
+//! Calls and inbound frames go in (through [`Deliver`], which routes call); frames to send
+//! ([`Protocol::next_frame`]), single-copy reads to perform ([`Protocol::next_read`]) and
+//! completed requests come out. No sockets, clocks or threads: the engine drives it over
+//! real routes, the tests over in-memory ones, step by step.
+//!
+//! Protocols (the same frames on every route): a message of at most the route's eager limit
+//! travels as one `Eager` frame (flag `SYNC` for a synchronous send, acknowledged by
+//! `SyncAck` once matched); a larger one announces itself with `Rts`, and its data follows as
+//! `RndvData` frames once the receiver has matched it and answered `Cts`, so it lands straight
+//! in the receive buffer. Between ranks of one host that may read each other's memory, the
+//! `Rts` carries the address of the send buffer: the receiver copies the message out with one
+//! read and answers `RndvFin`. Sequence numbers per ordered pair are checked on `Eager` and
+//! `Rts`.
+
+use std::collections::VecDeque;
+
+use ferry_wire::{flags, Header, Kind};
+
+use super::matching::{Envelope, MatchQueues, Pattern};
+use super::request::{EngineError, RecvReq, RecvState, Req, ReqId, ReqKind, SendReq, SendState, Status};
+use super::slab::Slab;
+use crate::fastmap::FastMap;
+use crate::transport::{Deliver, OutFrame, Payload, Sink};
+
+/// Rendezvous data travels in frames of at most this many bytes.
+pub const RNDV_CHUNK: usize = 4 << 20;
+
+/// Where the payload of the frame now arriving from a peer belongs.
+#[derive(Clone, Copy)]
+enum Target {
+    None,
+    /// A matched receive, and the sequence number to acknowledge when the sender is
+    /// synchronous.
+    Recv(ReqId, Option<u64>),
+    Unexpected(u64),
+}
+
+enum InKind {
+    /// `len` is the announced size, known before the payload has arrived.
+    Eager { data: Vec<u8>, len: u64, complete: bool, bound: Option<ReqId> },
+    /// `addr`: where the sender's buffer is, when it may be read directly.
+    Rts { len: u64, cookie: u64, addr: Option<u64> },
+}
+
+struct InMsg {
+    env: Envelope,
+    kind: InKind,
+    /// For a synchronous eager message: the sequence number to acknowledge.
+    sync: Option<u64>,
+}
+
+#[derive(Default)]
+struct PeerState {
+    send_seq: u64,
+    recv_seq: u64,
+    eager_limit: usize,
+    /// On this host: it may hand us the address of its buffer.
+    local: bool,
+    lost: bool,
+    said_bye: bool,
+    /// The frame now arriving from this peer.
+    rx: Option<Target>,
+}
+
+/// A copy straight out of a local sender's memory, for the driver to perform (then
+/// [`Protocol::read_done`]).
+#[derive(Clone, Copy, Debug)]
+pub struct RemoteRead {
+    pub rid: ReqId,
+    pub peer: u32,
+    /// Address in the sender's address space.
+    pub addr: u64,
+    pub buf: *mut u8,
+    pub len: usize,
+    /// The sender's request, to name in `RndvFin` (or `Cts` when the read fails).
+    cookie: u64,
+}
+
+/// The protocol state of one rank.
+pub struct Protocol {
+    me: u32,
+    peers: Vec<PeerState>,
+    queues: MatchQueues<ReqId, u64>,
+    inmsgs: FastMap<u64, InMsg>,
+    next_mid: u64,
+    reqs: Slab<Req>,
+    sync_waits: FastMap<(u32, u64), ReqId>,
+    outbox: VecDeque<(u32, OutFrame)>,
+    reads: VecDeque<RemoteRead>,
+    single_copy: bool,
+    /// Requests that started (+) or ended (-) moving data since the driver last looked.
+    busy_delta: i64,
+}
+
+// SAFETY: the raw pointers held are user buffers that the MPI contract keeps valid until
+// their requests complete, whichever thread then drives the protocol.
+unsafe impl Send for Protocol {}
+
+impl Protocol {
+    /// Rank `me` of `size`; every peer starts with `eager_limit` and as remote.
+    pub fn new(me: u32, size: u32, eager_limit: usize) -> Protocol {
+        let mut peers = Vec::with_capacity(size as usize);
+        peers.resize_with(size as usize, || PeerState { eager_limit, ..PeerState::default() });
+        Protocol {
+            me,
+            peers,
+            queues: MatchQueues::new(),
+            inmsgs: FastMap::default(),
+            next_mid: 1,
+            reqs: Slab::default(),
+            sync_waits: FastMap::default(),
+            outbox: VecDeque::new(),
+            reads: VecDeque::new(),
+            single_copy: false,
+            busy_delta: 0,
+        }
+    }
+
+    /// `peer` is on this host, reached with messages of at most `eager_limit` bytes sent
+    /// eagerly.
+    pub fn set_local(&mut self, peer: u32, eager_limit: usize) {
+        let p = &mut self.peers[peer as usize];
+        p.local = true;
+        p.eager_limit = eager_limit;
+    }
+
+    /// Whether rendezvous between local ranks copies straight out of the sender.
+    pub fn set_single_copy(&mut self, yes: bool) {
+        self.single_copy = yes;
+    }
+
+    pub fn rank(&self) -> u32 {
+        self.me
+    }
+
+    pub fn eager_limit_to(&self, dst: u32) -> usize {
+        self.peers[dst as usize].eager_limit
+    }
+
+    // ----- what comes out -----------------------------------------------------------------
+
+    /// The next frame to send, and to whom.
+    pub fn next_frame(&mut self) -> Option<(u32, OutFrame)> {
+        self.outbox.pop_front()
+    }
+
+    pub fn has_frames(&self) -> bool {
+        !self.outbox.is_empty()
+    }
+
+    /// The next single-copy read to perform.
+    pub fn next_read(&mut self) -> Option<RemoteRead> {
+        self.reads.pop_front()
+    }
+
+    /// Requests that began (+) or ended (-) moving data since the last call.
+    pub fn take_busy_delta(&mut self) -> i64 {
+        std::mem::take(&mut self.busy_delta)
+    }
+
+    // ----- sends --------------------------------------------------------------------------
+
+    /// The header of a small eager send to `dst` that needs no request, when one may be
+    /// taken: call [`commit_eager`](Self::commit_eager) once the route took the frame.
+    pub fn eager_header(&self, dst: u32, ctx: u32, tag: i32, len: usize) -> Option<Header> {
+        let p = &self.peers[dst as usize];
+        if dst == self.me || p.lost || len > p.eager_limit {
+            return None;
+        }
+        let mut h = Header::new(Kind::Eager);
+        h.src = self.me;
+        h.dst = dst;
+        h.context = ctx;
+        h.tag = tag;
+        h.len = len as u64;
+        h.seq = p.send_seq + 1;
+        Some(h)
+    }
+
+    /// The frame of [`eager_header`](Self::eager_header) left.
+    pub fn commit_eager(&mut self, dst: u32) {
+        self.peers[dst as usize].send_seq += 1;
+    }
+
+    /// Start sending `len` bytes at `ptr` to rank `dst`.
+    ///
+    /// # Safety
+    /// `ptr..ptr+len` must stay valid and unmodified until the request completes.
+    pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> ReqId {
+        let rid = self.reqs.insert(Req { kind: ReqKind::Send(SendReq { state: SendState::InFlight, peer: dst }), done: None, detached: false, busy: false });
+        if dst == self.me {
+            // SAFETY: the caller guarantees the buffer for the duration of the call.
+            let data = if len == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec() };
+            self.send_to_self(rid, ctx, tag, data, sync);
+            return rid;
+        }
+        if self.peers[dst as usize].lost {
+            self.finish(rid, Err(EngineError::PeerLost(dst)));
+            return rid;
+        }
+        self.mark_busy(rid);
+        let mut h = Header::new(Kind::Eager);
+        h.src = self.me;
+        h.dst = dst;
+        h.context = ctx;
+        h.tag = tag;
+        h.len = len as u64;
+        h.seq = self.next_seq(dst);
+        let p = &self.peers[dst as usize];
+        if len == 0 || len <= p.eager_limit {
+            if sync {
+                h.flags |= flags::SYNC;
+                self.sync_waits.insert((dst, h.seq), rid);
+            }
+            // A standard send completes once its bytes are out, a synchronous one once it is
+            // also acknowledged.
+            let completes = if sync { None } else { Some(rid) };
+            self.outbox.push_back((dst, OutFrame::new(&h, Payload::Borrowed { ptr, len }, completes)));
+        } else {
+            h.kind = Kind::Rts;
+            let mut body = (len as u64).to_le_bytes().to_vec();
+            body.extend_from_slice(&rid.to_le_bytes());
+            if p.local && self.single_copy {
+                body.extend_from_slice(&(ptr as u64).to_le_bytes());
+            }
+            h.len = body.len() as u64;
+            if let Some(Req { kind: ReqKind::Send(s), .. }) = self.reqs.get_mut(rid) {
+                s.state = SendState::AwaitCts { ptr, len, dst };
+            }
+            self.outbox.push_back((dst, OutFrame::new(&h, Payload::Owned(body), None)));
+        }
+        rid
+    }
+
+    fn next_seq(&mut self, dst: u32) -> u64 {
+        let p = &mut self.peers[dst as usize];
+        p.send_seq += 1;
+        p.send_seq
+    }
+
+    fn mid(&mut self) -> u64 {
+        self.next_mid += 1;
+        self.next_mid
+    }
+
+    fn send_to_self(&mut self, rid: ReqId, ctx: u32, tag: i32, data: Vec<u8>, sync: bool) {
+        let env = Envelope { ctx, src: self.me, tag };
+        let mid = self.mid();
+        let len = data.len();
+        match self.queues.arrive(env, mid) {
+            Some((r, _)) => {
+                self.deliver_owned(r, env, &data, len as u64);
+                self.finish(rid, Ok(Status::default()));
+            }
+            None => {
+                self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { len: len as u64, data, complete: true, bound: None }, sync: sync.then_some(rid) });
+                if !sync {
+                    self.finish(rid, Ok(Status::default()));
+                }
+            }
+        }
+    }
+
+    /// A frame that completes `rid` was written by its route.
+    pub fn frame_written(&mut self, rid: ReqId) {
+        self.finish(rid, Ok(Status::default()));
+    }
+
+    // ----- receives -----------------------------------------------------------------------
+
+    /// Post a receive of at most `cap` bytes into `buf`.
+    ///
+    /// # Safety
+    /// `buf..buf+cap` must stay valid until the request completes or is cancelled.
+    pub unsafe fn irecv(&mut self, pat: Pattern, buf: *mut u8, cap: usize) -> ReqId {
+        let rid = self.reqs.insert(Req { kind: ReqKind::Recv(RecvReq { buf, cap, pat, state: RecvState::Posted, status: Status::default() }), done: None, detached: false, busy: false });
+        if let Some(src) = pat.src {
+            if src != self.me && self.peers[src as usize].lost && self.queues.peek(&pat).is_none() {
+                self.finish(rid, Err(EngineError::PeerLost(src)));
+                return rid;
+            }
+        }
+        if let Some((env, mid, rid)) = self.queues.post(pat, rid) {
+            self.matched_unexpected(rid, env, mid);
+        }
+        rid
+    }
+
+    /// A receive met an unexpected message.
+    fn matched_unexpected(&mut self, rid: ReqId, env: Envelope, mid: u64) {
+        let Some(mut m) = self.inmsgs.remove(&mid) else { return };
+        match &mut m.kind {
+            InKind::Eager { data, complete: true, .. } => {
+                let data = std::mem::take(data);
+                self.deliver_owned(rid, env, &data, data.len() as u64);
+                self.ack_sync(env.src, m.sync);
+            }
+            InKind::Eager { complete: false, bound, .. } => {
+                *bound = Some(rid);
+                if let Some(r) = self.recv_mut(rid) {
+                    r.state = RecvState::AwaitEager;
+                    r.status.source = env.src;
+                }
+                self.mark_busy(rid);
+                self.inmsgs.insert(mid, m);
+            }
+            InKind::Rts { len, cookie, addr } => {
+                let (len, cookie, addr) = (*len, *cookie, *addr);
+                self.start_rndv_recv(rid, env, len, cookie, addr);
+            }
+        }
+    }
+
+    fn ack_sync(&mut self, src: u32, sync: Option<u64>) {
+        let Some(seq) = sync else { return };
+        if src == self.me {
+            // A synchronous send to self completes when matched; `seq` is its request id.
+            self.finish(seq, Ok(Status::default()));
+            return;
+        }
+        let mut h = Header::new(Kind::SyncAck);
+        h.src = self.me;
+        h.dst = src;
+        h.seq = seq;
+        self.outbox.push_back((src, OutFrame::new(&h, Payload::None, None)));
+    }
+
+    fn recv_mut(&mut self, rid: ReqId) -> Option<&mut RecvReq> {
+        match self.reqs.get_mut(rid) {
+            Some(Req { kind: ReqKind::Recv(r), .. }) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Copy a whole message into a matched receive and complete it.
+    fn deliver_owned(&mut self, rid: ReqId, env: Envelope, data: &[u8], total: u64) {
+        let Some(r) = self.recv_mut(rid) else { return };
+        let n = data.len().min(r.cap);
+        if n > 0 {
+            // SAFETY: `buf` holds `cap` bytes, valid until completion (irecv's contract).
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf, n) };
+        }
+        let st = Status { source: env.src, tag: env.tag, bytes: n, cancelled: false, truncated: total > r.cap as u64 };
+        self.finish(rid, Ok(st));
+    }
+
+    fn start_rndv_recv(&mut self, rid: ReqId, env: Envelope, len: u64, cookie: u64, addr: Option<u64>) {
+        let Some(r) = self.recv_mut(rid) else { return };
+        r.state = RecvState::Rndv { total: len, got: 0 };
+        r.status = Status { source: env.src, tag: env.tag, bytes: (len as usize).min(r.cap), cancelled: false, truncated: len > r.cap as u64 };
+        let (buf, n) = (r.buf, r.status.bytes);
+        self.mark_busy(rid);
+        if let Some(addr) = addr.filter(|_| self.single_copy && self.peers[env.src as usize].local) {
+            self.reads.push_back(RemoteRead { rid, peer: env.src, addr, buf, len: n, cookie });
+            return;
+        }
+        self.send_cts(env.src, cookie, rid);
+    }
+
+    fn send_cts(&mut self, peer: u32, cookie: u64, rid: ReqId) {
+        let mut h = Header::new(Kind::Cts);
+        h.src = self.me;
+        h.dst = peer;
+        h.len = 16;
+        let mut p = cookie.to_le_bytes().to_vec();
+        p.extend_from_slice(&rid.to_le_bytes());
+        self.outbox.push_back((peer, OutFrame::new(&h, Payload::Owned(p), None)));
+    }
+
+    /// The driver performed (`Ok`) or could not perform a [`RemoteRead`]. On failure the
+    /// sender still holds its buffer: the data comes through the route instead, and every
+    /// later rendezvous too.
+    pub fn read_done(&mut self, read: RemoteRead, result: Result<(), String>) {
+        match result {
+            Ok(()) => {
+                self.finish_received(read.rid);
+                let mut h = Header::new(Kind::RndvFin);
+                h.src = self.me;
+                h.dst = read.peer;
+                h.seq = read.cookie;
+                self.outbox.push_back((read.peer, OutFrame::new(&h, Payload::None, None)));
+            }
+            Err(e) => {
+                crate::warn!("shm", "single-copy read from rank {} failed ({e}); copying through shared memory from now on", read.peer);
+                self.single_copy = false;
+                self.send_cts(read.peer, read.cookie, read.rid);
+            }
+        }
+    }
+
+    // ----- probe, cancel, matched probe ---------------------------------------------------
+
+    /// The envelope and size of the oldest unexpected message matching `pat` (MPI_Iprobe).
+    pub fn peek(&self, pat: &Pattern) -> Option<Status> {
+        let (env, mid) = self.queues.peek(pat)?;
+        let m = self.inmsgs.get(mid)?;
+        Some(Status { source: env.src, tag: env.tag, bytes: msg_len(m), cancelled: false, truncated: false })
+    }
+
+    /// Remove the oldest matching unexpected message; receive it later with
+    /// [`imrecv`](Self::imrecv).
+    pub fn improbe(&mut self, pat: &Pattern) -> Option<(u64, Status)> {
+        let (env, mid) = self.queues.take(pat)?;
+        let m = self.inmsgs.get(&mid)?;
+        Some((mid, Status { source: env.src, tag: env.tag, bytes: msg_len(m), cancelled: false, truncated: false }))
+    }
+
+    /// Receive a message taken by [`improbe`](Self::improbe).
+    ///
+    /// # Safety
+    /// As for [`irecv`](Self::irecv).
+    pub unsafe fn imrecv(&mut self, mid: u64, buf: *mut u8, cap: usize) -> ReqId {
+        let env = self.inmsgs.get(&mid).map(|m| m.env).unwrap_or(Envelope { ctx: 0, src: self.me, tag: 0 });
+        let pat = Pattern { ctx: env.ctx, src: Some(env.src), tag: Some(env.tag) };
+        let rid = self.reqs.insert(Req { kind: ReqKind::Recv(RecvReq { buf, cap, pat, state: RecvState::Posted, status: Status::default() }), done: None, detached: false, busy: false });
+        self.matched_unexpected(rid, env, mid);
+        rid
+    }
+
+    /// Cancel a receive that has not matched. True when it was cancelled.
+    pub fn cancel(&mut self, rid: ReqId) -> bool {
+        let ctx = match self.reqs.get(rid) {
+            Some(Req { kind: ReqKind::Recv(r), done: None, .. }) if matches!(r.state, RecvState::Posted) => r.pat.ctx,
+            _ => return false,
+        };
+        if self.queues.cancel(ctx, |r| *r == rid).is_some() {
+            self.finish(rid, Ok(Status { cancelled: true, ..Status::default() }));
+            true
+        } else {
+            false
+        }
+    }
+
+    // ----- completion ---------------------------------------------------------------------
+
+    /// Count `rid` as moving data until it completes.
+    fn mark_busy(&mut self, rid: ReqId) {
+        if let Some(r) = self.reqs.get_mut(rid) {
+            if !r.busy && r.done.is_none() {
+                r.busy = true;
+                self.busy_delta += 1;
+            }
+        }
+    }
+
+    fn finish(&mut self, rid: ReqId, result: Result<Status, EngineError>) {
+        let detached = match self.reqs.get_mut(rid) {
+            Some(r) => {
+                if r.done.is_none() {
+                    r.done = Some(result);
+                    if std::mem::take(&mut r.busy) {
+                        self.busy_delta -= 1;
+                    }
+                }
+                r.detached
+            }
+            None => return,
+        };
+        if detached {
+            self.reqs.remove(rid);
+        }
+    }
+
+    fn finish_received(&mut self, rid: ReqId) {
+        if let Some(r) = self.recv_mut(rid) {
+            let st = r.status;
+            self.finish(rid, Ok(st));
+        }
+    }
+
+    /// Whether `rid` has completed (its result stays until [`take`](Self::take)). A request
+    /// that is gone counts as done.
+    pub fn is_done(&self, rid: ReqId) -> bool {
+        self.reqs.get(rid).map_or(true, |r| r.done.is_some())
+    }
+
+    /// Take a completed request's result and forget the request.
+    pub fn take(&mut self, rid: ReqId) -> Option<Result<Status, EngineError>> {
+        if self.reqs.get(rid)?.done.is_some() {
+            self.reqs.remove(rid).and_then(|r| r.done)
+        } else {
+            None
+        }
+    }
+
+    /// The user no longer waits for `rid` (MPI_Request_free): it completes on its own.
+    pub fn detach(&mut self, rid: ReqId) {
+        if let Some(r) = self.reqs.get_mut(rid) {
+            if r.done.is_some() {
+                self.reqs.remove(rid);
+            } else {
+                r.detached = true;
+            }
+        }
+    }
+
+    /// Whether any request is known (pending, or completed and not yet taken).
+    pub fn has_requests(&self) -> bool {
+        !self.reqs.is_empty()
+    }
+
+    /// Requests not yet completed (including detached ones).
+    pub fn outstanding(&self) -> usize {
+        self.reqs.iter().filter(|(_, r)| r.done.is_none()).count()
+    }
+
+    /// Sends not yet completed, including detached ones.
+    pub fn sends_outstanding(&self) -> usize {
+        self.reqs.iter().filter(|(_, r)| r.done.is_none() && matches!(r.kind, ReqKind::Send(_))).count()
+    }
+
+    // ----- peers --------------------------------------------------------------------------
+
+    /// `peer` said goodbye: a close that follows is orderly.
+    pub fn said_bye(&self, peer: u32) -> bool {
+        self.peers[peer as usize].said_bye
+    }
+
+    /// A goodbye frame for `peer`, to send at finalize.
+    pub fn bye(&mut self, peer: u32) {
+        let mut h = Header::new(Kind::Bye);
+        h.src = self.me;
+        h.dst = peer;
+        self.outbox.push_back((peer, OutFrame::new(&h, Payload::None, None)));
+    }
+
+    pub fn is_lost(&self, peer: u32) -> bool {
+        self.peers[peer as usize].lost
+    }
+
+    /// `peer` is gone without a goodbye: every request that depends on it fails.
+    pub fn peer_lost(&mut self, peer: u32) {
+        self.peers[peer as usize].lost = true;
+        let lost: Vec<(ReqId, u32)> = self
+            .reqs
+            .iter()
+            .filter(|(_, r)| r.done.is_none())
+            .filter_map(|(id, r)| {
+                let peer = match &r.kind {
+                    ReqKind::Send(s) => Some(s.peer),
+                    ReqKind::Recv(rr) => match rr.state {
+                        RecvState::Posted => rr.pat.src,
+                        RecvState::Rndv { .. } | RecvState::Receiving | RecvState::AwaitEager => Some(rr.status.source),
+                    },
+                }?;
+                (peer != self.me && self.peers[peer as usize].lost).then_some((id, peer))
+            })
+            .collect();
+        for (id, peer) in lost {
+            if let Some(Req { kind: ReqKind::Recv(r), .. }) = self.reqs.get(id) {
+                let ctx = r.pat.ctx;
+                self.queues.cancel(ctx, |x| *x == id);
+            }
+            self.finish(id, Err(EngineError::PeerLost(peer)));
+        }
+    }
+
+    // ----- inbound frames -----------------------------------------------------------------
+
+    fn check_seq(&mut self, peer: u32, seq: u64) -> Result<(), String> {
+        let p = &mut self.peers[peer as usize];
+        if seq != p.recv_seq + 1 {
+            return Err(format!("sequence number {seq} from rank {peer}, expected {}", p.recv_seq + 1));
+        }
+        p.recv_seq = seq;
+        Ok(())
+    }
+
+    /// Where the payload of a frame from `peer` goes.
+    fn on_header(&mut self, peer: u32, h: &Header, whole: bool) -> Result<(Sink, Target), String> {
+        if h.src != peer || h.dst != self.me {
+            return Err(format!("frame from rank {} to {} on the route of rank {peer}", h.src, h.dst));
+        }
+        match h.kind {
+            Kind::Eager => {
+                self.check_seq(peer, h.seq)?;
+                let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
+                let mid = self.mid();
+                let sync = (h.flags & flags::SYNC != 0).then_some(h.seq);
+                match self.queues.arrive(env, mid) {
+                    Some((rid, _)) => {
+                        let r = self.recv_mut(rid).expect("posted receives are live requests");
+                        r.state = RecvState::Receiving;
+                        r.status = Status { source: peer, tag: h.tag, bytes: (h.len as usize).min(r.cap), cancelled: false, truncated: h.len > r.cap as u64 };
+                        let sink = Sink::Mem { ptr: r.buf, cap: r.cap, off: 0 };
+                        if h.len > 0 && !whole {
+                            self.mark_busy(rid);
+                        }
+                        // Acknowledge a synchronous send only once its whole payload is
+                        // here: the sender's buffer may still hold bytes not yet written.
+                        Ok((sink, Target::Recv(rid, sync)))
+                    }
+                    None => {
+                        self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { data: Vec::new(), len: h.len, complete: false, bound: None }, sync });
+                        Ok((Sink::Vec(Vec::with_capacity(h.len as usize)), Target::Unexpected(mid)))
+                    }
+                }
+            }
+            Kind::Rts => {
+                self.check_seq(peer, h.seq)?;
+                Ok((Sink::Vec(Vec::with_capacity(24)), Target::None))
+            }
+            Kind::Cts => Ok((Sink::Vec(Vec::with_capacity(16)), Target::None)),
+            Kind::RndvData => {
+                let rid = h.seq;
+                match self.reqs.get_mut(rid) {
+                    Some(Req { kind: ReqKind::Recv(r), done: None, .. }) => match r.state {
+                        RecvState::Rndv { got, total } if r.status.source == peer && got + h.len <= total => {
+                            Ok((Sink::Mem { ptr: r.buf, cap: r.cap, off: got as usize }, Target::Recv(rid, None)))
+                        }
+                        _ => Err(format!("rendezvous data for request {rid} that does not expect it")),
+                    },
+                    _ => Err(format!("rendezvous data for unknown request {rid}")),
+                }
+            }
+            Kind::SyncAck | Kind::RndvFin | Kind::Bye => Ok((Sink::Discard, Target::None)),
+            k => Err(format!("{k:?} frame on an established route")),
+        }
+    }
+
+    /// A whole frame from `peer` arrived; `payload` holds it when it went to an owned buffer.
+    fn on_frame(&mut self, peer: u32, h: Header, payload: Vec<u8>, target: Target) -> Result<(), String> {
+        match h.kind {
+            Kind::Eager => match target {
+                Target::Recv(rid, sync) => {
+                    self.finish_received(rid);
+                    self.ack_sync(peer, sync);
+                }
+                Target::Unexpected(mid) => {
+                    let Some(m) = self.inmsgs.get_mut(&mid) else { return Ok(()) };
+                    let InKind::Eager { data, complete, bound, .. } = &mut m.kind else { return Ok(()) };
+                    *data = payload;
+                    *complete = true;
+                    if let Some(rid) = bound.take() {
+                        let m = self.inmsgs.remove(&mid).expect("present above");
+                        let InKind::Eager { data, .. } = m.kind else { unreachable!() };
+                        self.deliver_owned(rid, m.env, &data, data.len() as u64);
+                        self.ack_sync(peer, m.sync);
+                    }
+                }
+                Target::None => {}
+            },
+            Kind::Rts => {
+                if payload.len() != 16 && payload.len() != 24 {
+                    return Err(format!("RTS of {} bytes", payload.len()));
+                }
+                let word = |i: usize| u64::from_le_bytes(payload[8 * i..8 * i + 8].try_into().expect("8-byte field"));
+                let (len, cookie) = (word(0), word(1));
+                // Only a local peer can hand us an address to read from.
+                let addr = (payload.len() == 24).then(|| word(2));
+                if addr.is_some() && !self.peers[peer as usize].local {
+                    return Err("RTS with a buffer address over the network".into());
+                }
+                let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
+                let mid = self.mid();
+                match self.queues.arrive(env, mid) {
+                    Some((rid, _)) => self.start_rndv_recv(rid, env, len, cookie, addr),
+                    None => {
+                        self.inmsgs.insert(mid, InMsg { env, kind: InKind::Rts { len, cookie, addr }, sync: None });
+                    }
+                }
+            }
+            Kind::RndvFin => match self.reqs.get_mut(h.seq) {
+                Some(Req { kind: ReqKind::Send(SendReq { state: s @ SendState::AwaitCts { .. }, peer: dst }), .. }) if *dst == peer => {
+                    *s = SendState::InFlight;
+                    self.finish(h.seq, Ok(Status::default()));
+                }
+                _ => return Err(format!("completion of unknown rendezvous send {}", h.seq)),
+            },
+            Kind::Cts => {
+                if payload.len() != 16 {
+                    return Err("short CTS".into());
+                }
+                let sid = u64::from_le_bytes(payload[0..8].try_into().expect("16-byte payload"));
+                let rcookie = u64::from_le_bytes(payload[8..16].try_into().expect("16-byte payload"));
+                let (ptr, len, dst) = match self.reqs.get_mut(sid) {
+                    Some(Req { kind: ReqKind::Send(SendReq { state: s @ SendState::AwaitCts { .. }, .. }), .. }) => {
+                        let SendState::AwaitCts { ptr, len, dst } = std::mem::replace(s, SendState::InFlight) else { unreachable!() };
+                        (ptr, len, dst)
+                    }
+                    _ => return Err(format!("CTS for unknown send {sid}")),
+                };
+                if dst != peer {
+                    return Err(format!("CTS from rank {peer} for a send to rank {dst}"));
+                }
+                let mut off = 0;
+                while off < len {
+                    let n = RNDV_CHUNK.min(len - off);
+                    let mut dh = Header::new(Kind::RndvData);
+                    dh.src = self.me;
+                    dh.dst = dst;
+                    dh.seq = rcookie;
+                    dh.len = n as u64;
+                    let last = off + n == len;
+                    // SAFETY: the send buffer stays valid until this request completes, which
+                    // happens only once the last chunk is written.
+                    let p = Payload::Borrowed { ptr: unsafe { ptr.add(off) }, len: n };
+                    self.outbox.push_back((dst, OutFrame::new(&dh, p, last.then_some(sid))));
+                    off += n;
+                }
+            }
+            Kind::RndvData => {
+                if let Target::Recv(rid, _) = target {
+                    let done = match self.recv_mut(rid) {
+                        Some(RecvReq { state: RecvState::Rndv { total, got }, .. }) => {
+                            *got += h.len;
+                            *got == *total
+                        }
+                        _ => false,
+                    };
+                    if done {
+                        self.finish_received(rid);
+                    }
+                }
+            }
+            Kind::SyncAck => match self.sync_waits.remove(&(peer, h.seq)) {
+                Some(rid) => self.finish(rid, Ok(Status::default())),
+                None => return Err(format!("acknowledgement of unknown synchronous send {}", h.seq)),
+            },
+            Kind::Bye => self.peers[peer as usize].said_bye = true,
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Deliver for Protocol {
+    fn header(&mut self, peer: u32, h: &Header, whole: bool) -> Result<Sink, String> {
+        if peer as usize >= self.peers.len() {
+            return Err(format!("frame from unknown rank {peer}"));
+        }
+        let (sink, target) = self.on_header(peer, h, whole)?;
+        self.peers[peer as usize].rx = Some(target);
+        Ok(sink)
+    }
+
+    fn frame(&mut self, peer: u32, h: Header, sink: Sink) -> Result<(), String> {
+        let target = self.peers[peer as usize].rx.take().unwrap_or(Target::None);
+        self.on_frame(peer, h, sink.into_vec(), target)
+    }
+}
+
+fn msg_len(m: &InMsg) -> usize {
+    match &m.kind {
+        InKind::Eager { len, .. } => *len as usize,
+        InKind::Rts { len, .. } => *len as usize,
+    }
+}
+
+#[cfg(test)]
+#[path = "protocol_tests.rs"]
+mod tests;

@@ -1,0 +1,422 @@
+//! TCP connection set-up: the listening socket, outbound connects, and the authentication
+//! handshake (`handshake.rs`, sans-IO) on each connection until it is either an
+//! authenticated route to a known rank or refused. When two ranks connect to each other at
+//! once, the connection initiated by the higher rank wins on both sides.
+//!
+//! The connector owns only connections in set-up; it hands each established one to the engine
+//! as a [`ConnectorEvent::Established`] route and forgets it.
+
+use std::collections::VecDeque;
+use std::io;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use ferry_wire::{Header, Limits};
+use mio::{Interest, Registry, Token};
+
+use super::conn::Conn;
+use super::handshake::{decide, Acceptor, AcceptorStep, Decision, HandshakeError, Initiator, Out};
+use crate::transport::{Deliver, OutFrame, Payload, RecvOutcome, Route, Sink};
+use crate::{debug, warn};
+
+/// A connection that has not even said hello by then is dropped.
+const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// What connection set-up produced for the engine.
+pub enum ConnectorEvent {
+    /// An authenticated connection to `peer`, registered with the poller under `token`'s
+    /// replacement: the engine re-registers it under its own token.
+    Established { peer: u32, conn: Conn },
+    /// Our connection to `peer` was dropped during set-up (the peer chose its own, or
+    /// closed): connect again if frames still wait and no route exists.
+    Dropped { peer: u32 },
+    /// Connecting to `peer` failed for good.
+    Failed { peer: u32, msg: String },
+}
+
+enum Phase {
+    /// Outbound TCP connect in progress; Hello is queued.
+    Connecting(Initiator),
+    Initiating(Initiator),
+    Accepting(Acceptor),
+}
+
+struct Slot {
+    conn: Conn,
+    phase: Phase,
+    peer: Option<u32>,
+    from: SocketAddr,
+    opened: Instant,
+}
+
+/// Collects the one frame a handshake step reads.
+#[derive(Default)]
+struct HandshakeFrame(Option<(Header, Vec<u8>)>);
+
+impl Deliver for HandshakeFrame {
+    fn header(&mut self, _peer: u32, h: &Header, _whole: bool) -> Result<Sink, String> {
+        Ok(Sink::Vec(Vec::with_capacity(h.len as usize)))
+    }
+    fn frame(&mut self, _peer: u32, h: Header, sink: Sink) -> Result<(), String> {
+        self.0 = Some((h, sink.into_vec()));
+        Ok(())
+    }
+}
+
+fn out_frame(o: Out) -> OutFrame {
+    OutFrame::new(&o.header, Payload::Owned(o.payload), None)
+}
+
+fn nonce() -> [u8; 32] {
+    let mut n = [0u8; 32];
+    getrandom::getrandom(&mut n).expect("the kernel's random source is available");
+    n
+}
+
+/// Connections in set-up, and the listening socket.
+pub struct Connector {
+    me: u32,
+    secret: Vec<u8>,
+    addrs: Vec<SocketAddr>,
+    listener: mio::net::TcpListener,
+    slots: Vec<Option<Slot>>,
+    /// Our outbound connection in set-up, per peer.
+    connecting: Vec<Option<usize>>,
+    /// Whether the engine holds an established route to each peer.
+    established: Vec<bool>,
+    connect_timeout: Duration,
+    sndbuf: usize,
+    /// Poller tokens from here on are connection slots.
+    token_base: usize,
+    limits: Limits,
+    events: VecDeque<ConnectorEvent>,
+}
+
+impl Connector {
+    /// `addrs`: every rank's advertised address. The listener is registered under
+    /// `listener_token`, connections in set-up under `token_base + slot`.
+    pub fn new(me: u32, secret: Vec<u8>, addrs: Vec<SocketAddr>, mut listener: mio::net::TcpListener, registry: &Registry, listener_token: Token, token_base: usize, connect_timeout: Duration, sndbuf: usize) -> io::Result<Connector> {
+        registry.register(&mut listener, listener_token, Interest::READABLE)?;
+        let n = addrs.len();
+        Ok(Connector {
+            me,
+            secret,
+            limits: Limits::new(n as u32),
+            addrs,
+            listener,
+            slots: Vec::new(),
+            connecting: vec![None; n],
+            established: vec![false; n],
+            connect_timeout,
+            sndbuf,
+            token_base,
+            events: VecDeque::new(),
+        })
+    }
+
+    /// What happened since the last call.
+    pub fn next_event(&mut self) -> Option<ConnectorEvent> {
+        self.events.pop_front()
+    }
+
+    pub fn is_connecting(&self, peer: u32) -> bool {
+        self.connecting[peer as usize].is_some()
+    }
+
+    /// The engine no longer has a route to `peer` (closed, or lost).
+    pub fn route_closed(&mut self, peer: u32) {
+        self.established[peer as usize] = false;
+    }
+
+    /// Connections in set-up.
+    pub fn in_setup(&self) -> usize {
+        self.slots.iter().flatten().count()
+    }
+
+    /// Whether `token` belongs to a connection in set-up.
+    pub fn owns(&self, token: Token) -> bool {
+        token.0 >= self.token_base
+    }
+
+    /// Start connecting to `peer`.
+    pub fn connect(&mut self, registry: &Registry, peer: u32) {
+        let addr = self.addrs[peer as usize];
+        debug!("tcp", "connecting to rank {peer} at {addr}");
+        match mio::net::TcpStream::connect(addr) {
+            Ok(stream) => {
+                let (init, hello) = Initiator::start(self.me, peer, nonce());
+                if let Some(c) = self.add_slot(registry, stream, Phase::Connecting(init), Some(peer), addr) {
+                    self.slots[c].as_mut().expect("just added").conn.push(out_frame(hello));
+                    self.connecting[peer as usize] = Some(c);
+                    // A local connect usually completes at once: say hello now rather than
+                    // at the next progress call, which may be far away if the user computes.
+                    self.on_writable(registry, c);
+                }
+            }
+            Err(e) => self.events.push_back(ConnectorEvent::Failed { peer, msg: format!("cannot connect to rank {peer} at {addr}: {e}") }),
+        }
+    }
+
+    /// Accept every connection waiting on the listener.
+    pub fn accept_all(&mut self, registry: &Registry) {
+        loop {
+            match self.listener.accept() {
+                Ok((stream, from)) => {
+                    let acc = Acceptor::new(self.me, nonce());
+                    self.add_slot(registry, stream, Phase::Accepting(acc), None, from);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    warn!("tcp", "accept failed: {e}");
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The poller reported a connection in set-up ready.
+    pub fn on_event(&mut self, registry: &Registry, token: Token, readable: bool, writable: bool) {
+        let c = token.0 - self.token_base;
+        if readable {
+            if let Some(s) = self.slots.get_mut(c).and_then(Option::as_mut) {
+                s.conn.mark_readable();
+            }
+        }
+        if writable {
+            self.on_writable(registry, c);
+        }
+        if readable {
+            self.on_readable(registry, c);
+        }
+    }
+
+    /// Drop connections that never said hello; report connects that did not complete in
+    /// time. Only the TCP connect itself is timed: authentication waits on the peer's
+    /// application, which may legitimately be busy for a long time.
+    pub fn housekeeping(&mut self, registry: &Registry, now: Instant) {
+        let stale: Vec<usize> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().filter(|s| matches!(&s.phase, Phase::Accepting(a) if a.awaiting_hello()) && now - s.opened > HANDSHAKE_DEADLINE).map(|_| i))
+            .collect();
+        for c in stale {
+            if let Some(s) = self.slots[c].as_ref() {
+                warn!("tcp", "refused connection from {}: no hello within {HANDSHAKE_DEADLINE:?}", s.from);
+            }
+            self.close(registry, c);
+        }
+        let unreachable = self.slots.iter().flatten().find(|s| matches!(s.phase, Phase::Connecting(_)) && now - s.opened > self.connect_timeout);
+        if let Some(s) = unreachable {
+            let peer = s.peer.unwrap_or(0);
+            let msg = format!("could not connect to rank {peer} at {} within {:?}", s.from, self.connect_timeout);
+            self.events.push_back(ConnectorEvent::Failed { peer, msg });
+        }
+    }
+
+    fn add_slot(&mut self, registry: &Registry, mut stream: mio::net::TcpStream, phase: Phase, peer: Option<u32>, from: SocketAddr) -> Option<usize> {
+        let idx = self.slots.iter().position(Option::is_none).unwrap_or_else(|| {
+            self.slots.push(None);
+            self.slots.len() - 1
+        });
+        if let Err(e) = registry.register(&mut stream, Token(self.token_base + idx), Interest::READABLE | Interest::WRITABLE) {
+            warn!("tcp", "cannot watch connection from {from}: {e}");
+            return None;
+        }
+        self.slots[idx] = Some(Slot { conn: Conn::new(stream, self.sndbuf), phase, peer, from, opened: Instant::now() });
+        Some(idx)
+    }
+
+    fn on_writable(&mut self, registry: &Registry, c: usize) {
+        let Some(slot) = self.slots.get_mut(c).and_then(Option::as_mut) else { return };
+        if let Phase::Connecting(_) = slot.phase {
+            match slot.conn.stream.take_error() {
+                Ok(Some(e)) | Err(e) => {
+                    let peer = slot.peer.unwrap_or(0);
+                    let msg = format!("cannot connect to rank {peer} at {}: {e}", slot.from);
+                    self.failed(registry, c, msg);
+                    return;
+                }
+                Ok(None) => {}
+            }
+            if slot.conn.stream.peer_addr().is_err() {
+                return; // not connected yet
+            }
+            let Phase::Connecting(init) = std::mem::replace(&mut slot.phase, Phase::Accepting(Acceptor::new(0, [0; 32]))) else { unreachable!() };
+            slot.phase = Phase::Initiating(init);
+        }
+        let mut none = Vec::new();
+        if let Err(e) = slot.conn.flush(&mut none) {
+            let peer = slot.peer;
+            self.failed(registry, c, format!("write to rank {peer:?}: {e}"));
+        }
+    }
+
+    fn on_readable(&mut self, registry: &Registry, c: usize) {
+        loop {
+            let Some(slot) = self.slots.get_mut(c).and_then(Option::as_mut) else { return };
+            if matches!(slot.phase, Phase::Connecting(_)) {
+                return;
+            }
+            let initiating = matches!(slot.phase, Phase::Initiating(_));
+            let mut got = HandshakeFrame::default();
+            let peer = slot.peer.unwrap_or(u32::MAX);
+            match slot.conn.recv_one(peer, &mut got, &self.limits) {
+                Ok(RecvOutcome::WouldBlock) => return,
+                Ok(RecvOutcome::Closed) => {
+                    self.on_eof(registry, c);
+                    return;
+                }
+                Ok(RecvOutcome::Progress) => {}
+                // A reset during our own handshake is the peer dropping a connection it does
+                // not need (it chose ours the other way, or it finished and closed): the same
+                // as a close, which reconnects only if frames still wait.
+                Err(crate::transport::RouteError::Io(e)) if initiating => {
+                    debug!("tcp", "connection being set up was reset: {e}");
+                    self.on_eof(registry, c);
+                    return;
+                }
+                Err(e) => {
+                    self.refuse(registry, c, e.to_string());
+                    return;
+                }
+            }
+            let Some((h, payload)) = got.0 else { continue };
+            if !self.on_frame(registry, c, h, payload) {
+                return;
+            }
+        }
+    }
+
+    /// A handshake frame arrived on connection `c`. Returns whether to keep reading it.
+    fn on_frame(&mut self, registry: &Registry, c: usize, h: Header, payload: Vec<u8>) -> bool {
+        let slot = self.slots[c].as_mut().expect("reading a live slot");
+        let mut none = Vec::new();
+        match &mut slot.phase {
+            Phase::Connecting(_) => unreachable!("no reads before the connect completes"),
+            Phase::Initiating(init) => match init.on_frame(&self.secret, &h, &payload) {
+                Ok(Some(out)) => {
+                    slot.conn.push(out_frame(out));
+                    if let Err(e) = slot.conn.flush(&mut none) {
+                        let peer = init.peer();
+                        self.failed(registry, c, format!("write to rank {peer}: {e}"));
+                        return false;
+                    }
+                    true
+                }
+                Ok(None) => {
+                    let peer = init.peer();
+                    self.establish(registry, c, peer);
+                    false
+                }
+                Err(HandshakeError::Rejected(reason)) => {
+                    let peer = init.peer();
+                    debug!("tcp", "rank {peer} declined our connection ({reason:?}); using theirs");
+                    self.close(registry, c);
+                    false
+                }
+                Err(e) => {
+                    let peer = init.peer();
+                    self.events.push_back(ConnectorEvent::Failed { peer, msg: format!("handshake with rank {peer} failed: {e}") });
+                    self.close(registry, c);
+                    false
+                }
+            },
+            Phase::Accepting(acc) => match acc.on_frame(&self.secret, &h, &payload) {
+                Ok(AcceptorStep::Send(out)) => {
+                    slot.conn.push(out_frame(out));
+                    if let Err(e) = slot.conn.flush(&mut none) {
+                        self.refuse(registry, c, e.to_string());
+                        return false;
+                    }
+                    true
+                }
+                Ok(AcceptorStep::Authenticated { peer }) => {
+                    let d = decide(self.me, peer, self.established[peer as usize], self.connecting[peer as usize].is_some());
+                    let v = acc.verdict(peer, d);
+                    slot.conn.push(out_frame(v));
+                    let _ = slot.conn.flush(&mut none);
+                    match d {
+                        Decision::Accept => self.establish(registry, c, peer),
+                        Decision::Reject(r) => {
+                            debug!("tcp", "declined a second connection from rank {peer} ({r:?})");
+                            self.close(registry, c);
+                        }
+                    }
+                    false
+                }
+                Err(e) => {
+                    self.refuse(registry, c, format!("handshake: {e}"));
+                    false
+                }
+            },
+        }
+    }
+
+    fn establish(&mut self, registry: &Registry, c: usize, peer: u32) {
+        debug!("tcp", "connection to rank {peer} established");
+        if self.connecting[peer as usize] == Some(c) {
+            self.connecting[peer as usize] = None;
+        }
+        let mut slot = self.slots[c].take().expect("live");
+        let _ = registry.deregister(&mut slot.conn.stream);
+        self.established[peer as usize] = true;
+        self.events.push_back(ConnectorEvent::Established { peer, conn: slot.conn });
+    }
+
+    /// Malformed or unexpected bytes on a connection in set-up.
+    fn refuse(&mut self, registry: &Registry, c: usize, msg: String) {
+        let Some(slot) = self.slots[c].as_ref() else { return };
+        match (&slot.phase, slot.peer) {
+            (Phase::Initiating(_), Some(peer)) => {
+                self.events.push_back(ConnectorEvent::Failed { peer, msg: format!("handshake with rank {peer} failed: {msg}") });
+            }
+            _ => warn!("tcp", "refused connection from {}: {msg}", slot.from),
+        }
+        self.close(registry, c);
+    }
+
+    fn on_eof(&mut self, registry: &Registry, c: usize) {
+        let Some(slot) = self.slots[c].as_ref() else { return };
+        match (&slot.phase, slot.peer) {
+            (Phase::Initiating(_), Some(peer)) => {
+                // The peer closed during our handshake: it chose the other connection, or
+                // dropped ours.
+                self.close(registry, c);
+                self.events.push_back(ConnectorEvent::Dropped { peer });
+            }
+            _ => {
+                debug!("tcp", "unauthenticated connection from {} closed", slot.from);
+                self.close(registry, c);
+            }
+        }
+    }
+
+    fn failed(&mut self, registry: &Registry, c: usize, msg: String) {
+        if matches!(self.slots[c].as_ref().map(|s| &s.phase), Some(Phase::Initiating(_))) {
+            // As for a reset while reading: the peer dropped a connection in set-up.
+            debug!("tcp", "{msg}");
+            self.on_eof(registry, c);
+            return;
+        }
+        let peer = self.slots[c].as_ref().and_then(|s| s.peer);
+        if let Some(peer) = peer {
+            if self.connecting[peer as usize] == Some(c) {
+                self.events.push_back(ConnectorEvent::Failed { peer, msg });
+            }
+        }
+        self.close(registry, c);
+    }
+
+    fn close(&mut self, registry: &Registry, c: usize) {
+        if let Some(mut slot) = self.slots[c].take() {
+            let _ = registry.deregister(&mut slot.conn.stream);
+            if let Some(peer) = slot.peer {
+                if self.connecting[peer as usize] == Some(c) {
+                    self.connecting[peer as usize] = None;
+                }
+            }
+        }
+    }
+}
