@@ -25,8 +25,19 @@ pub enum Body {
     Engine(u64),
     /// Complete from the start (MPI_PROC_NULL, buffered sends): the status to report.
     Done { source: i32, tag: i32 },
-    /// A non-blocking collective.
-    Coll(Box<crate::coll::CollOp>),
+    /// A non-blocking collective, run by the engine.
+    Coll(Box<crate::coll::CollCall>),
+}
+
+impl ApiReq {
+    /// The engine's id of what this request waits for; `None` when complete from the start.
+    pub fn engine_id(&self) -> Option<u64> {
+        match &self.body {
+            Body::Engine(id) => Some(*id),
+            Body::Coll(c) => Some(c.id),
+            Body::Done { .. } => None,
+        }
+    }
 }
 
 pub struct ApiReq {
@@ -88,79 +99,26 @@ impl Runtime {
     }
 
     pub fn req_done(&self, h: i32) -> bool {
-        match self.reqs.get(&h).map(|r| &r.body) {
-            Some(Body::Engine(id)) => self.engine.is_done(*id),
-            Some(Body::Coll(op)) => op.done || op.failed.is_some(),
-            _ => true,
-        }
-    }
-
-    /// Move every non-blocking collective forward as far as it can go now.
-    pub fn advance_colls(&mut self) {
-        if self.colls_active == 0 {
-            return;
-        }
-        let engine = &mut self.engine;
-        for r in self.reqs.values_mut() {
-            if let Body::Coll(op) = &mut r.body {
-                op.advance(engine);
-            }
-        }
-    }
-
-    /// Engine requests the non-blocking collectives in flight wait for.
-    pub fn coll_requests(&self) -> Vec<u64> {
-        if self.colls_active == 0 {
-            return Vec::new();
-        }
-        let mut ids = Vec::new();
-        for r in self.reqs.values() {
-            if let Body::Coll(op) = &r.body {
-                ids.extend(op.waiting_on());
-            }
-        }
-        ids
+        self.reqs.get(&h).and_then(|r| r.engine_id()).map_or(true, |id| self.engine.is_done(id))
     }
 
     /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
+    /// Collectives in flight move on inside the engine meanwhile.
     pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
-        // The common case, one point-to-point request and no collective in flight, waits on
-        // the engine directly: this is every blocking send and receive.
-        if let ([h], 0) = (hs, self.colls_active) {
-            if let Some(Body::Engine(id)) = self.reqs.get(h).map(|r| &r.body) {
-                let id = *id;
-                return Ok(self.engine.wait_until(|e| e.is_done(id))?);
-            }
+        let ids: Vec<u64> = hs.iter().filter(|&&h| h != MPI_REQUEST_NULL).filter_map(|h| self.reqs.get(h)).filter_map(ApiReq::engine_id).collect();
+        let live = hs.iter().filter(|&&h| h != MPI_REQUEST_NULL).count();
+        if live == 0 || (!all && ids.len() < live) {
+            // Nothing to wait for, or one of them is complete from the start.
+            return Ok(());
         }
-        loop {
-            self.advance_colls();
-            let live: Vec<MPI_Request> = hs.iter().copied().filter(|&h| h != MPI_REQUEST_NULL).collect();
-            let done = live.iter().filter(|&&h| self.req_done(h)).count();
-            if live.is_empty() || (all && done == live.len()) || (!all && done > 0) {
-                return Ok(());
-            }
-            let mut ids = Vec::new();
-            // Only what is still pending: a finished request among them would end the wait
-            // at once, before any progress, and the loop would spin.
-            for h in live.iter().filter(|&&h| !self.req_done(h)) {
-                match self.reqs.get(h).map(|r| &r.body) {
-                    Some(Body::Engine(id)) => ids.push(*id),
-                    Some(Body::Coll(op)) => ids.extend(op.waiting_on()),
-                    _ => {}
-                }
-            }
-            if ids.is_empty() {
-                return err(MPI_ERR_INTERN, "a collective waits on nothing and is not complete");
-            }
-            if all && self.colls_active == 0 {
-                // Point-to-point only (nothing needs a look between engine events): wait for
-                // the whole set at once. Checking the oldest first stops at the first pending
-                // request, so a spin costs one lookup, not one per request.
-                self.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
-            } else {
-                self.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
-            }
+        // Checking the oldest first stops at the first pending request, so a spin costs one
+        // lookup, not one per request.
+        if all {
+            self.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
+        } else {
+            self.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
         }
+        Ok(())
     }
 
     /// Finish a completed request: unpack, translate the source, forget the handle.
@@ -172,27 +130,9 @@ impl Runtime {
     /// Wait for a request of a blocking call, which never needs a handle, and finish it.
     /// The same as registering it and waiting for the handle, without the table.
     pub fn wait_unregistered(&mut self, r: ApiReq) -> MpiResult<Outcome> {
-        if let Body::Engine(id) = r.body {
+        if let Some(id) = r.engine_id() {
             let comm = r.comm;
-            loop {
-                if self.colls_active == 0 {
-                    self.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
-                    break;
-                }
-                self.advance_colls();
-                if self.engine.is_done(id) {
-                    break;
-                }
-                let mut ids = vec![id];
-                for q in self.reqs.values() {
-                    if let Body::Coll(op) = &q.body {
-                        if !(op.done || op.failed.is_some()) {
-                            ids.extend(op.waiting_on());
-                        }
-                    }
-                }
-                self.engine.wait_until(|e| ids.iter().any(|i| e.is_done(*i))).map_err(|e| MpiError::from(e).on_comm(comm))?;
-            }
+            self.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
             self.reap_orphans();
         }
         Ok(self.finish_api_req(r))
@@ -201,16 +141,13 @@ impl Runtime {
     fn finish_api_req(&mut self, mut r: ApiReq) -> Outcome {
         match r.body {
             Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
-            Body::Coll(mut op) => {
-                self.colls_active -= 1;
-                match op.failed.take() {
-                    Some(e) => {
-                        ferry_core::error!("mpi", "{e}");
-                        Outcome { error: e.class, ..Outcome::empty() }
-                    }
-                    None => Outcome::empty(),
+            Body::Coll(call) => match call.complete(&mut self.engine) {
+                Ok(()) => Outcome::empty(),
+                Err(e) => {
+                    ferry_core::error!("mpi", "{e}");
+                    Outcome { error: e.class, ..Outcome::empty() }
                 }
-            }
+            },
             Body::Engine(id) => match self.engine.take(id) {
                 Some(Ok(st)) => {
                     if let Some(u) = r.unpack.take() {
@@ -250,7 +187,6 @@ impl Runtime {
 
     pub fn progress_once(&mut self) -> MpiResult<()> {
         self.engine.progress(Some(std::time::Duration::ZERO))?;
-        self.advance_colls();
         self.reap_orphans();
         Ok(())
     }

@@ -12,14 +12,9 @@ const TAG_ALLGATHER: i32 = 1;
 const MAX_ITEM: usize = 256;
 
 fn wait_all(rt: &mut Runtime, reqs: &[u64]) -> MpiResult<Vec<ferry_core::engine::Status>> {
-    // Non-blocking collectives in flight keep moving meanwhile: a peer may need this
-    // rank's part of one before it can get here.
-    while !reqs.iter().all(|r| rt.engine.is_done(*r)) {
-        rt.advance_colls();
-        let mut ids: Vec<u64> = reqs.iter().copied().filter(|r| !rt.engine.is_done(*r)).collect();
-        ids.extend(rt.coll_requests());
-        rt.engine.wait_until(|e| ids.iter().any(|r| e.is_done(*r)))?;
-    }
+    // Non-blocking collectives in flight keep moving meanwhile, inside the engine: a peer
+    // may need this rank's part of one before it can get here.
+    rt.engine.wait_until(|e| reqs.iter().all(|r| e.is_done(*r)))?;
     let mut out = Vec::with_capacity(reqs.len());
     for r in reqs {
         out.push(rt.engine.take(*r).expect("completed above")?);

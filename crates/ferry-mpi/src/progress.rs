@@ -124,7 +124,6 @@ impl ProgressThread {
                             // An engine failure stays in the engine: the application's next
                             // call reports it.
                             let _ = rt.engine.progress(Some(Duration::ZERO));
-                            rt.advance_colls();
                             if rt.engine.rings_pending() {
                                 Pass::Busy
                             } else {

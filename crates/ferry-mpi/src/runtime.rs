@@ -91,8 +91,6 @@ pub struct Runtime {
     pub thread_level: i32,
     pub main_thread: std::thread::ThreadId,
     pub processor_name: String,
-    /// Non-blocking collectives in flight (so waits skip advancing them when there are none).
-    pub colls_active: usize,
     /// Freed requests whose buffers the engine still writes or reads (kept until finalize).
     pub orphans: Vec<(u64, ApiReq)>,
     /// The asynchronous progress thread, when `FERRY_ASYNC_PROGRESS=1`.
@@ -212,7 +210,6 @@ pub fn init(required: i32) -> MpiResult<i32> {
         main_thread: std::thread::current().id(),
         processor_name: hostname(),
         orphans: Vec::new(),
-        colls_active: 0,
         progress: None,
         ops: FastMap::default(),
         next_op: 0,
@@ -336,7 +333,7 @@ impl Runtime {
 
     /// Whether anything is in flight that progress outside MPI calls could move.
     pub fn has_pending_work(&self) -> bool {
-        self.engine.has_requests() || self.colls_active > 0
+        self.engine.has_requests()
     }
 
     /// Size and contiguity of a committed datatype, without taking a reference to it (the

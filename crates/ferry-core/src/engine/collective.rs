@@ -126,6 +126,11 @@ impl CollRun {
     }
 
     /// The engine requests this run waits for.
+    /// Changes whenever an operation is issued or completes (to tell whether a pass moved).
+    pub fn progress_mark(&self) -> (usize, usize) {
+        (self.done, self.pending.len())
+    }
+
     pub fn requests(&self) -> impl Iterator<Item = ReqId> + '_ {
         self.pending.iter().map(|p| p.req)
     }

@@ -16,6 +16,7 @@ pub mod matching;
 mod progress;
 pub mod protocol;
 pub mod request;
+mod schedules;
 pub mod slab;
 
 use std::collections::VecDeque;
@@ -36,6 +37,8 @@ use crate::{debug, error};
 pub use matching::{Envelope, Pattern};
 use protocol::Protocol;
 pub use request::{EngineError, ReqId, Status};
+pub use schedules::Reduce;
+use schedules::Schedules;
 
 const LISTENER: Token = Token(0);
 /// Kicks from local peers (a datagram: "look at the rings").
@@ -102,6 +105,8 @@ pub struct Engine {
     activity: u64,
     /// How long a wait on local peers polls without yielding the core.
     tight_spin: Duration,
+    /// Collective calls in flight.
+    schedules: Schedules,
 }
 
 // SAFETY: the raw pointers an engine holds are user buffers that the MPI contract keeps valid
@@ -156,6 +161,7 @@ impl Engine {
             spin: cfg.spin,
             activity: 0,
             tight_spin: progress::TIGHT_SPIN,
+            schedules: Schedules::default(),
         })
     }
 
@@ -288,8 +294,13 @@ impl Engine {
         r
     }
 
-    /// Whether `rid` has completed (its result stays until [`Engine::take`]).
+    /// Whether `rid` (a request, or a collective of
+    /// [`start_collective`](Engine::start_collective)) has completed; its result stays until
+    /// [`take`](Engine::take) or [`take_collective`](Engine::take_collective).
     pub fn is_done(&self, rid: ReqId) -> bool {
+        if schedules::is_collective(rid) {
+            return self.schedules.is_done(rid);
+        }
         self.proto.is_done(rid)
     }
 
@@ -303,9 +314,9 @@ impl Engine {
         self.proto.detach(rid)
     }
 
-    /// Whether any request is known (pending, or completed and not yet taken).
+    /// Whether any request or collective is known (pending, or completed and not yet taken).
     pub fn has_requests(&self) -> bool {
-        self.proto.has_requests()
+        self.proto.has_requests() || self.schedules.running > 0
     }
 
     /// Requests not yet completed (including detached ones).

@@ -42,6 +42,7 @@ impl Engine {
                 // Local peers answer through the rings: look there without a system call, and
                 // at the sockets only every so often.
                 if self.poll_rings() {
+                    self.advance_collectives();
                     if let Some(e) = &self.fatal {
                         return Err(e.clone());
                     }
@@ -130,6 +131,8 @@ impl Engine {
         self.ready = ready;
         self.poll_rings();
         self.pump();
+        // Until nothing moves: one collective's step may complete what another waits for.
+        while self.advance_collectives() {}
         if timeout.map_or(true, |t| !t.is_zero()) {
             self.connector.housekeeping(self.poll.registry(), Instant::now());
             self.connector_events();

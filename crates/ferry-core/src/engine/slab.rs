@@ -3,7 +3,8 @@
 //! id whose request is gone (taken, or completed after `MPI_Request_free`) never finds the
 //! slot's next occupant.
 
-/// Slot index in the low 32 bits, generation in the high 32.
+/// Slot index in the low 32 bits, generation in the next 31; the top bit is never set, so
+/// that the engine can tell other kinds of ids apart by it.
 pub type SlabId = u64;
 
 struct Slot<T> {
@@ -38,8 +39,8 @@ impl<T> Slab<T> {
             }
         };
         let s = &mut self.slots[index];
-        // Generations start at 1, so that no id is ever 0.
-        s.generation = s.generation.wrapping_add(1).max(1);
+        // Generations start at 1, so that no id is ever 0, and stay below 2^31.
+        s.generation = (s.generation.wrapping_add(1) & 0x7fff_ffff).max(1);
         s.value = Some(value);
         (u64::from(s.generation) << 32) | index as u64
     }

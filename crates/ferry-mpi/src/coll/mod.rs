@@ -19,10 +19,11 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::select::CallKind;
 use ferry_coll::{AlgorithmInfo, Collective, Params};
 use ferry_core::engine::collective::CollRun;
+use ferry_core::engine::Reduce;
 
 use crate::completion::{ApiReq, Body};
 use crate::consts::*;
-use crate::error::{err, MpiError, MpiResult};
+use crate::error::{err, MpiResult};
 use crate::op::Reduction;
 use crate::runtime::Runtime;
 use region::Region;
@@ -136,50 +137,28 @@ fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: bool, commutat
     rt.coll.pick(CallKind { collective: coll, varying }, commutative, call.size, bytes)
 }
 
-/// A collective call in flight: the schedule's run, what it reduces with, the staging
-/// buffers it reads and writes, and the unpacking to do once it is complete.
-pub struct CollOp {
-    run: CollRun,
-    red: Option<Reduction>,
-    id: &'static str,
+/// A collective call in flight, run by the engine: its id there, the staging buffers the
+/// schedule reads and writes, and the unpacking to do once it is complete.
+pub struct CollCall {
+    pub id: u64,
+    algorithm: &'static str,
     _regions: Vec<Region>,
     finish: Option<Box<dyn FnOnce()>>,
-    pub done: bool,
-    pub failed: Option<MpiError>,
 }
 
-impl CollOp {
-    /// Issue and complete what can be; true once the whole call is done.
-    pub fn advance(&mut self, engine: &mut ferry_core::engine::Engine) -> bool {
-        if self.done || self.failed.is_some() {
-            return true;
-        }
-        let red = &self.red;
-        let mut reduce = |s: &[u8], d: &mut [u8]| -> Result<(), String> {
-            match red {
-                Some(r) => r.apply(s, d),
-                None => Err("this collective does not reduce".into()),
-            }
-        };
-        match self.run.advance(engine, &mut reduce) {
-            Ok(true) => {
-                self.done = true;
+impl CollCall {
+    /// Collect a completed call from the engine: unpack its result, or say why it failed.
+    pub fn complete(mut self, engine: &mut ferry_core::engine::Engine) -> MpiResult<()> {
+        match engine.take_collective(self.id) {
+            Some(Ok(())) => {
                 if let Some(f) = self.finish.take() {
                     f();
                 }
+                Ok(())
             }
-            Ok(false) => {}
-            Err(e) => {
-                self.run.cancel(engine);
-                self.failed = Some(MpiError::new(MPI_ERR_OTHER, format!("{}: {e}", self.id)));
-            }
+            Some(Err(e)) => err(MPI_ERR_OTHER, format!("{}: {e}", self.algorithm)),
+            None => err(MPI_ERR_INTERN, format!("{}: collected before it completed", self.algorithm)),
         }
-        self.done || self.failed.is_some()
-    }
-
-    /// Engine requests the call now waits for.
-    pub fn waiting_on(&self) -> Vec<u64> {
-        self.run.requests().collect()
     }
 }
 
@@ -194,7 +173,7 @@ struct Prepared {
     finish: Option<Box<dyn FnOnce()>>,
 }
 
-fn start(rt: &mut Runtime, mut p: Prepared) -> CollOp {
+fn start(rt: &mut Runtime, mut p: Prepared) -> CollCall {
     p.params.radix = rt.coll.radix;
     if status::is_status_based(p.info.id) && p.call.size > 1 {
         let (root, ctx, tag) = (p.params.root, p.call.ctx, p.call.token_tag());
@@ -215,25 +194,22 @@ fn start(rt: &mut Runtime, mut p: Prepared) -> CollOp {
     // counts); the regions and user buffers stay valid until the call completes (blocking
     // calls wait; non-blocking ones keep the regions in the request, MPI keeps the user's).
     let run = unsafe { CollRun::new(sched, p.call.group, p.call.ctx, tag, p.send.ptr, recv) };
-    CollOp { run, red: p.red, id: p.info.id, _regions: vec![p.send, p.recv, scratch], finish: p.finish, done: false, failed: None }
+    let red = p.red;
+    let reduce: Reduce = Box::new(move |s: &[u8], d: &mut [u8]| match &red {
+        Some(r) => r.apply(s, d),
+        None => Err("this collective does not reduce".into()),
+    });
+    let id = rt.engine.start_collective(run, reduce);
+    CollCall { id, algorithm: p.info.id, _regions: vec![p.send, p.recv, scratch], finish: p.finish }
 }
 
 /// Run a prepared call to completion (the blocking MPI functions). Non-blocking calls in
-/// flight move on meanwhile: a peer may need them to reach this call.
+/// flight move on meanwhile, inside the engine: a peer may need them to reach this call.
 fn run_now(rt: &mut Runtime, p: Prepared) -> MpiResult<()> {
-    let mut op = start(rt, p);
-    loop {
-        if op.advance(&mut rt.engine) {
-            return match op.failed.take() {
-                Some(e) => Err(e),
-                None => Ok(()),
-            };
-        }
-        rt.advance_colls();
-        let mut reqs = op.waiting_on();
-        reqs.extend(rt.coll_requests());
-        rt.engine.wait_until(|e| reqs.iter().any(|r| e.is_done(*r)))?;
-    }
+    let call = start(rt, p);
+    let id = call.id;
+    rt.engine.wait_until(|e| e.is_done(id))?;
+    call.complete(&mut rt.engine)
 }
 
 /// Blocking or not: run now, or hand back a request.
@@ -242,10 +218,8 @@ fn submit(rt: &mut Runtime, p: Prepared, req: *mut MPI_Request) -> MpiResult<()>
         return run_now(rt, p);
     }
     let comm = p.call.comm;
-    let mut op = start(rt, p);
-    op.advance(&mut rt.engine);
-    let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(op)), comm, group: None, unpack: None, keep: None });
-    rt.colls_active += 1;
+    let call = start(rt, p);
+    let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(call)), comm, group: None, unpack: None, keep: None });
     // SAFETY: checked non-null above.
     unsafe { *req = h };
     Ok(())
