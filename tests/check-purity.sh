@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
-for crate in ferry-wire ferry-coll ferry-model ferry-sim ferry-plot; do
+for crate in ferry-wire ferry-data ferry-coll ferry-model ferry-sim ferry-plot; do
   deps=$(cargo tree -p "$crate" -e normal --prefix none 2>/dev/null | awk '{print $1}' | sort -u)
   for bad in mio tokio polling socket2 libc nix rustix; do
     if echo "$deps" | grep -qx "$bad"; then

@@ -3,8 +3,8 @@
 use std::os::raw::c_int;
 use std::sync::Arc;
 
-use ferry_core::datatype::Datatype;
 use ferry_core::engine::Status;
+use ferry_data::datatype::Datatype;
 
 use crate::boundary::call;
 use crate::comm::out_arg;

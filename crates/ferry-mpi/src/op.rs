@@ -9,8 +9,8 @@
 use std::cell::Cell;
 use std::os::raw::{c_int, c_void};
 
-use ferry_core::datatype::Datatype;
-use ferry_core::reduce_op::{self, ElemType, PredefinedOp};
+use ferry_data::datatype::Datatype;
+use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
 
 use crate::boundary::call;
 use crate::comm::out_arg;
@@ -223,7 +223,7 @@ mod tests {
     #[test]
     fn user_functions_see_the_datatype_layout_and_keep_operand_order() {
         // A vector type: 2 ints, stride 3 ints (extent 16 bytes, size 8).
-        let int = Datatype::primitive(ferry_core::datatype::Primitive::Int);
+        let int = Datatype::primitive(ferry_data::datatype::Primitive::Int);
         let v = Datatype::vector(2, 1, 3, &int).unwrap();
         let r = Reduction::User { op: UserOp { f: concat_pairs, commute: false }, handle: 7, t: v };
         let pack = |xs: &[i32]| xs.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();

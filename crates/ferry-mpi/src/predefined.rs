@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use ferry_core::datatype::{Datatype, Primitive};
+use ferry_data::datatype::{Datatype, Primitive};
 
 use crate::consts::*;
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ferry_core::bootstrap::pmi_client::PmiClient;
 use ferry_core::config;
-use ferry_core::datatype::Datatype;
+use ferry_data::datatype::Datatype;
 use ferry_core::engine::{Engine, EngineConfig, ShmConfig};
 use ferry_core::transport::shm::{self, HostConfig, HostShm};
 use ferry_core::transport::business_card::{sanitize_name, BusinessCard, GlobalId};

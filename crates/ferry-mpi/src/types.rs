@@ -1,9 +1,9 @@
 //! Derived datatypes at the C boundary: constructors, commit, free and queries. The type
-//! maps themselves live in `ferry_core::datatype`.
+//! maps themselves live in `ferry_data::datatype`.
 
 use std::os::raw::c_int;
 
-use ferry_core::datatype::Datatype;
+use ferry_data::datatype::Datatype;
 
 use crate::boundary::call;
 use crate::comm::out_arg;
@@ -29,7 +29,7 @@ fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [T]> {
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
-fn made(rt: &mut Runtime, t: Result<Datatype, ferry_core::datatype::TypeError>, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+fn made(rt: &mut Runtime, t: Result<Datatype, ferry_data::datatype::TypeError>, newtype: *mut MPI_Datatype) -> MpiResult<()> {
     let o = out_arg(newtype, "newtype")?;
     let t = t.map_err(|e| MpiError::new(MPI_ERR_ARG, e.to_string()))?;
     *o = rt.add_type(t);

@@ -1,7 +1,8 @@
-//! Ferry's wire format: one fixed little-endian frame header shared by every transport
-//! (and, later, the relay). Pure code: bytes in, typed header or typed error out.
+//! Ferry's wire formats: one fixed little-endian frame header shared by every transport
+//! (and, later, the relay), and in [`pmi`] the PMI-1 line protocol between the ranks and
+//! their launcher. Pure code: bytes in, typed header, message or typed error out.
 //!
-//! Layout (40 bytes, all little-endian):
+//! The frame header's layout (40 bytes, all little-endian):
 //!
 //! | offset | size | field                                   |
 //! |-------:|-----:|-----------------------------------------|
@@ -17,5 +18,6 @@
 //! |     32 |    8 | payload length in bytes                 |
 
 mod frame;
+pub mod pmi;
 
 pub use frame::{flags, Header, Kind, WireError, Limits, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION};

@@ -6,7 +6,7 @@
 
 pub mod pmi_client;
 pub mod pmi_server;
-pub mod pmi_wire;
+pub use ferry_wire::pmi as pmi_wire;
 
 pub use pmi_client::PmiClient;
 pub use pmi_server::{Action, PmiServer, RankState};

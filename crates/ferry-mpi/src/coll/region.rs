@@ -3,7 +3,7 @@
 
 use std::os::raw::c_void;
 
-use ferry_core::datatype::Datatype;
+use ferry_data::datatype::Datatype;
 
 /// A user buffer as a schedule sees it: a packed byte region, straight in user memory when
 /// the datatype is contiguous, else in a staging vector packed or unpacked around the run.
