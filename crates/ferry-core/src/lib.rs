@@ -10,4 +10,5 @@ pub mod engine;
 pub mod fastmap;
 pub mod log;
 pub mod reduce_op;
+pub mod sync;
 pub mod transport;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use ferry_core::transport::shm::doorbell::{futex_wait, futex_wake};
+use ferry_core::sync::futex::{futex_wait, futex_wake};
 
 use crate::runtime::{self, Runtime};
 
@@ -33,7 +33,7 @@ static NUDGE: AtomicU32 = AtomicU32::new(0);
 
 /// Called by every MPI call after it released the runtime, with whether requests remain
 /// pending: wake the thread, if it waits for that, to move them while the application
-/// computes. The fences pair like a doorbell's (see `ferry_core::transport::shm::doorbell`): the
+/// computes. The fences pair like those of ferry-core's shared-memory doorbells: the
 /// thread announces itself before trying the lock, we look for it after releasing it, so
 /// either it gets the lock or we see it.
 #[inline]
