@@ -12,3 +12,6 @@ pub mod log;
 pub mod reduce_op;
 pub mod sync;
 pub mod transport;
+
+// The faces start from a job and reach nothing else of the bootstrap.
+pub use bootstrap::{Job, JobError};
