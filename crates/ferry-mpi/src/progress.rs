@@ -87,7 +87,8 @@ enum Pass {
 /// A running progress thread.
 pub struct ProgressThread {
     stop: Arc<AtomicBool>,
-    waker: Arc<mio::Waker>,
+    /// Interrupts the thread's sleep on the engine's descriptor.
+    wake: Box<dyn Fn() + Send>,
     handle: JoinHandle<()>,
 }
 
@@ -153,13 +154,16 @@ impl ProgressThread {
             }
         })?;
         RUNNING.store(true, Ordering::Release);
-        Ok(ProgressThread { stop, waker: rt.engine.waker(), handle })
+        let waker = rt.engine.waker();
+        // A failed wake leaves the thread to notice the stop flag after its idle timeout.
+        let wake = Box::new(move || drop(waker.wake()));
+        Ok(ProgressThread { stop, wake, handle })
     }
 
     /// Stop and join the thread. Call without holding the runtime's lock.
     pub fn stop(self) {
         self.stop.store(true, Ordering::Release);
-        let _ = self.waker.wake();
+        (self.wake)();
         NUDGE.fetch_add(1, Ordering::Release);
         futex_wake(&NUDGE);
         let _ = self.handle.join();
