@@ -52,6 +52,7 @@ demo: deps-demo build $(BUILD)/examples/ring $(BUILD)/examples/halo
 test: deps-test build
 	$(CARGO) test --release --workspace
 	bash tests/check-purity.sh
+	bash tests/check-layers.sh
 	bash tests/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh

@@ -8,4 +8,8 @@ pub mod config;
 pub mod engine;
 pub mod fastmap;
 pub mod log;
+pub mod sync;
 pub mod transport;
+
+// The faces start from a job and reach nothing else of the bootstrap.
+pub use bootstrap::{Job, JobError};

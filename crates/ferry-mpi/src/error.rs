@@ -48,3 +48,9 @@ impl From<ferry_core::engine::EngineError> for MpiError {
         MpiError { consequence, ..MpiError::new(MPI_ERR_OTHER, e.to_string()) }
     }
 }
+
+impl From<ferry_core::JobError> for MpiError {
+    fn from(e: ferry_core::JobError) -> Self {
+        MpiError::new(MPI_ERR_OTHER, e.to_string())
+    }
+}

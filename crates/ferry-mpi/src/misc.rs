@@ -111,7 +111,7 @@ pub extern "C" fn MPI_Wtick() -> f64 {
 
 crate::mpi_export! { MPI_Get_processor_name, PMPI_Get_processor_name, (name: *mut c_char, len: *mut c_int) {
     call("MPI_Get_processor_name", MPI_COMM_WORLD, |rt| {
-        let n = rt.processor_name.clone();
+        let n = rt.processor_name().to_string();
         write_cstr(&n, name, MPI_MAX_PROCESSOR_NAME as usize, len)
     })
 }}

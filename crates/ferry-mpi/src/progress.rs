@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use ferry_core::transport::shm::doorbell::{futex_wait, futex_wake};
+use ferry_core::sync::futex::{futex_wait, futex_wake};
 
 use crate::runtime::{self, Runtime};
 
@@ -33,7 +33,7 @@ static NUDGE: AtomicU32 = AtomicU32::new(0);
 
 /// Called by every MPI call after it released the runtime, with whether requests remain
 /// pending: wake the thread, if it waits for that, to move them while the application
-/// computes. The fences pair like a doorbell's (see `ferry_core::transport::shm::doorbell`): the
+/// computes. The fences pair like those of ferry-core's shared-memory doorbells: the
 /// thread announces itself before trying the lock, we look for it after releasing it, so
 /// either it gets the lock or we see it.
 #[inline]
@@ -87,7 +87,8 @@ enum Pass {
 /// A running progress thread.
 pub struct ProgressThread {
     stop: Arc<AtomicBool>,
-    waker: Arc<mio::Waker>,
+    /// Interrupts the thread's sleep on the engine's descriptor.
+    wake: Box<dyn Fn() + Send>,
     handle: JoinHandle<()>,
 }
 
@@ -152,13 +153,16 @@ impl ProgressThread {
             }
         })?;
         RUNNING.store(true, Ordering::Release);
-        Ok(ProgressThread { stop, waker: rt.engine.waker(), handle })
+        let waker = rt.engine.waker();
+        // A failed wake leaves the thread to notice the stop flag after its idle timeout.
+        let wake = Box::new(move || drop(waker.wake()));
+        Ok(ProgressThread { stop, wake, handle })
     }
 
     /// Stop and join the thread. Call without holding the runtime's lock.
     pub fn stop(self) {
         self.stop.store(true, Ordering::Release);
-        let _ = self.waker.wake();
+        (self.wake)();
         NUDGE.fetch_add(1, Ordering::Release);
         futex_wake(&NUDGE);
         let _ = self.handle.join();

@@ -3,11 +3,15 @@
 //! `pmi_wire` is the pure codec, `pmi_server` the launcher's pure state machine for a job of
 //! N ranks, `pmi_client` the blocking client the MPI library calls during `MPI_Init`. The
 //! client works under `ferry run` and under any PMI-1 launcher (MPICH's Hydra, Slurm's PMI-1).
+//!
+//! `job` turns a launch into a [`Job`] and a ready engine: the one start-up of every face.
 
+pub mod job;
 pub mod pmi_client;
 pub mod pmi_server;
 pub use ferry_wire::pmi as pmi_wire;
 
+pub use job::{Job, JobError};
 pub use pmi_client::PmiClient;
 pub use pmi_server::{Action, PmiServer, RankState};
 pub use pmi_wire::{Command, LineSplitter, PmiError, Response, ResponseKind};

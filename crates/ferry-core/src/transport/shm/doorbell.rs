@@ -51,7 +51,9 @@
 use std::ptr::NonNull;
 use std::sync::atomic::{compiler_fence, fence, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+pub use crate::sync::futex::{futex_wait, futex_wake};
 
 const MEMBARRIER_CMD_QUERY: libc::c_int = 0;
 const MEMBARRIER_CMD_GLOBAL_EXPEDITED: libc::c_int = 1 << 1;
@@ -226,29 +228,5 @@ impl Doorbell {
                 return WaitOutcome { ready: true, sleeps };
             }
         }
-    }
-}
-
-/// Sleep while `*word == expected`, at most `timeout`. Returns on wake-up, value mismatch,
-/// signal or timeout alike; the caller re-checks its condition.
-pub fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
-    let ts = timeout.map(|t| libc::timespec {
-        tv_sec: t.as_secs().min(i64::MAX as u64) as libc::time_t,
-        tv_nsec: t.subsec_nanos() as libc::c_long,
-    });
-    let ts_ptr = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: `word` is a live, aligned u32; FUTEX_WAIT (shared, not PRIVATE, since the word
-    // may live in memory mapped by several processes) only reads it; `ts_ptr` is null or
-    // points to a timespec on this stack frame.
-    unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT, expected, ts_ptr, std::ptr::null::<u32>(), 0);
-    }
-}
-
-/// Wake every thread sleeping on `word`, in any process that maps it.
-pub fn futex_wake(word: &AtomicU32) {
-    // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE does not touch user memory.
-    unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX, std::ptr::null::<libc::timespec>(), std::ptr::null::<u32>(), 0);
     }
 }

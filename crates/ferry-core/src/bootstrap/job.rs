@@ -1,0 +1,391 @@
+//! A job from a launch: what every face (MPI, MCAPI) starts from. PMI-1 (from `ferry run`,
+//! Hydra or Slurm) or nothing (a singleton) goes in; rank, size, the per-job secret, the
+//! business cards, this host's shared memory and a ready [`Engine`] come out.
+//!
+//! The faces then talk to the engine, and to the job only to meet at the end, to leave the
+//! launcher in order or to tell it that the job aborts: neither touches a socket, a ring or
+//! the PMI client itself.
+
+use std::fmt;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+use super::{PmiClient, PmiError};
+use crate::config::{self, BadValue};
+use crate::engine::{Engine, EngineConfig, ShmConfig};
+use crate::transport::business_card::{sanitize_name, BusinessCard, CardError, GlobalId};
+use crate::transport::shm::{self, HostConfig, HostShm, ShmError};
+use crate::transport::tcp::{choose_address, interfaces, listen, Listener, TransportError};
+
+/// Why a process could not become a rank of its job.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error("PMI: {0}")]
+    Pmi(#[from] PmiError),
+    #[error("{0}")]
+    Knob(#[from] BadValue),
+    /// No address to advertise, or no port to listen on.
+    #[error("{0}")]
+    Listen(TransportError),
+    #[error("rank {0} published no business card")]
+    NoCard(u32),
+    #[error("{0}")]
+    BadCard(CardError),
+    #[error("FERRY_SHM_RING_SIZE={0} is invalid: expected 0 or a power of two from 4096 to 2 GiB")]
+    RingSize(usize),
+    #[error("shared memory: {0} (FERRY_TRANSPORTS=tcp does without)")]
+    Shm(ShmError),
+    #[error("engine: {0}")]
+    Engine(io::Error),
+}
+
+/// This process's place in its job, and its line to the launcher (none for a singleton).
+pub struct Job {
+    rank: u32,
+    size: u32,
+    pmi: Option<PmiClient>,
+    hostname: String,
+    oversubscribed: bool,
+}
+
+impl fmt::Debug for Job {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Job")
+            .field("rank", &self.rank)
+            .field("size", &self.size)
+            .field("launched", &self.pmi.is_some())
+            .field("oversubscribed", &self.oversubscribed)
+            .finish()
+    }
+}
+
+/// The engine's knobs, read after the business cards are exchanged (so a bad value fails
+/// every rank at the same point of start-up).
+struct EngineKnobs {
+    eager_limit: usize,
+    spin: Duration,
+    connect_timeout: Duration,
+    tcp_sndbuf: usize,
+    use_shm: bool,
+    shm_eager_limit: usize,
+    ring_size: usize,
+    single_copy: bool,
+}
+
+impl EngineKnobs {
+    fn from_env() -> Result<EngineKnobs, BadValue> {
+        Ok(EngineKnobs {
+            eager_limit: config::EAGER_LIMIT.bytes()? as usize,
+            spin: Duration::from_micros(config::SPIN_US.u64()?),
+            connect_timeout: Duration::from_secs(config::CONNECT_TIMEOUT.u64()?.max(1)),
+            tcp_sndbuf: config::TCP_SNDBUF.bytes()? as usize,
+            use_shm: config::TRANSPORTS.transports()?,
+            shm_eager_limit: config::SHM_EAGER_LIMIT.bytes()? as usize,
+            ring_size: config::SHM_RING_SIZE.bytes()? as usize,
+            single_copy: config::shm_single_copy()?,
+        })
+    }
+}
+
+impl Job {
+    /// Become a rank of the job the environment describes: connect to the launcher if there
+    /// is one (`PMI_FD`, see [`PmiClient::from_env`]), else run as a singleton; listen, publish
+    /// this rank's business card and read everyone's, join this host's shared memory, and
+    /// build the engine with a route to every peer. Collective over the job under PMI.
+    pub fn start() -> Result<(Job, Engine), JobError> {
+        let mut pmi = PmiClient::from_env()?;
+        let (rank, size) = match &pmi {
+            Some(p) => (p.rank(), p.size()),
+            None => (0, 1),
+        };
+        crate::log::set_prefix(format!("ferry[rank {rank}]"));
+        let secret = match pmi.as_mut() {
+            Some(p) => p.job_secret()?.into_bytes(),
+            None => {
+                let mut s = vec![0u8; 32];
+                getrandom::getrandom(&mut s).expect("the kernel's random source is available");
+                s
+            }
+        };
+
+        let listener = listen_for_peers(size)?;
+        let hostname = hostname();
+        let set = |k: &config::Knob| k.is_set().then(|| k.value());
+        let me = BusinessCard { addr: listener.advertise, id: identity(set(&config::HOST_ID), set(&config::FRONT_NODE), &hostname) };
+        crate::info!("init", "rank {rank} of {size} listening on {}", me.addr);
+        let cards = match pmi.as_mut() {
+            None => vec![me],
+            Some(p) => exchange_cards(p, &me)?,
+        };
+
+        let knobs = EngineKnobs::from_env()?;
+        let locals = local_ranks(&cards, rank);
+        // More ranks than cores on this host: waits often end in a sleep, and a membarrier per
+        // sleep would cost more than the fence per message it saves.
+        let oversubscribed = is_oversubscribed(locals.len(), std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if oversubscribed {
+            shm::doorbell::use_symmetric_fences();
+        }
+        // Shared memory needs a job name common to the host's ranks: a singleton has no peers.
+        let shm = match (knobs.use_shm, pmi.as_ref()) {
+            (true, Some(p)) => join_host(p.kvsname(), rank, locals, &cards[rank as usize].id, &knobs)?,
+            _ => None,
+        };
+        let mut engine = Engine::new(EngineConfig {
+            rank,
+            size,
+            secret,
+            cards,
+            listener: listener.socket,
+            eager_limit: knobs.eager_limit,
+            spin: knobs.spin,
+            connect_timeout: knobs.connect_timeout,
+            tcp_sndbuf: knobs.tcp_sndbuf,
+            shm,
+        })
+        .map_err(JobError::Engine)?;
+        engine.set_oversubscribed(oversubscribed);
+        Ok((Job { rank, size, pmi, hostname, oversubscribed }, engine))
+    }
+
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// The host's name as the system gives it (`MPI_Get_processor_name`), not the sanitised
+    /// or overridden (`FERRY_HOST_ID`) one of the business card.
+    pub fn processor_name(&self) -> &str {
+        &self.hostname
+    }
+
+    /// More ranks share this host than it has cores (waits then tend to end in sleeps).
+    pub fn is_oversubscribed(&self) -> bool {
+        self.oversubscribed
+    }
+
+    /// Whether a launcher runs the job (false: a singleton started without PMI).
+    pub fn is_launched(&self) -> bool {
+        self.pmi.is_some()
+    }
+
+    /// Wait until every rank of the job gets here (the launcher's barrier; at once for a
+    /// singleton). Faces call it at the end, after their engine has flushed its queues.
+    pub fn barrier(&mut self) -> Result<(), JobError> {
+        match self.pmi.as_mut() {
+            Some(p) => Ok(p.barrier()?),
+            None => Ok(()),
+        }
+    }
+
+    /// Leave the launcher in order: this rank ends normally.
+    pub fn finalize(&mut self) -> Result<(), JobError> {
+        match self.pmi.as_mut() {
+            Some(p) => Ok(p.finalize()?),
+            None => Ok(()),
+        }
+    }
+
+    /// Tell the launcher that the job aborts with `code` and why, so it ends the other ranks.
+    /// The caller then exits.
+    pub fn abort(&mut self, code: i32, msg: &str) -> Result<(), JobError> {
+        match self.pmi.as_mut() {
+            Some(p) => Ok(p.abort(code, msg)?),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Open the socket peers connect to. Alone, a rank advertises loopback (nobody else needs to
+/// reach it, and a host without a network still runs); otherwise the interface `FERRY_IF`
+/// names, or the first one that is not loopback.
+fn listen_for_peers(size: u32) -> Result<Listener, JobError> {
+    let spec = config::IFACE.value();
+    let advertise = if size == 1 { Ipv4Addr::LOCALHOST } else { choose_address(&spec, &interfaces()).map_err(JobError::Listen)? };
+    let (bind, advertise) = addresses(&spec, advertise);
+    let range = config::PORT_RANGE.port_range()?;
+    listen(IpAddr::V4(bind), IpAddr::V4(advertise), range).map_err(JobError::Listen)
+}
+
+/// (bind, advertise): without `FERRY_IF` the socket listens on every address, so peers reach
+/// it whichever of this host's addresses they route to; with it, only on the one named.
+fn addresses(spec: &str, advertise: Ipv4Addr) -> (Ipv4Addr, Ipv4Addr) {
+    let bind = if spec.trim().is_empty() { Ipv4Addr::UNSPECIFIED } else { advertise };
+    (bind, advertise)
+}
+
+/// This process's global id: the host is `FERRY_HOST_ID` or the system's name, the front
+/// node `FERRY_FRONT_NODE` or the host itself (a public node), both as a card allows them.
+fn identity(host_id: Option<String>, front_node: Option<String>, hostname: &str) -> GlobalId {
+    let host = sanitize_name(&host_id.unwrap_or_else(|| hostname.to_string()));
+    let front = match front_node {
+        Some(f) => sanitize_name(&f),
+        None => host.clone(),
+    };
+    GlobalId { front, host, pid: std::process::id() }
+}
+
+/// Publish `me` under `ferry-card-<rank>`, meet every rank in the PMI barrier, and read all
+/// the cards, in rank order.
+fn exchange_cards(p: &mut PmiClient, me: &BusinessCard) -> Result<Vec<BusinessCard>, JobError> {
+    p.put(&card_key(p.rank()), &me.encode())?;
+    p.barrier()?;
+    let size = p.size();
+    let mut cards = Vec::with_capacity(size as usize);
+    for r in 0..size {
+        let v = p.get(&card_key(r))?.ok_or(JobError::NoCard(r))?;
+        cards.push(BusinessCard::decode(&v).map_err(JobError::BadCard)?);
+    }
+    Ok(cards)
+}
+
+fn card_key(rank: u32) -> String {
+    format!("ferry-card-{rank}")
+}
+
+/// The ranks on `me`'s host, ascending: those whose global id names the same front node and
+/// host (pids differ; a host name alone may repeat behind two front nodes).
+fn local_ranks(cards: &[BusinessCard], me: u32) -> Vec<u32> {
+    let mine = &cards[me as usize].id;
+    (0..cards.len() as u32).filter(|&r| cards[r as usize].id.front == mine.front && cards[r as usize].id.host == mine.host).collect()
+}
+
+fn is_oversubscribed(local_ranks: usize, cores: usize) -> bool {
+    local_ranks > cores
+}
+
+/// Ring size when `FERRY_SHM_RING_SIZE` is 0: 256 KiB, halved while the host's rings would
+/// take more than 64 MiB (down to 16 KiB).
+fn auto_ring_size(local_ranks: usize) -> usize {
+    let rings = local_ranks * local_ranks.saturating_sub(1);
+    let mut cap = 256 << 10;
+    while cap > 16 << 10 && cap * rings > 64 << 20 {
+        cap /= 2;
+    }
+    cap
+}
+
+/// The capacity of each ring: `requested` (`FERRY_SHM_RING_SIZE`), or the automatic size
+/// for `local_ranks` when it is 0.
+fn ring_capacity(requested: usize, local_ranks: usize) -> Result<usize, JobError> {
+    let capacity = if requested == 0 { auto_ring_size(local_ranks) } else { requested };
+    if !shm::ring::valid_capacity(capacity) {
+        return Err(JobError::RingSize(requested));
+    }
+    Ok(capacity)
+}
+
+/// Join the shared memory of `locals`, the ranks whose global id names our host (`mine`),
+/// when there are others.
+fn join_host(job: &str, rank: u32, locals: Vec<u32>, mine: &GlobalId, knobs: &EngineKnobs) -> Result<Option<ShmConfig>, JobError> {
+    if locals.len() < 2 {
+        return Ok(None);
+    }
+    let ring_capacity = ring_capacity(knobs.ring_size, locals.len())?;
+    // Peers may read our buffers only if we let them (Yama); the probe then tells whether the
+    // kernel lets us read theirs. Each side decides for itself: a receiver that may not read
+    // ignores the address and asks for the data through the ring.
+    let single_copy = knobs.single_copy && shm::permit_peer_reads().is_ok() && shm::cma_available();
+    let job_id = shm::host_job_id(job, &format!("{}|{}", mine.front, mine.host));
+    let (host, links) = HostShm::join(HostConfig { job_id, locals, me: rank, ring_capacity, timeout: knobs.connect_timeout }).map_err(JobError::Shm)?;
+    crate::info!("init", "sharing memory with {} local ranks (rings of {} KiB, single copy: {single_copy})", host.locals.len() - 1, ring_capacity >> 10);
+    Ok(Some(ShmConfig { host, links, eager_limit: knobs.shm_eager_limit, single_copy }))
+}
+
+/// The system's host name ("localhost" if it will not say).
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    if rc != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::SocketAddr;
+
+    fn card(front: &str, host: &str, pid: u32) -> BusinessCard {
+        BusinessCard { addr: SocketAddr::from(([10, 0, 0, 1], 4000 + pid as u16)), id: GlobalId { front: front.into(), host: host.into(), pid } }
+    }
+
+    #[test]
+    fn local_ranks_share_front_node_and_host() {
+        let cards = vec![card("a", "a", 1), card("b", "b", 2), card("a", "a", 3), card("gw", "a", 4), card("a", "a", 5)];
+        assert_eq!(local_ranks(&cards, 0), vec![0, 2, 4]);
+        assert_eq!(local_ranks(&cards, 4), vec![0, 2, 4]);
+        assert_eq!(local_ranks(&cards, 1), vec![1]);
+        // Same host name behind another front node: another machine.
+        assert_eq!(local_ranks(&cards, 3), vec![3]);
+    }
+
+    #[test]
+    fn a_singleton_is_its_own_host() {
+        assert_eq!(local_ranks(&[card("h", "h", 7)], 0), vec![0]);
+    }
+
+    #[test]
+    fn oversubscribed_only_past_the_cores() {
+        assert!(!is_oversubscribed(2, 2));
+        assert!(is_oversubscribed(3, 2));
+        assert!(!is_oversubscribed(1, 1));
+    }
+
+    #[test]
+    fn auto_ring_size_keeps_a_host_under_64_mib() {
+        assert_eq!(auto_ring_size(1), 256 << 10);
+        assert_eq!(auto_ring_size(2), 256 << 10);
+        assert_eq!(auto_ring_size(16), 256 << 10); // 240 rings of 256 KiB: 60 MiB
+        assert_eq!(auto_ring_size(17), 128 << 10);
+        assert_eq!(auto_ring_size(64), 16 << 10); // 4032 rings of 16 KiB: 63 MiB
+        assert_eq!(auto_ring_size(1000), 16 << 10);
+        for n in 2..200 {
+            let cap = auto_ring_size(n);
+            assert!(cap.is_power_of_two() && (16 << 10..=256 << 10).contains(&cap), "{n} ranks: {cap}");
+            assert!(cap == 16 << 10 || cap * n * (n - 1) <= 64 << 20, "{n} ranks: {cap}");
+            assert!(shm::ring::valid_capacity(cap));
+        }
+    }
+
+    #[test]
+    fn ring_capacity_takes_the_knob_or_the_automatic_size() {
+        assert_eq!(ring_capacity(0, 4).ok(), Some(256 << 10));
+        assert_eq!(ring_capacity(4096, 4).ok(), Some(4096));
+        let e = ring_capacity(1000, 4).expect_err("not a power of two");
+        assert_eq!(e.to_string(), "FERRY_SHM_RING_SIZE=1000 is invalid: expected 0 or a power of two from 4096 to 2 GiB");
+        assert!(ring_capacity(2048, 4).is_err());
+    }
+
+    #[test]
+    fn binds_everywhere_unless_an_interface_is_named() {
+        let ip = Ipv4Addr::new(192, 168, 1, 5);
+        assert_eq!(addresses("", ip), (Ipv4Addr::UNSPECIFIED, ip));
+        assert_eq!(addresses("  ", ip), (Ipv4Addr::UNSPECIFIED, ip));
+        assert_eq!(addresses("eth0", ip), (ip, ip));
+    }
+
+    #[test]
+    fn identity_from_knobs_or_the_host_name() {
+        let id = identity(None, None, "node-1.example");
+        assert_eq!((id.front.as_str(), id.host.as_str(), id.pid), ("node-1.example", "node-1.example", std::process::id()));
+        let id = identity(Some("n 7".into()), None, "ignored");
+        assert_eq!((id.front.as_str(), id.host.as_str()), ("n7", "n7"));
+        let id = identity(None, Some("gw|0".into()), "c1");
+        assert_eq!((id.front.as_str(), id.host.as_str()), ("gw0", "c1"));
+    }
+
+    #[test]
+    fn shm_errors_name_the_way_out() {
+        let e = JobError::Shm(ShmError::Layout("x".into()));
+        assert!(e.to_string().starts_with("shared memory: "));
+        assert!(e.to_string().ends_with("(FERRY_TRANSPORTS=tcp does without)"));
+    }
+}

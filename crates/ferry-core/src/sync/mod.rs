@@ -1,0 +1,7 @@
+//! Waiting primitives below every layer: the futex calls that both the shared-memory doorbells
+//! and the API layers' own threads (a progress thread) sleep on. Nothing here knows of
+//! rings, sockets or ranks.
+
+pub mod futex;
+
+pub use futex::{futex_wait, futex_wake};
