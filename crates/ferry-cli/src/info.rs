@@ -32,10 +32,6 @@ fn transports_section() -> String {
         vec!["tcp".to_owned(), "between hosts (and between all ranks with FERRY_TRANSPORTS=tcp); authenticated connections".to_owned()],
         vec!["shm".to_owned(), "between ranks of one host: a ring per ordered pair in /dev/shm; a sleeping rank is woken by a datagram on its wake-up socket".to_owned()],
         vec!["shm large messages".to_owned(), large],
-        vec![
-            "shm fence".to_owned(),
-            if shm::doorbell::asymmetric_fence() { "asymmetric (membarrier): no fence on the sending side" } else { "a full fence per notification (membarrier unavailable)" }.to_owned(),
-        ],
     ];
     format!("Transports (detected on this host)\n{}", table(&rows))
 }

@@ -102,8 +102,8 @@ impl ProgressThread {
         let handle = std::thread::Builder::new().name("ferry-progress".into()).spawn(move || {
             ask_for_short_slices();
             // The thread counts as asleep on the rank's doorbell for as long as it runs, so
-            // that local peers kick the wake-up socket whenever they publish: announcing once
-            // costs one membarrier, where announcing per sleep would cost one per wake-up.
+            // that local peers kick the wake-up socket whenever they publish, without announcing
+            // itself again before every sleep.
             if let Some(b) = &bell {
                 b.begin_sleep();
             }

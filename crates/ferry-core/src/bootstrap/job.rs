@@ -121,12 +121,8 @@ impl Job {
 
         let knobs = EngineKnobs::from_env()?;
         let locals = local_ranks(&cards, rank);
-        // More ranks than cores on this host: waits often end in a sleep, and a membarrier per
-        // sleep would cost more than the fence per message it saves.
+        // More ranks than cores on this host: waits give the core away from the start.
         let oversubscribed = is_oversubscribed(locals.len(), std::thread::available_parallelism().map_or(1, |n| n.get()));
-        if oversubscribed {
-            shm::doorbell::use_symmetric_fences();
-        }
         // Shared memory needs a job name common to the host's ranks: a singleton has no peers.
         let shm = match (knobs.use_shm, pmi.as_ref()) {
             (true, Some(p)) => join_host(p.kvsname(), rank, locals, &cards[rank as usize].id, &knobs)?,

@@ -5,24 +5,30 @@
 //!
 //! # Layout
 //!
-//! A control block of three 128-byte lines (`head`, written only by the producer; `tail`,
-//! written only by the consumer; read-mostly metadata), so the two writers never share a line
-//! or an adjacent-line prefetch pair, then a data area of `capacity` bytes (a power of two).
-//! `head` and `tail` are byte counters that only grow; `pos & (capacity - 1)` is the offset.
+//! A control block of three 128-byte lines (`head`, the producer's; `tail`, written only by
+//! the consumer; read-mostly metadata), so the two writers never share a line or an
+//! adjacent-line prefetch pair, then a data area of `capacity` bytes (a power of two). `head`
+//! and `tail` are byte counters that only grow; `pos & (capacity - 1)` is the offset.
 //!
 //! A record is an 8-byte prefix (`body_len: u32`, `info: u32` = kind | FIRST | LAST |
-//! header_len << 16) and a body, padded to 8 bytes. A record never wraps: when it does not fit
-//! before the end of the data area, the producer fills the rest with a skip record and starts
-//! again at offset 0. A frame is either one piece (FIRST|LAST: header then payload, contiguous)
-//! or, through [`Producer::write_partial`], a FIRST piece carrying the header and the start of
-//! the payload followed by pieces carrying the rest, so a payload larger than the ring streams
-//! through it while both sides copy.
+//! header_len << 16, never zero) and a body, padded to 8 bytes. A record never wraps: when it
+//! does not fit before the end of the data area, the producer fills the rest with a skip
+//! record and starts again at offset 0. A frame is either one piece (FIRST|LAST: header then
+//! payload, contiguous) or, through [`Producer::write_partial`], a FIRST piece carrying the
+//! header and the start of the payload followed by pieces carrying the rest, so a payload
+//! larger than the ring streams through it while both sides copy.
 //!
 //! # Ordering
 //!
-//! The producer writes a record's bytes with plain stores, then publishes it with a Release
-//! store of `head`; the consumer's Acquire load of `head` makes those bytes visible. Freeing is
-//! symmetric through `tail`. After each publication the writer rings the other side's
+//! A record announces itself: the consumer polls the prefix word at its own `tail` and finds
+//! a record when it is not zero. So a small frame costs the reader one cache line (prefix,
+//! header and payload together), not a line for a shared index and another for the data.
+//! The producer writes a record's body with plain stores, zeroes the word just after the
+//! record (where the consumer will look next: it may hold bytes of an older lap), then
+//! publishes the record with a Release store of its prefix; the consumer's Acquire load of
+//! the prefix makes the body, and that zero, visible. One word of the ring always stays free
+//! for this. Freeing goes through `tail` (Release store by the consumer, read by the producer
+//! only when the ring looks full). After each publication the writer rings the other side's
 //! [`Doorbell`] (see its module for the sleep protocol).
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
@@ -41,6 +47,8 @@ pub const MIN_CAPACITY: usize = 4096;
 pub const MAX_CAPACITY: usize = 1 << 31;
 
 const RECORD_ALIGN: usize = 8;
+/// Bytes that stay free after the last record: the zero word the consumer stops at.
+const RESERVE: usize = 8;
 const KIND_SKIP: u32 = 1;
 const KIND_PIECE: u32 = 2;
 const KIND_MASK: u32 = 0xf;
@@ -172,7 +180,7 @@ pub(crate) unsafe fn consumer_at(
     let ring = RingRef { ctl: NonNull::new(ctl).expect("non-null"), data: NonNull::new(data).expect("non-null"), cap, _keep: keep };
     ring.claim(End::Consumer)?;
     let tail = ring.ctl().tail.0.load(Ordering::Acquire);
-    Ok(Consumer { ring, tail, head_seen: tail, pending: 0, peer })
+    Ok(Consumer { ring, tail, pending: 0, peer })
 }
 
 /// The writing end of a ring. Not `Clone`: there is one producer.
@@ -225,7 +233,7 @@ impl Producer {
 
     /// Largest `header.len() + payload.len()` that [`try_write`](Self::try_write) accepts.
     pub fn max_frame(&self) -> usize {
-        self.ring.cap - RECORD_PREFIX
+        self.ring.cap - RECORD_PREFIX - RESERVE
     }
 
     /// Limit the size of the pieces of [`write_partial`](Self::write_partial) (default: a
@@ -237,7 +245,13 @@ impl Producer {
     /// Bytes free in the ring right now (some of it may be lost to a skip record).
     pub fn free_space(&mut self) -> usize {
         self.refresh_tail();
-        self.ring.cap - (self.head - self.tail_seen) as usize
+        self.free()
+    }
+
+    /// Bytes that may be taken by records, as far as the last `tail` seen says.
+    #[inline]
+    fn free(&self) -> usize {
+        (self.ring.cap - (self.head - self.tail_seen) as usize).saturating_sub(RESERVE)
     }
 
     /// Whether the consumer freed space since the last refused write, so that retrying it may
@@ -334,7 +348,7 @@ impl Producer {
     fn room(&mut self) -> usize {
         self.refresh_tail();
         let cap = self.ring.cap;
-        let free = cap - (self.head - self.tail_seen) as usize;
+        let free = self.free();
         let contig = cap - (self.head as usize & (cap - 1));
         if free <= contig {
             body_fitting(free)
@@ -353,7 +367,7 @@ impl Producer {
             if attempt == 1 {
                 self.refresh_tail();
             }
-            let free = cap - (self.head - self.tail_seen) as usize;
+            let free = self.free();
             let off = self.head as usize & (cap - 1);
             let contig = cap - off;
             if rec <= contig {
@@ -371,29 +385,27 @@ impl Producer {
     }
 
     fn skip(&mut self, off: usize, len: usize) {
-        // SAFETY: [off, off + len) is free (checked by the caller) and 8-aligned in the data area.
-        unsafe {
-            let p = self.ring.data.as_ptr().add(off) as *mut u32;
-            p.write((len - RECORD_PREFIX) as u32);
-            p.add(1).write(KIND_SKIP);
-        }
-        self.head += len as u64;
-        self.publish();
+        self.publish(off, len, (len - RECORD_PREFIX) as u32, KIND_SKIP);
     }
 
     fn commit(&mut self, off: usize, body: usize, info: u32) {
-        // SAFETY: `place` reserved this record; the prefix is 8-aligned inside the data area.
-        unsafe {
-            let p = self.ring.data.as_ptr().add(off) as *mut u32;
-            p.write(body as u32);
-            p.add(1).write(info);
-        }
-        self.head += record_len(body) as u64;
-        self.publish();
+        self.publish(off, record_len(body), body as u32, info);
     }
 
-    fn publish(&mut self) {
-        self.ring.ctl().head.0.store(self.head, Ordering::Release);
+    /// Publish the record of `len` bytes at `off` whose body is written: zero the word after
+    /// it, then store its prefix.
+    fn publish(&mut self, off: usize, len: usize, body_len: u32, info: u32) {
+        let cap = self.ring.cap;
+        let next = (off + len) & (cap - 1);
+        // SAFETY: `off` and `next` are 8-aligned words inside the data area; `next` is free
+        // (one word always stays free after the last record); only ring ends use this memory.
+        unsafe {
+            word(self.ring.data.as_ptr(), next).store(0, Ordering::Relaxed);
+            word(self.ring.data.as_ptr(), off).store(u64::from(body_len) | (u64::from(info) << 32), Ordering::Release);
+        }
+        self.head += len as u64;
+        // Nobody polls `head`; it stays in this core's cache. Kept for inspection.
+        self.ring.ctl().head.0.store(self.head, Ordering::Relaxed);
         if let Some(bell) = &self.peer {
             bell.notify();
         }
@@ -431,8 +443,6 @@ pub struct Consumer {
     ring: RingRef,
     /// Our copy of `tail` (we are its only writer).
     tail: u64,
-    /// The last `head` we read.
-    head_seen: u64,
     /// Length of the record returned by the last `peek`, not yet consumed.
     pending: usize,
     /// Doorbell of the producer's rank, rung after freeing space.
@@ -452,7 +462,14 @@ impl Consumer {
     /// poll and to use as the condition of [`Doorbell::wait_until`].
     #[inline]
     pub fn has_data(&self) -> bool {
-        self.ring.ctl().head.0.load(Ordering::Acquire) != self.tail
+        self.prefix() != 0
+    }
+
+    /// The prefix word at `tail`: zero until the producer publishes a record there.
+    #[inline]
+    fn prefix(&self) -> u64 {
+        // SAFETY: `tail` is 8-aligned and inside the data area (masked); only ring ends use it.
+        unsafe { word(self.ring.data.as_ptr(), self.tail as usize & (self.ring.cap - 1)).load(Ordering::Acquire) }
     }
 
     /// The next record, without taking it: copy from the returned slices, then call
@@ -461,25 +478,15 @@ impl Consumer {
     pub fn peek(&mut self) -> Result<Option<Piece<'_>>, ShmError> {
         let cap = self.ring.cap;
         loop {
-            if self.tail == self.head_seen {
-                self.head_seen = self.ring.ctl().head.0.load(Ordering::Acquire);
-                if self.tail == self.head_seen {
-                    return Ok(None);
-                }
+            let prefix = self.prefix();
+            if prefix == 0 {
+                return Ok(None);
             }
-            let avail = self.head_seen.wrapping_sub(self.tail);
-            if avail > cap as u64 || avail < RECORD_PREFIX as u64 {
-                return Err(ShmError::Corrupt(format!("ring holds {avail} bytes, capacity {cap}")));
-            }
-            let avail = avail as usize;
+            let (body_len, info) = (prefix as u32 as usize, (prefix >> 32) as u32);
             let off = self.tail as usize & (cap - 1);
             let contig = cap - off;
-            // SAFETY: `off` is 8-aligned (tail only grows by record lengths) and at least 8 bytes
-            // before the end of the data area; the Acquire load of head made the prefix visible.
-            let (body_len, info) = unsafe {
-                let p = self.ring.data.as_ptr().add(off) as *const u32;
-                (p.read() as usize, p.add(1).read())
-            };
+            // A record leaves at least one free word behind it.
+            let avail = cap - RESERVE;
             match info & KIND_MASK {
                 KIND_SKIP => {
                     if body_len + RECORD_PREFIX != contig || contig > avail {
@@ -495,8 +502,9 @@ impl Consumer {
                         return Err(ShmError::Corrupt(format!("record of {body_len} bytes at offset {off} overruns the ring")));
                     }
                     self.pending = rec;
-                    // SAFETY: the body lies inside the published part of the data area, which
-                    // the producer does not touch again until we advance tail past it.
+                    // SAFETY: the body lies inside the data area (checked above) and was
+                    // published with the prefix; the producer does not touch it again until we
+                    // advance tail past it.
                     let body = unsafe { std::slice::from_raw_parts(self.ring.data.as_ptr().add(off + RECORD_PREFIX), body_len) };
                     let (header, payload) = body.split_at(hdr);
                     return Ok(Some(Piece { header, payload, first: info & FIRST != 0, last: info & LAST != 0 }));
@@ -537,6 +545,16 @@ impl Drop for Consumer {
     }
 }
 
+/// The 8-byte word at `off` of a data area, as an atomic.
+///
+/// # Safety
+/// `off` must be 8-aligned and at least 8 bytes before the end of the data area at `data`.
+#[inline]
+unsafe fn word<'a>(data: *mut u8, off: usize) -> &'a AtomicU64 {
+    // SAFETY: the caller's contract; the data area is 8-aligned.
+    unsafe { &*(data.add(off) as *const AtomicU64) }
+}
+
 /// Private memory holding one ring and two doorbells.
 struct HeapBlock {
     ptr: NonNull<u8>,
@@ -567,7 +585,6 @@ pub struct RingPair {
 
 /// A ring of `capacity` bytes in private memory, for threads of one process.
 pub fn heap_ring(capacity: usize) -> Result<RingPair, ShmError> {
-    super::doorbell::asymmetric_fence();
     if !valid_capacity(capacity) {
         return Err(ShmError::Layout(format!("ring capacity {capacity} is not a power of two in {MIN_CAPACITY}..={MAX_CAPACITY}")));
     }

@@ -59,7 +59,7 @@ fn read_one(c: &mut Consumer, r: &mut Reassembler) -> Option<(Vec<u8>, Vec<u8>)>
 fn shm_ring_every_frame_size_at_every_alignment() {
     let RingPair { mut producer, mut consumer, .. } = heap_ring(4096).expect("ring");
     let max = producer.max_frame();
-    assert_eq!(max, 4096 - RECORD_PREFIX);
+    assert_eq!(max, 4096 - RECORD_PREFIX - 8, "one word stays free after the last record");
     let mut r = Reassembler::default();
     for len in 0..=max {
         let hdr_len = len.min(len % 41);
@@ -88,21 +88,25 @@ fn shm_ring_oversized_frame_is_a_bug() {
 #[test]
 fn shm_ring_full_ring_is_all_or_nothing() {
     let RingPair { mut producer, mut consumer, .. } = heap_ring(4096).expect("ring");
-    // 100-byte bodies take 112-byte records: 36 fit in 4096 bytes.
+    // 100-byte bodies take 112-byte records: 36 fit in 4096 bytes less the word kept free.
     let mut n = 0u64;
     while producer.try_write(&n.to_le_bytes(), &pattern(n, 92)) {
         n += 1;
     }
     assert_eq!(n, 36);
-    assert!(producer.free_space() < 112);
-    assert!(!producer.try_write(&[], &[]) || producer.free_space() < 8);
-    // Free one record: exactly one more frame fits (after a skip at the end).
+    let free = producer.free_space();
+    assert!(free < 112);
+    // What is left is taken whole or not at all.
+    assert!(!producer.try_write(&[], &vec![0u8; free]));
+    // Free two records: one more frame fits (after a skip at the end), and no other.
     let mut r = Reassembler::default();
-    let (h, _) = read_one(&mut consumer, &mut r).expect("frame 0");
-    assert_eq!(h, 0u64.to_le_bytes());
+    for want in 0..2u64 {
+        let (h, _) = read_one(&mut consumer, &mut r).expect("a frame");
+        assert_eq!(h, want.to_le_bytes());
+    }
     assert!(producer.try_write(&n.to_le_bytes(), &pattern(n, 92)));
-    assert!(!producer.try_write(&[], &pattern(0, 92)));
-    for want in 1..=n {
+    assert!(!producer.try_write(&[0u8; 8], &pattern(0, 92)));
+    for want in 2..=n {
         let (h, p) = read_one(&mut consumer, &mut r).expect("frame");
         assert_eq!(h, want.to_le_bytes());
         assert_eq!(p, pattern(want, 92));
@@ -296,3 +300,4 @@ proptest! {
         prop_assert!(model.is_empty());
     }
 }
+

@@ -94,6 +94,19 @@ impl Route for ShmRoute {
             };
             any = true;
             let (first, last, len) = (piece.first, piece.last, piece.payload.len() as u64);
+            if first && last && self.incoming.is_none() {
+                // The common case, a whole frame in one record: straight to the receiver.
+                let h = match Header::decode(piece.header, limits) {
+                    Ok(h) if piece.header.len() == HEADER_LEN && len == h.len => h,
+                    Ok(h) => return Err(RouteError::Protocol(format!("frame announced {} bytes and carried {len}", h.len))),
+                    Err(e) => return Err(RouteError::Protocol(e.to_string())),
+                };
+                let mut sink = to.header(peer, &h, true).map_err(RouteError::Protocol)?;
+                sink.put(piece.payload);
+                self.link.rx.consume();
+                to.frame(peer, h, sink).map_err(RouteError::Protocol)?;
+                continue;
+            }
             let step = if first {
                 if self.incoming.is_some() {
                     Err("a frame began inside another".to_string())

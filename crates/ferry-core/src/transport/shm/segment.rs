@@ -188,7 +188,6 @@ impl Segment {
     /// `ring_capacity` bytes. Fails with [`ShmError::Exists`] if the name is taken (another
     /// creator, or a segment left by a crashed job with the same id: [`unlink`] it first).
     pub fn create(job_id: &str, local_ranks: usize, ring_capacity: usize) -> Result<Segment, ShmError> {
-        super::doorbell::asymmetric_fence();
         let layout = SegmentLayout::new(local_ranks, ring_capacity)?;
         let name = segment_name(job_id)?;
         let c = CString::new(name.clone()).expect("segment names hold no NUL");
@@ -244,7 +243,6 @@ impl Segment {
     /// Open the segment of `job_id` that another local process creates, waiting up to
     /// `timeout` for it to exist and be initialised.
     pub fn open(job_id: &str, timeout: Duration) -> Result<Segment, ShmError> {
-        super::doorbell::asymmetric_fence();
         let name = segment_name(job_id)?;
         let c = CString::new(name.clone()).expect("segment names hold no NUL");
         let start = Instant::now();
