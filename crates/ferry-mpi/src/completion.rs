@@ -148,27 +148,13 @@ impl Runtime {
                     Outcome { error: e.class, ..Outcome::empty() }
                 }
             },
-            Body::Engine(id) => match self.engine.take(id) {
-                Some(Ok(st)) => {
-                    if let Some(u) = r.unpack.take() {
-                        // SAFETY: `base` is the user's receive buffer, valid for `count`
-                        // elements of `dt` (MPI's contract for the receive).
-                        unsafe { u.dt.unpack(&u.tmp[..st.bytes.min(u.tmp.len())], u.base, u.count) };
-                    }
-                    outcome_of(&r, &st)
-                }
-                Some(Err(e)) => {
-                    let lost = match e {
-                        ferry_core::engine::EngineError::PeerLost(r) => Some(r),
-                        _ => None,
-                    };
-                    ferry_core::debug!("mpi", "request failed: {e}");
-                    Outcome { error: MPI_ERR_OTHER, lost, ..Outcome::empty() }
-                }
-                None => Outcome::empty(),
-            },
+            Body::Engine(id) => {
+                let group = r.group.take();
+                engine_outcome(&mut self.engine, id, r.unpack.take(), group.as_deref().map(Vec::as_slice))
+            }
         }
     }
+
 
     /// Wait for one request and return its outcome, which may carry an error class
     /// (truncation); `Err` only when the engine itself failed.
@@ -207,15 +193,39 @@ impl Runtime {
     }
 }
 
-fn outcome_of(r: &ApiReq, st: &Status) -> Outcome {
-    let source = match &r.group {
+/// Take a completed engine request: unpack what it received, and say how it ended.
+/// `group`: the world ranks of a receive's communicator (`None` for a send).
+pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: Option<Unpack>, group: Option<&[u32]>) -> Outcome {
+    match engine.take(id) {
+            Some(Ok(st)) => {
+                if let Some(u) = unpack {
+                    // SAFETY: `base` is the user's receive buffer, valid for `count`
+                    // elements of `dt` (MPI's contract for the receive).
+                    unsafe { u.dt.unpack(&u.tmp[..st.bytes.min(u.tmp.len())], u.base, u.count) };
+                }
+                outcome_of(group, &st)
+            }
+            Some(Err(e)) => {
+                let lost = match e {
+                    ferry_core::engine::EngineError::PeerLost(r) => Some(r),
+                    _ => None,
+                };
+                ferry_core::debug!("mpi", "request failed: {e}");
+                Outcome { error: MPI_ERR_OTHER, lost, ..Outcome::empty() }
+            }
+            None => Outcome::empty(),
+        }
+}
+
+fn outcome_of(group: Option<&[u32]>, st: &Status) -> Outcome {
+    let source = match group {
         Some(g) => crate::comm::rank_in(g, st.source),
         None => MPI_ANY_SOURCE,
     };
     if st.cancelled {
         return Outcome { source, tag: MPI_ANY_TAG, bytes: 0, cancelled: true, error: MPI_SUCCESS, lost: None };
     }
-    let (source, tag) = if r.group.is_some() { (source, st.tag) } else { (MPI_ANY_SOURCE, MPI_ANY_TAG) };
+    let (source, tag) = if group.is_some() { (source, st.tag) } else { (MPI_ANY_SOURCE, MPI_ANY_TAG) };
     Outcome { source, tag, bytes: st.bytes, cancelled: false, error: if st.truncated { MPI_ERR_TRUNCATE } else { MPI_SUCCESS }, lost: None }
 }
 

@@ -210,8 +210,25 @@ fn isend(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, d
 }
 
 fn recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
-    let r = recv_req(rt, buf, count, dt, source, tag, comm)?;
-    let o = rt.wait_unregistered(r)?;
+    // The same checks, in the same order, as a non-blocking receive; no request record:
+    // the communicator cannot go away while this call waits.
+    let c = rt.comm(comm)?;
+    check_count(count)?;
+    check_source(c, source)?;
+    check_recv_tag(tag)?;
+    check_buf(buf, count, dt)?;
+    let pat = Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.group[source as usize]), tag: (tag != MPI_ANY_TAG).then_some(tag) };
+    let target = recv_target(rt, buf, count, dt)?;
+    if source == MPI_PROC_NULL {
+        write_status(status, &Outcome { source: MPI_PROC_NULL, tag: MPI_ANY_TAG, ..Outcome::empty() }, false);
+        return Ok(());
+    }
+    // SAFETY: the receive buffer (or the unpack buffer in `target`) outlives the wait below.
+    let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
+    rt.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
+    rt.reap_orphans();
+    let group = &rt.comms.get(&comm).expect("checked above").group;
+    let o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, Some(group));
     // The status tells what arrived, also when it was truncated.
     write_status(status, &o, o.error != MPI_SUCCESS);
     check(o, comm).map(|_| ())

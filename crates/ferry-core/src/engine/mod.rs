@@ -334,6 +334,9 @@ impl Engine {
     /// Hand every frame the protocol core queued to its route, perform the single-copy
     /// reads it asked for, and report what routes wrote.
     fn pump(&mut self) {
+        if !self.proto.has_output() && self.written.is_empty() {
+            return;
+        }
         loop {
             while let Some((peer, f)) = self.proto.next_frame() {
                 self.route_send(peer, f);

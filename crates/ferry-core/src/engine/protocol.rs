@@ -151,6 +151,12 @@ impl Protocol {
         !self.outbox.is_empty()
     }
 
+    /// Whether anything waits for the driver: frames, reads, or a change of the busy count.
+    #[inline]
+    pub fn has_output(&self) -> bool {
+        !self.outbox.is_empty() || !self.reads.is_empty() || self.busy_delta != 0
+    }
+
     /// The next single-copy read to perform.
     pub fn next_read(&mut self) -> Option<RemoteRead> {
         self.reads.pop_front()
