@@ -80,6 +80,9 @@ pub struct Runtime {
     pub types: FastMap<i32, (Datatype, bool)>,
     next_type: i32,
     predefined: FastMap<i32, Datatype>,
+    /// The shape of the predefined type used last (they never change): most programs send
+    /// one type over and over.
+    shape_cache: Option<(i32, usize, bool)>,
     pub reqs: FastMap<i32, ApiReq>,
     next_req: i32,
     pub msgs: FastMap<i32, ApiMessage>,
@@ -131,6 +134,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
         types: FastMap::default(),
         next_type: 0,
         predefined: FastMap::default(),
+        shape_cache: None,
         reqs: FastMap::default(),
         next_req: 0,
         msgs: FastMap::default(),
@@ -218,16 +222,27 @@ impl Runtime {
     /// Size and contiguity of a committed datatype, without taking a reference to it (the
     /// hot path of every send and receive).
     pub fn type_shape(&mut self, h: i32) -> MpiResult<(usize, bool)> {
+        if let Some((c, size, contiguous)) = self.shape_cache {
+            if c == h {
+                return Ok((size, contiguous));
+            }
+        }
         match self.types.get(&h) {
             Some((t, true)) => return Ok((t.size(), t.is_contiguous())),
             Some((_, false)) => return err(MPI_ERR_TYPE, format!("datatype {h:#x} is not committed")),
             None => {}
         }
-        if let Some(t) = self.predefined.get(&h) {
-            return Ok((t.size(), t.is_contiguous()));
+        let shape = match self.predefined.get(&h) {
+            Some(t) => (t.size(), t.is_contiguous()),
+            None => {
+                let t = self.any_datatype(h)?;
+                (t.size(), t.is_contiguous())
+            }
+        };
+        if self.predefined.contains_key(&h) {
+            self.shape_cache = Some((h, shape.0, shape.1));
         }
-        let t = self.any_datatype(h)?;
-        Ok((t.size(), t.is_contiguous()))
+        Ok(shape)
     }
 
     /// A datatype, committed or not (for constructors and queries).
@@ -263,15 +278,14 @@ impl Runtime {
     }
 
     pub fn add_req(&mut self, r: ApiReq) -> i32 {
-        let h = loop {
+        loop {
             self.next_req = (self.next_req + 1) & 0x00ff_ffff;
             let h = 0xac000000u32 as i32 | self.next_req;
-            if !self.reqs.contains_key(&h) {
-                break h;
+            if let std::collections::hash_map::Entry::Vacant(v) = self.reqs.entry(h) {
+                v.insert(r);
+                return h;
             }
-        };
-        self.reqs.insert(h, r);
-        h
+        }
     }
 
     pub fn add_msg(&mut self, m: ApiMessage) -> i32 {

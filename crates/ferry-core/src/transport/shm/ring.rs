@@ -180,7 +180,7 @@ pub(crate) unsafe fn consumer_at(
     let ring = RingRef { ctl: NonNull::new(ctl).expect("non-null"), data: NonNull::new(data).expect("non-null"), cap, _keep: keep };
     ring.claim(End::Consumer)?;
     let tail = ring.ctl().tail.0.load(Ordering::Acquire);
-    Ok(Consumer { ring, tail, pending: 0, peer })
+    Ok(Consumer { ring, tail, released: tail, pending: 0, peer })
 }
 
 /// The writing end of a ring. Not `Clone`: there is one producer.
@@ -443,6 +443,8 @@ pub struct Consumer {
     ring: RingRef,
     /// Our copy of `tail` (we are its only writer).
     tail: u64,
+    /// The `tail` last stored for the producer.
+    released: u64,
     /// Length of the record returned by the last `peek`, not yet consumed.
     pending: usize,
     /// Doorbell of the producer's rank, rung after freeing space.
@@ -517,11 +519,26 @@ impl Consumer {
     /// Release the record returned by the last [`peek`](Self::peek) to the producer.
     /// Does nothing if there is none.
     pub fn consume(&mut self) {
-        if self.pending == 0 {
-            return;
-        }
+        self.step();
+        self.release();
+    }
+
+    /// Move past the record returned by the last [`peek`](Self::peek) without telling the
+    /// producer yet: a reader taking a batch of records tells it once, with
+    /// [`release`](Self::release), and fences once.
+    #[inline]
+    pub fn step(&mut self) {
         self.tail += self.pending as u64;
         self.pending = 0;
+    }
+
+    /// Hand the space of every record stepped over to the producer (and wake it if it waits
+    /// for room).
+    pub fn release(&mut self) {
+        if self.tail == self.released {
+            return;
+        }
+        self.released = self.tail;
         self.ring.ctl().tail.0.store(self.tail, Ordering::Release);
         if let Some(bell) = &self.peer {
             bell.notify();

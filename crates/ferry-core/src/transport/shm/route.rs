@@ -85,6 +85,31 @@ impl Route for ShmRoute {
     }
 
     fn recv(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError> {
+        // The space of the records read goes back to the sender once per batch.
+        let r = self.recv_batch(peer, to, limits);
+        self.link.rx.release();
+        r
+    }
+
+    fn input_pending(&self) -> bool {
+        self.link.rx.has_data()
+    }
+
+    fn output_ready(&self) -> bool {
+        !self.out.is_empty() && self.link.tx.space_freed()
+    }
+
+    fn closes_visibly(&self) -> bool {
+        false
+    }
+
+    fn source(&mut self) -> Option<&mut dyn mio::event::Source> {
+        None
+    }
+}
+
+impl ShmRoute {
+    fn recv_batch(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError> {
         let mut any = false;
         for _ in 0..RECORDS_PER_RECV {
             let piece = match self.link.rx.peek() {
@@ -103,7 +128,7 @@ impl Route for ShmRoute {
                 };
                 let mut sink = to.header(peer, &h, true).map_err(RouteError::Protocol)?;
                 sink.put(piece.payload);
-                self.link.rx.consume();
+                self.link.rx.step();
                 to.frame(peer, h, sink).map_err(RouteError::Protocol)?;
                 continue;
             }
@@ -134,7 +159,7 @@ impl Route for ShmRoute {
                     None => Err("a frame continued that never began".to_string()),
                 }
             };
-            self.link.rx.consume();
+            self.link.rx.step();
             step.map_err(RouteError::Protocol)?;
             if last {
                 let inc = self.incoming.take().expect("set by its first piece");
@@ -145,21 +170,5 @@ impl Route for ShmRoute {
             }
         }
         Ok(if any { RecvOutcome::Progress } else { RecvOutcome::WouldBlock })
-    }
-
-    fn input_pending(&self) -> bool {
-        self.link.rx.has_data()
-    }
-
-    fn output_ready(&self) -> bool {
-        !self.out.is_empty() && self.link.tx.space_freed()
-    }
-
-    fn closes_visibly(&self) -> bool {
-        false
-    }
-
-    fn source(&mut self) -> Option<&mut dyn mio::event::Source> {
-        None
     }
 }
