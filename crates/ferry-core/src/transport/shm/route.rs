@@ -108,7 +108,20 @@ impl Route for ShmRoute {
     }
 }
 
+/// Records with payloads at least this large give their room back at once; smaller ones once
+/// per batch (one store and one fence for many).
+const RELEASE_AT_ONCE: usize = 4096;
+
 impl ShmRoute {
+    /// Step over the record just read, handing its room back now if it was large.
+    fn take_record(&mut self, payload: usize) {
+        if payload >= RELEASE_AT_ONCE {
+            self.link.rx.consume();
+        } else {
+            self.link.rx.step();
+        }
+    }
+
     fn recv_batch(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError> {
         let mut any = false;
         for _ in 0..RECORDS_PER_RECV {
@@ -128,7 +141,7 @@ impl ShmRoute {
                 };
                 let mut sink = to.header(peer, &h, true).map_err(RouteError::Protocol)?;
                 sink.put(piece.payload);
-                self.link.rx.step();
+                self.take_record(len as usize);
                 to.frame(peer, h, sink).map_err(RouteError::Protocol)?;
                 continue;
             }
@@ -159,7 +172,9 @@ impl ShmRoute {
                     None => Err("a frame continued that never began".to_string()),
                 }
             };
-            self.link.rx.step();
+            // A piece of a streamed frame: its room goes back at once, so the sender
+            // writes the next piece while we copy this one.
+            self.link.rx.consume();
             step.map_err(RouteError::Protocol)?;
             if last {
                 let inc = self.incoming.take().expect("set by its first piece");
