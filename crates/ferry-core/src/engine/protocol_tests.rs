@@ -499,3 +499,54 @@ proptest! {
         }
     }
 }
+
+fn any_frame() -> impl Strategy<Value = (u32, Header, Vec<u8>)> {
+    let kinds = prop::sample::select(vec![Kind::Eager, Kind::Rts, Kind::Cts, Kind::RndvData, Kind::SyncAck, Kind::RndvFin, Kind::Bye, Kind::Hello]);
+    (0..4u32, 0..4u32, kinds, 0..4u64, 0..3u32, -1..3i32, any::<bool>(), prop::collection::vec(any::<u8>(), 0..40)).prop_map(|(peer, src, kind, seq, ctx, tag, sync, payload)| {
+        let mut h = Header::new(kind);
+        h.src = src;
+        h.dst = 0;
+        h.seq = seq;
+        h.context = ctx;
+        h.tag = tag;
+        h.flags = if sync { ferry_wire::flags::SYNC } else { 0 };
+        h.len = payload.len() as u64;
+        (peer, h, payload)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Whatever frames peers send, in whatever order, the core answers with a refusal at
+    /// worst: it never panics, and what it refuses leaves it usable.
+    #[test]
+    fn hostile_frame_sequences_never_panic(frames in prop::collection::vec(any_frame(), 0..40)) {
+        let mut p = Protocol::new(0, 4, 16);
+        p.set_local(1, 16);
+        p.set_single_copy(true);
+        let mut bufs = vec![vec![0u8; 24]; 4];
+        for (i, b) in bufs.iter_mut().enumerate() {
+            unsafe { p.irecv(pat((i % 2) as u32, if i == 0 { None } else { Some(i as u32) }, None), b.as_mut_ptr(), b.len()) };
+        }
+        let out = pattern(100, 1);
+        let s = unsafe { p.isend(2, 0, 1, out.as_ptr(), out.len(), true) };
+        for (peer, h, payload) in frames {
+            if let Ok(mut sink) = p.header(peer, &h, true) {
+                sink.put(&payload);
+                let _ = p.frame(peer, h, sink);
+            }
+            while p.next_frame().is_some() {}
+            while let Some(r) = p.next_read() {
+                p.read_done(r, Err("refused".into()));
+            }
+        }
+        // Still usable: a send to self matches a fresh receive.
+        let mut b = [0u8; 3];
+        let r = unsafe { p.irecv(pat(7, Some(0), Some(5)), b.as_mut_ptr(), 3) };
+        let me = unsafe { p.isend(0, 7, 5, [1u8, 2, 3].as_ptr(), 3, false) };
+        prop_assert_eq!(take_ok(&mut p, r).bytes, 3);
+        prop_assert!(p.take(me).is_some());
+        let _ = s;
+    }
+}
