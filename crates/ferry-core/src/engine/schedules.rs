@@ -25,7 +25,8 @@ struct InFlight {
 #[derive(Default)]
 pub(super) struct Schedules {
     /// A call is taken out of its slot (`None`) while it runs: it drives this very engine.
-    calls: Slab<Option<InFlight>>,
+    /// Boxed: a run is large, and it moves out and back on every pass.
+    calls: Slab<Option<Box<InFlight>>>,
     /// Calls not yet complete, so that a pass with none costs nothing.
     pub(super) running: usize,
 }
@@ -45,7 +46,7 @@ impl Engine {
     /// for it with [`is_done`](Engine::is_done) and collect it with
     /// [`take_collective`](Engine::take_collective).
     pub fn start_collective(&mut self, run: CollRun, reduce: Reduce) -> ReqId {
-        let id = self.schedules.calls.insert(Some(InFlight { run, reduce, result: None }));
+        let id = self.schedules.calls.insert(Some(Box::new(InFlight { run, reduce, result: None })));
         self.schedules.running += 1;
         self.advance_one(id);
         id | COLL_BIT
