@@ -33,7 +33,9 @@ impl Engine {
         let mut seen = self.activity;
         loop {
             // The first passes read no clock: most waits on a local peer end within them.
-            if spins >= FIRST_CLOCK && spins % 8 == 7 {
+            // (Only when this rank has a core of its own: with more ranks than cores every pass
+            // gives the core away, and the wait must soon be able to end in a sleep.)
+            if (spins >= FIRST_CLOCK || self.tight_spin.is_zero()) && spins % 8 == 7 {
                 if self.activity != seen {
                     seen = self.activity;
                     start = None;
