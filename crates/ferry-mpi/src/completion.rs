@@ -111,10 +111,17 @@ impl Runtime {
             // Nothing to wait for, or one of them is complete from the start.
             return Ok(());
         }
-        // Checking the oldest first stops at the first pending request, so a spin costs one
-        // lookup, not one per request.
+        // A cursor over the set: what completed stays completed, so each pass looks only from
+        // the first request not yet seen done (a window of n requests costs n lookups in all,
+        // not n per pass).
         if all {
-            self.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
+            let mut seen = 0;
+            self.engine.wait_until(|e| {
+                while seen < ids.len() && e.is_done(ids[seen]) {
+                    seen += 1;
+                }
+                seen == ids.len()
+            })?;
         } else {
             self.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
         }
