@@ -347,6 +347,9 @@ impl Engine {
             // `len` bytes that stays valid until the receive completes.
             let dst = if read.len == 0 { &mut [][..] } else { unsafe { std::slice::from_raw_parts_mut(read.buf, read.len) } };
             let result = read_remote_exact(pid, read.addr as usize, dst).map_err(|e| e.to_string());
+            if let Err(e) = &result {
+                crate::warn!("shm", "single-copy read from rank {} failed ({e}); copying through shared memory from now on", read.peer);
+            }
             self.proto.read_done(read, result);
         }
         for rid in self.written.drain(..) {

@@ -389,8 +389,7 @@ impl Protocol {
                 h.seq = read.cookie;
                 self.outbox.push_back((read.peer, OutFrame::new(&h, Payload::None, None)));
             }
-            Err(e) => {
-                crate::warn!("shm", "single-copy read from rank {} failed ({e}); copying through shared memory from now on", read.peer);
+            Err(_) => {
                 self.single_copy = false;
                 self.send_cts(read.peer, read.cookie, read.rid);
             }
