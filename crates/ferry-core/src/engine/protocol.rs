@@ -176,14 +176,19 @@ impl Protocol {
         if dst == self.me || p.lost || len > p.eager_limit {
             return None;
         }
+        Some(self.envelope_header(dst, ctx, tag, len, p.send_seq + 1))
+    }
+
+    /// An `Eager` header from us to `dst` with this envelope, size and sequence number.
+    fn envelope_header(&self, dst: u32, ctx: u32, tag: i32, len: usize, seq: u64) -> Header {
         let mut h = Header::new(Kind::Eager);
         h.src = self.me;
         h.dst = dst;
         h.context = ctx;
         h.tag = tag;
         h.len = len as u64;
-        h.seq = p.send_seq + 1;
-        Some(h)
+        h.seq = seq;
+        h
     }
 
     /// The frame of [`eager_header`](Self::eager_header) left.
@@ -208,13 +213,8 @@ impl Protocol {
             return rid;
         }
         self.mark_busy(rid);
-        let mut h = Header::new(Kind::Eager);
-        h.src = self.me;
-        h.dst = dst;
-        h.context = ctx;
-        h.tag = tag;
-        h.len = len as u64;
-        h.seq = self.next_seq(dst);
+        let seq = self.next_seq(dst);
+        let mut h = self.envelope_header(dst, ctx, tag, len, seq);
         let p = &self.peers[dst as usize];
         if len == 0 || len <= p.eager_limit {
             if sync {
