@@ -26,14 +26,20 @@
 //! dynamic schedules, whose continuations read what arrived), every byte moves as in the
 //! in-memory executor, with the same operand conventions.
 
+mod matching;
+mod port;
+
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use crate::program::{compile, IntMap, Kind, LaneMap, OpState, RankData, NONE};
 
 use ferry_coll::executor::{Buffers, Reduction};
-use ferry_coll::{span_len, Arrival, Op, Range, Schedule};
+use ferry_coll::{Arrival, Op, Range, Schedule};
 use ferry_model::LogGp;
+use matching::{PendingSend, Posted};
+use port::Port;
+pub use port::Ports;
 use thiserror::Error;
 
 /// Simulated time, microseconds.
@@ -46,55 +52,6 @@ pub struct Transfer {
     pub dst: usize,
     pub bytes: u64,
     pub start: Time,
-}
-
-/// How a port orders the transfers that want it (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ports {
-    InOrder,
-    EarliestFit,
-}
-
-/// The times a port is taken: with `InOrder` only the end of the last reservation matters;
-/// with `EarliestFit` every reservation that has not ended, sorted by start.
-#[derive(Clone, Debug, Default)]
-struct Port {
-    free: Time,
-    taken: Vec<(Time, Time)>,
-}
-
-impl Port {
-    /// The first reservation overlapping [at, at + len), if any. Reservations never overlap
-    /// one another, so sorted by start they are sorted by end too.
-    fn conflict(&self, at: Time, len: Time) -> Option<Time> {
-        let i = self.taken.partition_point(|&(_, end)| end <= at);
-        self.taken
-            .get(i)
-            .filter(|&&(start, _)| start < at + len)
-            .map(|&(_, end)| end)
-    }
-    fn take(&mut self, ports: Ports, now: Time, at: Time, len: Time) {
-        self.free = self.free.max(at + len);
-        // A reservation of no time takes nothing (and kept, it could sit inside another).
-        if ports == Ports::EarliestFit && len > 0.0 {
-            let ended = self.taken.partition_point(|&(_, end)| end <= now);
-            self.taken.drain(..ended);
-            let i = self.taken.partition_point(|&(a, _)| a <= at);
-            // Back-to-back reservations become one, so a search steps over a busy stretch
-            // at once (gaps of rounding size cannot hold a transfer anyway).
-            let touches = |x: Time, y: Time| (y - x).abs() <= 1e-9 * x.abs().max(1.0);
-            let (mut start, mut end, mut lo, mut hi) = (at, at + len, i, i);
-            if i > 0 && touches(self.taken[i - 1].1, start) {
-                lo = i - 1;
-                start = self.taken[lo].0;
-            }
-            if i < self.taken.len() && touches(end, self.taken[i].0) {
-                hi = i + 1;
-                end = self.taken[i].1;
-            }
-            self.taken.splice(lo..hi, [(start, end)]);
-        }
-    }
 }
 
 /// One message as it moved, for traces and tests.
@@ -178,18 +135,6 @@ pub enum SimError {
         time: Time,
         stuck: Vec<(usize, usize)>,
     },
-}
-
-struct PendingSend {
-    op: u32,
-    bytes: u64,
-    issued: Time,
-    data: Option<Vec<u8>>,
-}
-
-struct Posted {
-    op: u32,
-    order: u64,
 }
 
 #[derive(Default)]
@@ -279,11 +224,6 @@ pub struct Sim<'r> {
 fn at(t: Time) -> u64 {
     debug_assert!(t >= 0.0 && t.is_finite());
     (t + 0.0).to_bits() // non-negative floats order as their bits (+ 0.0 turns -0 into 0)
-}
-
-/// The next time after `t` (>= 0) that a float can hold.
-fn next_after(t: Time) -> Time {
-    f64::from_bits((t + 0.0).to_bits() + 1)
 }
 
 impl<'r> Sim<'r> {
@@ -510,59 +450,6 @@ impl<'r> Sim<'r> {
         self.transfer(t.src, t.dst, t.bytes, issued, true);
     }
 
-    /// Takes the ports for one message; returns (injected, done).
-    fn transfer(&mut self, s: usize, d: usize, bytes: u64, issued: Time, background: bool) -> (Time, Time) {
-        let p = self.p;
-        let wire = p.o + bytes as f64 * p.big_g;
-        let (hold_send, hold_recv) = (p.g.max(wire), wire);
-        let start = self.start_time(s, d, bytes);
-        let injected = start + wire;
-        let arrived = injected + p.l;
-        let done = arrived + p.o;
-        let now = self.now;
-        self.send_port[s].take(self.ports, now, start, hold_send);
-        self.recv_port[d].take(self.ports, now, start + p.o + p.l, hold_recv);
-        if self.tracing {
-            self.out.trace.push(MessageRecord {
-                src: s,
-                dst: d,
-                bytes,
-                background,
-                issued,
-                matched: self.now,
-                start,
-                injected,
-                arrived,
-                done,
-            });
-        }
-        (injected, done)
-    }
-
-    /// When a transfer of `bytes` from `s` to `d` matched now would start: its send port is
-    /// taken for max(g, o + kG) from the start, the receive port for o + kG from the first
-    /// byte's arrival, o + L after the start.
-    fn start_time(&self, s: usize, d: usize, bytes: u64) -> Time {
-        let p = self.p;
-        let wire = p.o + bytes as f64 * p.big_g;
-        let (hold_send, hold_recv, lag) = (p.g.max(wire), wire, p.o + p.l);
-        let now = self.now;
-        if self.ports == Ports::InOrder {
-            return now.max(self.send_port[s].free).max(self.recv_port[d].free - lag);
-        }
-        let mut at = now;
-        loop {
-            // Every step moves `at` forward, by at least one representable time.
-            if let Some(end) = self.send_port[s].conflict(at, hold_send) {
-                at = if end > at { end } else { next_after(at) };
-            } else if let Some(end) = self.recv_port[d].conflict(at + lag, hold_recv) {
-                at = if end - lag > at { end - lag } else { next_after(at) };
-            } else {
-                return at;
-            }
-        }
-    }
-
     /// Issues `op` if its lane allows, then any ready ops queued behind it in the lane.
     fn try_issue(&mut self, r: usize, mut op: u32) -> Result<(), SimError> {
         if self.ranks[r].ops[op as usize].issued {
@@ -583,232 +470,6 @@ impl<'r> Sim<'r> {
                 return Ok(());
             }
             op = next;
-        }
-    }
-
-    fn issue(&mut self, r: usize, op: u32) -> Result<(), SimError> {
-        let now = self.now;
-        let o = &mut self.ranks[r].ops[op as usize];
-        debug_assert!(!o.issued && o.waiting == 0);
-        o.issued = true;
-        let (kind, peer, bytes) = (o.kind, o.peer as usize, o.bytes);
-        match kind {
-            Kind::Local => {
-                if let Some(d) = self.ranks[r].data.as_mut() {
-                    d.local(r, op as usize, self.reduce.expect("data comes with a reduction"))?;
-                }
-                self.push(now, Ev::Local { rank: r as u32, op });
-            }
-            Kind::Send => {
-                let data = match self.ranks[r].data.as_ref() {
-                    Some(d) => Some(d.message(r, op as usize)?),
-                    None => None,
-                };
-                let send = PendingSend {
-                    op,
-                    bytes,
-                    issued: now,
-                    data,
-                };
-                let dst = &mut self.ranks[peer];
-                let waiting = dst.pending.get(&(r as u32)).is_some_and(|q| !q.is_empty());
-                let specific = dst.posted.get(&(r as u32)).and_then(|q| q.front()).map(|p| p.order);
-                let any = dst
-                    .posted_any
-                    .iter()
-                    .find(|p| any_accepts(dst, p.op, r))
-                    .map(|p| p.order);
-                match (specific, any) {
-                    // Earlier sends of this pair still wait: this one queues behind them.
-                    _ if waiting => dst.pending.entry(r as u32).or_default().push_back(send),
-                    (Some(a), b) if b.is_none_or(|b| a < b) => {
-                        let posted = dst
-                            .posted
-                            .get_mut(&(r as u32))
-                            .and_then(VecDeque::pop_front)
-                            .expect("a posted receive");
-                        self.matched(r, send, peer, posted)?;
-                    }
-                    // An any-source receive is first: it chooses once every send of this
-                    // instant was issued.
-                    (_, Some(_)) => {
-                        dst.pending.entry(r as u32).or_default().push_back(send);
-                        if !std::mem::replace(&mut dst.resolve_planned, true) {
-                            self.push(now, Ev::Resolve(peer as u32));
-                        }
-                    }
-                    _ => dst.pending.entry(r as u32).or_default().push_back(send),
-                }
-            }
-            Kind::Recv => {
-                // Receives posted earlier choose first.
-                if self.ranks[r].resolve_planned {
-                    self.resolve(r)?;
-                }
-                let me = &mut self.ranks[r];
-                let head = me.pending.get_mut(&(peer as u32)).and_then(VecDeque::pop_front);
-                self.order += 1;
-                let posted = Posted {
-                    op,
-                    order: self.order,
-                };
-                match head {
-                    Some(send) => self.matched(peer, send, r, posted)?,
-                    None => self.ranks[r]
-                        .posted
-                        .entry(peer as u32)
-                        .or_default()
-                        .push_back(posted),
-                }
-            }
-            Kind::RecvAny => {
-                if self.ranks[r].resolve_planned {
-                    self.resolve(r)?;
-                }
-                self.order += 1;
-                let posted = Posted {
-                    op,
-                    order: self.order,
-                };
-                match self.choose(r, op) {
-                    Some(c) => {
-                        let send = self.take_pending(r, c);
-                        self.matched(c, send, r, posted)?;
-                    }
-                    None => self.ranks[r].posted_any.push(posted),
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The pending sender an any-source receive of rank `r` takes: the one whose transfer
-    /// can start first, then the one issued first.
-    fn choose(&self, r: usize, op: u32) -> Option<usize> {
-        let candidates = self.ranks[r]
-            .data
-            .as_ref()
-            .expect("RecvAny only in dynamic schedules, which run with data")
-            .candidates(op as usize);
-        let mut best: Option<(Time, Time, usize)> = None;
-        for c in candidates {
-            let Some(head) = self.ranks[r].pending.get(&(c as u32)).and_then(|q| q.front()) else {
-                continue;
-            };
-            let (issued, bytes) = (head.issued, head.bytes);
-            let start = self.start_time(c, r, bytes);
-            if best.is_none_or(|b| (start, issued) < (b.0, b.1)) {
-                best = Some((start, issued, c));
-            }
-        }
-        best.map(|b| b.2)
-    }
-
-    /// The oldest send from `c` that waits for a receive of rank `r` (`choose` found one).
-    fn take_pending(&mut self, r: usize, c: usize) -> PendingSend {
-        self.ranks[r]
-            .pending
-            .get_mut(&(c as u32))
-            .and_then(VecDeque::pop_front)
-            .expect("a pending send")
-    }
-
-    /// Matches rank `r`'s posted receives with the sends waiting for them, in the order the
-    /// receives were posted: a specific one takes the oldest send of its peer, an any-source
-    /// one the candidate that can start first. Runs until nothing more matches.
-    fn resolve(&mut self, r: usize) -> Result<(), SimError> {
-        self.ranks[r].resolve_planned = false;
-        loop {
-            let k = &self.ranks[r];
-            // (post order, source of a specific receive or the index of an any-source one)
-            let mut posted: Vec<(u64, Result<u32, usize>)> = k
-                .posted
-                .iter()
-                .filter_map(|(&src, q)| q.front().map(|p| (p.order, Ok(src))))
-                .chain(k.posted_any.iter().enumerate().map(|(i, p)| (p.order, Err(i))))
-                .collect();
-            posted.sort_unstable_by_key(|&(order, _)| order);
-            let mut matched = false;
-            for (_, which) in posted {
-                match which {
-                    Ok(src) => {
-                        let k = &mut self.ranks[r];
-                        let Some(send) = k.pending.get_mut(&src).and_then(VecDeque::pop_front) else {
-                            continue;
-                        };
-                        let recv = k
-                            .posted
-                            .get_mut(&src)
-                            .and_then(VecDeque::pop_front)
-                            .expect("a posted receive");
-                        self.matched(src as usize, send, r, recv)?;
-                    }
-                    Err(i) => {
-                        let op = self.ranks[r].posted_any[i].op;
-                        let Some(c) = self.choose(r, op) else { continue };
-                        let recv = self.ranks[r].posted_any.remove(i);
-                        let send = self.take_pending(r, c);
-                        self.matched(c, send, r, recv)?;
-                    }
-                }
-                matched = true;
-                break;
-            }
-            if !matched {
-                return Ok(());
-            }
-        }
-    }
-
-    /// A send of `s` meets a receive of `d`: check sizes, take the ports, plan completions.
-    fn matched(&mut self, s: usize, send: PendingSend, d: usize, recv: Posted) -> Result<(), SimError> {
-        let want = match self.ranks[d].ops[recv.op as usize].kind {
-            Kind::Recv => self.ranks[d].ops[recv.op as usize].bytes,
-            _ => span_len(&self.recv_ranges(d, recv.op, s)) as u64,
-        };
-        if want != send.bytes {
-            return Err(SimError::Truncated {
-                rank: d,
-                op: recv.op as usize,
-                from: s,
-                got: send.bytes,
-                want,
-            });
-        }
-        let (injected, done) = self.transfer(s, d, send.bytes, send.issued, false);
-        self.out.messages += 1;
-        self.out.bytes += send.bytes;
-        let msg = match send.data {
-            Some(bytes) => {
-                self.payloads.push(Some(bytes));
-                (self.payloads.len() - 1) as u32
-            }
-            None => NONE,
-        };
-        self.push(injected, Ev::Sent { rank: s as u32, op: send.op });
-        self.push(
-            done,
-            Ev::Received {
-                rank: d as u32,
-                op: recv.op,
-                from: s as u32,
-                msg,
-            },
-        );
-        Ok(())
-    }
-
-    /// Where a receive puts a message from `from`.
-    fn recv_ranges(&self, r: usize, op: u32, from: usize) -> Vec<Range> {
-        let Some(d) = &self.ranks[r].data else { return Vec::new() };
-        match &d.sched.nodes()[op as usize].op {
-            Op::Recv { data, .. } => data.clone(),
-            Op::RecvAny { from: f } => f
-                .iter()
-                .find(|(x, _)| *x == from)
-                .map(|(_, d)| d.clone())
-                .unwrap_or_default(),
-            _ => Vec::new(),
         }
     }
 
@@ -873,11 +534,4 @@ impl<'r> Sim<'r> {
         }
         Ok(())
     }
-}
-
-/// Whether a posted `RecvAny` takes messages from `from`.
-fn any_accepts(rank: &RankSim, op: u32, from: usize) -> bool {
-    rank.data
-        .as_ref()
-        .is_some_and(|d| d.candidates(op as usize).any(|c| c == from))
 }
