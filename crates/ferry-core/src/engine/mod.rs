@@ -364,13 +364,7 @@ impl Engine {
             return;
         }
         if let Some(h) = &self.host {
-            for _ in 0..d.unsigned_abs() {
-                if d > 0 {
-                    h.board.begin_transfer(h.local);
-                } else {
-                    h.board.end_transfer(h.local);
-                }
-            }
+            h.board.add_transfers(h.local, d);
         }
     }
 

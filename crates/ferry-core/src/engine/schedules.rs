@@ -60,11 +60,6 @@ impl Engine {
         self.schedules.calls.remove(key).flatten().and_then(|c| c.result)
     }
 
-    /// Collectives not yet complete.
-    pub fn collectives_running(&self) -> usize {
-        self.schedules.running
-    }
-
     /// Move every running collective on as far as it goes now. Returns whether any did.
     pub(super) fn advance_collectives(&mut self) -> bool {
         if self.schedules.running == 0 {

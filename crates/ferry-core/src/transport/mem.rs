@@ -69,7 +69,7 @@ impl Route for MemRoute {
     }
 
     fn send(&mut self, f: OutFrame, done: &mut Vec<u64>) -> Result<SendOutcome, RouteError> {
-        if self.out.is_empty() && self.push(&f.header, f.payload.bytes()) {
+        if self.try_send(&f.header, f.payload.bytes())? == SendOutcome::Sent {
             return Ok(SendOutcome::Sent);
         }
         self.out.push_back(f);

@@ -404,7 +404,8 @@ impl Producer {
             word(self.ring.data.as_ptr(), off).store(u64::from(body_len) | (u64::from(info) << 32), Ordering::Release);
         }
         self.head += len as u64;
-        // Nobody polls `head`; it stays in this core's cache. Kept for inspection.
+        // Nobody polls `head` (it stays in this core's cache); a producer end claimed again
+        // starts from it.
         self.ring.ctl().head.0.store(self.head, Ordering::Relaxed);
         if let Some(bell) = &self.peer {
             bell.notify();

@@ -37,10 +37,6 @@ impl ShmRoute {
         ShmRoute { link, out: VecDeque::new(), cursor: PartialWrite::new(), whole_max, incoming: None }
     }
 
-    /// Largest payload written as one record.
-    pub fn whole_max(&self) -> usize {
-        self.whole_max
-    }
 }
 
 impl Route for ShmRoute {
@@ -52,7 +48,7 @@ impl Route for ShmRoute {
     }
 
     fn send(&mut self, f: OutFrame, done: &mut Vec<u64>) -> Result<SendOutcome, RouteError> {
-        if self.out.is_empty() && f.payload.bytes().len() <= self.whole_max && self.link.tx.try_write(&f.header, f.payload.bytes()) {
+        if self.try_send(&f.header, f.payload.bytes())? == SendOutcome::Sent {
             return Ok(SendOutcome::Sent);
         }
         self.out.push_back(f);
@@ -108,6 +104,20 @@ impl Route for ShmRoute {
     }
 }
 
+/// The header of a frame's first record, checked before anything is delivered: `carried`
+/// payload bytes came with it, all of them when the record is the whole frame (pieces that
+/// follow are checked as they come).
+fn first_header(raw: &[u8], carried: u64, whole: bool, limits: &Limits) -> Result<Header, String> {
+    let h = Header::decode(raw, limits).map_err(|e| e.to_string())?;
+    if raw.len() != HEADER_LEN {
+        return Err("a record header of the wrong size".to_string());
+    }
+    if (whole && carried != h.len) || carried > h.len {
+        return Err(format!("frame announced {} bytes and carried {carried}", h.len));
+    }
+    Ok(h)
+}
+
 /// Records with payloads at least this large give their room back at once; smaller ones once
 /// per batch (one store and one fence for many).
 const RELEASE_AT_ONCE: usize = 4096;
@@ -134,11 +144,7 @@ impl ShmRoute {
             let (first, last, len) = (piece.first, piece.last, piece.payload.len() as u64);
             if first && last && self.incoming.is_none() {
                 // The common case, a whole frame in one record: straight to the receiver.
-                let h = match Header::decode(piece.header, limits) {
-                    Ok(h) if piece.header.len() == HEADER_LEN && len == h.len => h,
-                    Ok(h) => return Err(RouteError::Protocol(format!("frame announced {} bytes and carried {len}", h.len))),
-                    Err(e) => return Err(RouteError::Protocol(e.to_string())),
-                };
+                let h = first_header(piece.header, len, true, limits).map_err(RouteError::Protocol)?;
                 let mut sink = to.header(peer, &h, true).map_err(RouteError::Protocol)?;
                 sink.put(piece.payload);
                 self.take_record(len as usize);
@@ -149,17 +155,13 @@ impl ShmRoute {
                 if self.incoming.is_some() {
                     Err("a frame began inside another".to_string())
                 } else {
-                    match Header::decode(piece.header, limits) {
-                        Err(e) => Err(e.to_string()),
-                        Ok(_) if piece.header.len() != HEADER_LEN => Err("a record header of the wrong size".to_string()),
-                        // Checked before anything is delivered (pieces that follow are checked
-                        // as they come, below).
-                        Ok(h) if (last && len != h.len) || len > h.len => Err(format!("frame announced {} bytes and carried {len}", h.len)),
-                        Ok(h) => to.header(peer, &h, last).map(|mut sink| {
+                    // The first piece of a frame streamed in several (whole ones went above).
+                    first_header(piece.header, len, false, limits).and_then(|h| {
+                        to.header(peer, &h, false).map(|mut sink| {
                             sink.put(piece.payload);
                             self.incoming = Some(Incoming { header: h, sink, got: len });
-                        }),
-                    }
+                        })
+                    })
                 }
             } else {
                 match self.incoming.as_mut() {

@@ -68,6 +68,17 @@ impl StatusBoard {
         debug_assert!(before > 0, "end_transfer without begin_transfer for local rank {rank}");
     }
 
+    /// `rank` began (`delta > 0`) or finished (`delta < 0`) several transfers at once.
+    #[inline]
+    pub fn add_transfers(&self, rank: usize, delta: i64) {
+        if delta >= 0 {
+            self.slot(rank).fetch_add(delta as u32, Ordering::Relaxed);
+        } else {
+            let before = self.slot(rank).fetch_sub(delta.unsigned_abs() as u32, Ordering::Relaxed);
+            debug_assert!(u64::from(before) >= delta.unsigned_abs(), "more transfers ended than began for local rank {rank}");
+        }
+    }
+
     /// Begin a transfer for `rank` that ends when the guard drops.
     pub fn transfer(&self, rank: usize) -> TransferGuard<'_> {
         self.begin_transfer(rank);

@@ -170,11 +170,6 @@ impl Conn {
         }
     }
 
-    /// Whether a frame is partly read.
-    pub fn mid_frame(&self) -> bool {
-        matches!(self.rx, RxState::Payload { .. }) || self.rend > self.rstart
-    }
-
     fn write_out(&mut self, done: &mut Vec<u64>) -> io::Result<()> {
         while !self.out.is_empty() {
             let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(32);

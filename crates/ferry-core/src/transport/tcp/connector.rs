@@ -128,11 +128,6 @@ impl Connector {
         self.established[peer as usize] = false;
     }
 
-    /// Connections in set-up.
-    pub fn in_setup(&self) -> usize {
-        self.slots.iter().flatten().count()
-    }
-
     /// Whether `token` belongs to a connection in set-up.
     pub fn owns(&self, token: Token) -> bool {
         token.0 >= self.token_base
