@@ -105,6 +105,13 @@ impl Runtime {
     /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
     /// Collectives in flight move on inside the engine meanwhile.
     pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
+        // One request (MPI_Wait): no list to build.
+        if let [h] = hs {
+            if let Some(id) = self.reqs.get(h).and_then(ApiReq::engine_id) {
+                return Ok(self.engine.wait_until(|e| e.is_done(id))?);
+            }
+            return Ok(());
+        }
         let ids: Vec<u64> = hs.iter().filter(|&&h| h != MPI_REQUEST_NULL).filter_map(|h| self.reqs.get(h)).filter_map(ApiReq::engine_id).collect();
         let live = hs.iter().filter(|&&h| h != MPI_REQUEST_NULL).count();
         if live == 0 || (!all && ids.len() < live) {
