@@ -94,8 +94,19 @@ pub trait Route {
     /// refuse (`WouldBlock`, also whenever frames are already queued, so order is kept). The
     /// caller's payload is free when this returns.
     fn try_send(&mut self, header: &[u8; HEADER_LEN], payload: &[u8]) -> Result<SendOutcome, RouteError>;
-    /// Hand a frame over: `Sent` (then its completion is the caller's) or `Queued`.
-    fn send(&mut self, f: OutFrame, done: &mut Vec<u64>) -> Result<SendOutcome, RouteError>;
+    /// Hand a frame over: `Sent` (then its completion is the caller's) or `Queued`. By
+    /// default: written at once when [`try_send`](Route::try_send) takes it whole, else queued
+    /// behind what waits and flushed.
+    fn send(&mut self, f: OutFrame, done: &mut Vec<u64>) -> Result<SendOutcome, RouteError> {
+        if self.try_send(&f.header, f.payload.bytes())? == SendOutcome::Sent {
+            return Ok(SendOutcome::Sent);
+        }
+        self.enqueue(f);
+        self.flush(done)?;
+        Ok(SendOutcome::Queued)
+    }
+    /// Put a frame behind the frames waiting to be written.
+    fn enqueue(&mut self, f: OutFrame);
     /// Write queued frames as far as possible; the requests of frames now fully written go
     /// to `done`. Returns whether any bytes moved.
     fn flush(&mut self, done: &mut Vec<u64>) -> Result<bool, RouteError>;

@@ -257,6 +257,10 @@ impl Route for Conn {
         Ok(SendOutcome::Queued)
     }
 
+    fn enqueue(&mut self, f: OutFrame) {
+        self.push(f);
+    }
+
     fn flush(&mut self, done: &mut Vec<u64>) -> Result<bool, RouteError> {
         let before = (self.out.len(), self.out.front().map_or(0, |f| f.sent));
         self.write_out(done)?;
