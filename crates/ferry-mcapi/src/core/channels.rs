@@ -1,0 +1,642 @@
+//! Packet and scalar channels: connected FIFO streams between a send and a receive
+//! endpoint. Any node may connect two endpoints (`Connect` to each owner; the request
+//! finishes when both answered). The receive side opens by granting its free receive
+//! buffers (`Open`); the send side's open finishes when that grant arrives. A packet or a
+//! scalar leaves only on a credit; the receiver returns credits as the user releases
+//! packets or takes scalars. A received packet is lent to the user in the very buffer it
+//! arrived in, until `mcapi_pktchan_release`.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::requests::{Done, Outcome, ReqId, Waits};
+use super::{Ep, Node, OutBytes, Rank, Status};
+use crate::wire::{ChanSpec, Frame, Kind, Reply, HEADER_LEN};
+
+pub(super) struct Chan {
+    pub scalar: bool,
+    pub sender: bool,
+    /// (node, port, rank) of the other side, once connected.
+    pub peer: Option<(u32, u32, Rank)>,
+    pub open: bool,
+    pub open_req: Option<ReqId>,
+    /// Send side: the receive side has opened.
+    pub peer_open: bool,
+    /// The other side's node is gone.
+    pub broken: bool,
+    /// The other side closed.
+    pub peer_closed: bool,
+    pub credits: u32,
+    /// Send side: encoded frames waiting for a credit.
+    pub held: VecDeque<(Vec<u8>, Option<ReqId>)>,
+    pub close_req: Option<ReqId>,
+    pub packets: VecDeque<Vec<u8>>,
+    pub scalars: VecDeque<(u8, u64)>,
+    pub posted: VecDeque<ReqId>,
+    /// Receive side: credits to give back.
+    pub owed: u32,
+    pub window: u32,
+}
+
+impl Chan {
+    fn new(scalar: bool, sender: bool) -> Chan {
+        Chan { scalar, sender, peer: None, open: false, open_req: None, peer_open: false, broken: false, peer_closed: false, credits: 0, held: VecDeque::new(), close_req: None, packets: VecDeque::new(), scalars: VecDeque::new(), posted: VecDeque::new(), owed: 0, window: 0 }
+    }
+
+    pub fn connected(&self) -> bool {
+        self.peer.is_some()
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+}
+
+/// A connect waiting for the owners' answers.
+struct Connecting {
+    missing: u32,
+    failure: Option<Status>,
+    /// Sides that accepted: (rank, port), undone if the other side failed.
+    accepted: Vec<(Rank, u32)>,
+    asked: Vec<Rank>,
+}
+
+/// Channel state that belongs to no endpoint yet.
+#[derive(Default)]
+pub(super) struct Pending {
+    connects: HashMap<ReqId, Connecting>,
+    /// `Open` grants that arrived before the send side heard of its connection.
+    early_opens: HashMap<u32, (Rank, u32, u32)>,
+}
+
+fn reply_status(r: Reply) -> Status {
+    match r {
+        Reply::Ok => Status::Success,
+        Reply::NoEndpoint => Status::ErrEndpInvalid,
+        Reply::Connected => Status::ErrChanConnected,
+        Reply::Incompatible => Status::ErrAttrIncompatible,
+    }
+}
+
+impl Node {
+    // ----- connect ------------------------------------------------------------------------
+
+    /// Connect endpoint `send` to endpoint `recv` as a packet (or scalar) channel.
+    pub fn connect(&mut self, send: Ep, recv: Ep, scalar: bool, user: [usize; 2]) -> Result<ReqId, Status> {
+        let s = self.place(send).ok_or(Status::ErrEndpInvalid)?;
+        let r = self.place(recv).ok_or(Status::ErrEndpInvalid)?;
+        if s == r {
+            return Err(Status::ErrParameter);
+        }
+        if self.is_lost(s.2) || self.is_lost(r.2) {
+            return Err(Status::ErrTransmission);
+        }
+        let rid = self.reqs.start(Waits::Connect, user)?;
+        self.pending.connects.insert(rid, Connecting { missing: 2, failure: None, accepted: Vec::new(), asked: vec![s.2, r.2] });
+        for (this, other, sender) in [(s, r, true), (r, s, false)] {
+            let spec = ChanSpec { scalar, sender };
+            if this.2 == self.cfg.rank {
+                let reply = self.accept_connect(this.1, other, spec);
+                self.connect_answer(rid, this.2, this.1, reply);
+            } else {
+                let mut f = Frame::new(Kind::Connect);
+                (f.port, f.peer_port, f.peer_node, f.peer_rank, f.aux, f.seq) = (this.1, other.1, other.0, other.2, spec.to_u8(), rid.0 as u64);
+                self.emit_frame(this.2, f);
+            }
+        }
+        Ok(rid)
+    }
+
+    fn accept_connect(&mut self, port: u32, peer: (u32, u32, Rank), spec: ChanSpec) -> Reply {
+        let Some(ep) = self.ep_of_port(port) else { return Reply::NoEndpoint };
+        let early = self.pending.early_opens.get(&port).copied();
+        let l = self.local_mut(ep).expect("a local endpoint");
+        match &l.chan {
+            Some(c) if c.connected() => return Reply::Connected,
+            Some(c) if c.scalar != spec.scalar || c.sender != spec.sender => return Reply::Incompatible,
+            _ => {}
+        }
+        let c = l.chan.get_or_insert_with(|| Chan::new(spec.scalar, spec.sender));
+        c.peer = Some(peer);
+        if let Some((rank, pport, credits)) = early {
+            if spec.sender && rank == peer.2 && pport == peer.1 {
+                c.peer_open = true;
+                c.credits += credits;
+                self.pending.early_opens.remove(&port);
+            }
+        }
+        self.try_finish_open(ep);
+        Reply::Ok
+    }
+
+    pub(super) fn on_connect(&mut self, from: Rank, f: Frame) {
+        let spec = ChanSpec::from_u8(f.aux).expect("checked by the codec");
+        let reply = self.accept_connect(f.port, (f.peer_node, f.peer_port, f.peer_rank), spec);
+        let mut a = Frame::new(Kind::Connected);
+        (a.peer_port, a.aux, a.seq) = (f.port, reply as u8, f.seq);
+        self.emit_frame(from, a);
+    }
+
+    pub(super) fn on_connected(&mut self, from: Rank, f: Frame) {
+        self.connect_answer(ReqId(f.seq as u32), from, f.peer_port, f.reply());
+    }
+
+    fn connect_answer(&mut self, rid: ReqId, rank: Rank, port: u32, reply: Reply) {
+        let Some(c) = self.pending.connects.get_mut(&rid) else { return };
+        if !c.asked.contains(&rank) {
+            return;
+        }
+        c.missing -= 1;
+        match reply {
+            Reply::Ok => c.accepted.push((rank, port)),
+            r => c.failure = c.failure.or(Some(reply_status(r))),
+        }
+        if c.missing > 0 {
+            return;
+        }
+        let c = self.pending.connects.remove(&rid).expect("looked up above");
+        match c.failure {
+            None => self.reqs.complete(rid, Done::status(Status::Success)),
+            Some(st) => {
+                for (rank, port) in c.accepted {
+                    if rank == self.cfg.rank {
+                        self.disconnect(port);
+                    } else {
+                        let mut f = Frame::new(Kind::Disconnect);
+                        f.port = port;
+                        self.emit_frame(rank, f);
+                    }
+                }
+                self.reqs.complete(rid, Done::status(st));
+            }
+        }
+    }
+
+    pub(super) fn on_disconnect(&mut self, _from: Rank, f: Frame) {
+        self.disconnect(f.port);
+    }
+
+    fn disconnect(&mut self, port: u32) {
+        let Some(ep) = self.ep_of_port(port) else { return };
+        let l = self.local_mut(ep).expect("a local endpoint");
+        if let Some(c) = &mut l.chan {
+            if c.open_req.is_some() && !c.open {
+                c.peer = None;
+                c.peer_open = false;
+                c.credits = 0;
+            } else if !c.open {
+                l.chan = None;
+            }
+        }
+    }
+
+    // ----- open ---------------------------------------------------------------------------
+
+    /// Open local endpoint `ep` as the send or receive side of a packet or scalar channel.
+    pub fn open(&mut self, ep: Ep, scalar: bool, sender: bool, user: [usize; 2]) -> Result<ReqId, Status> {
+        let l = self.local(ep).ok_or(Status::ErrEndpInvalid)?;
+        if let Some(c) = &l.chan {
+            if c.connected() && c.scalar != scalar {
+                return Err(Status::ErrChanType);
+            }
+            if c.connected() && c.sender != sender {
+                return Err(Status::ErrChanDirection);
+            }
+            if c.open {
+                return Err(Status::ErrChanOpen);
+            }
+            if c.open_req.is_some() {
+                return Err(Status::ErrChanOpenPending);
+            }
+        }
+        let rid = self.reqs.start(Waits::Open { ep }, user)?;
+        let l = self.local_mut(ep).expect("checked above");
+        let c = l.chan.get_or_insert_with(|| Chan::new(scalar, sender));
+        c.open_req = Some(rid);
+        self.try_finish_open(ep);
+        Ok(rid)
+    }
+
+    fn try_finish_open(&mut self, ep: Ep) {
+        let window = self.cfg.packet_window;
+        let swindow = self.cfg.scalar_window;
+        let Some(l) = self.local_mut(ep) else { return };
+        let port = l.port;
+        let Some(c) = &mut l.chan else { return };
+        let (Some(rid), Some(peer)) = (c.open_req, c.peer) else { return };
+        if c.broken {
+            c.open_req = None;
+            self.reqs.complete(rid, Done::status(Status::ErrTransmission));
+            return;
+        }
+        if c.sender {
+            if !c.peer_open {
+                return;
+            }
+            c.open = true;
+            c.open_req = None;
+        } else {
+            c.open = true;
+            c.open_req = None;
+            c.window = if c.scalar { swindow } else { window };
+            let mut f = Frame::new(Kind::Open);
+            (f.port, f.peer_port, f.peer_rank) = (peer.1, port, c.window);
+            self.emit_frame(peer.2, f);
+        }
+        self.reqs.complete(rid, Done { status: Status::Success, size: 0, out: Outcome::Handle(ep) });
+    }
+
+    pub(super) fn cancel_open(&mut self, ep: Ep, rid: ReqId) {
+        if let Some(l) = self.local_mut(ep) {
+            if let Some(c) = &mut l.chan {
+                if c.open_req == Some(rid) {
+                    c.open_req = None;
+                    if !c.connected() {
+                        l.chan = None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The channel of local endpoint `ep` if `from` is its peer and it is on `port` there.
+    fn chan_from(&mut self, from: Rank, f: &Frame) -> Option<Ep> {
+        let ep = self.ep_of_port(f.port)?;
+        let c = self.local(ep)?.chan.as_ref()?;
+        let (_, pport, prank) = c.peer?;
+        (prank == from && pport == f.peer_port).then_some(ep)
+    }
+
+    pub(super) fn on_open(&mut self, from: Rank, f: Frame) {
+        match self.chan_from(from, &f) {
+            Some(ep) => {
+                let c = self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("a channel");
+                if !c.sender {
+                    return;
+                }
+                c.peer_open = true;
+                c.credits += f.peer_rank;
+                self.try_finish_open(ep);
+                self.send_held(ep);
+            }
+            None => {
+                self.pending.early_opens.insert(f.port, (from, f.peer_port, f.peer_rank));
+            }
+        }
+    }
+
+    // ----- send ---------------------------------------------------------------------------
+
+    fn send_side(&self, h: Ep, scalar: bool) -> Result<&Chan, Status> {
+        let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
+        if c.scalar != scalar {
+            return Err(Status::ErrChanType);
+        }
+        if !c.sender {
+            return Err(Status::ErrChanDirection);
+        }
+        if c.broken {
+            return Err(Status::ErrTransmission);
+        }
+        if !c.open || c.peer_closed {
+            return Err(Status::ErrChanNotOpen);
+        }
+        if c.close_req.is_some() {
+            return Err(Status::ErrChanClosePending);
+        }
+        Ok(c)
+    }
+
+    /// Send a packet on channel `h` (a send handle). `Ok(None)`: on its way; `Ok(Some)`:
+    /// held until the receiver frees a buffer.
+    pub fn pkt_send(&mut self, h: Ep, data: &[u8], user: [usize; 2]) -> Result<Option<ReqId>, Status> {
+        self.send_side(h, false)?;
+        if data.len() > self.cfg.max_payload {
+            return Err(Status::ErrPktSize);
+        }
+        let frame = self.chan_frame(h, Kind::Packet).encode_with(data);
+        self.chan_send(h, frame, user)
+    }
+
+    /// Send a scalar of `width` bytes on channel `h`.
+    pub fn scl_send(&mut self, h: Ep, value: u64, width: u8, user: [usize; 2]) -> Result<Option<ReqId>, Status> {
+        self.send_side(h, true)?;
+        let mut f = self.chan_frame(h, Kind::Scalar);
+        (f.aux, f.ack) = (width, value);
+        self.chan_send(h, f.encode_with(&[]), user)
+    }
+
+    fn chan_frame(&self, h: Ep, kind: Kind) -> Frame {
+        let l = self.local(h).expect("checked by send_side");
+        let (_, pport, _) = l.chan.as_ref().and_then(|c| c.peer).expect("open");
+        let mut f = Frame::new(kind);
+        (f.port, f.peer_port) = (pport, l.port);
+        f
+    }
+
+    fn chan_send(&mut self, h: Ep, frame: Vec<u8>, user: [usize; 2]) -> Result<Option<ReqId>, Status> {
+        let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked by send_side");
+        if c.credits > 0 && c.held.is_empty() {
+            c.credits -= 1;
+            let rank = c.peer.expect("open").2;
+            self.emit(rank, OutBytes::Owned(frame));
+            return Ok(None);
+        }
+        let rid = self.reqs.start(Waits::ChanSend { ep: h }, user)?;
+        let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked by send_side");
+        c.held.push_back((frame, Some(rid)));
+        Ok(Some(rid))
+    }
+
+    /// Send what credits allow of what a channel holds; finish a close waiting for it.
+    fn send_held(&mut self, ep: Ep) {
+        let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) else { return };
+        let Some((_, _, rank)) = c.peer else { return };
+        let mut out = Vec::new();
+        while c.credits > 0 {
+            let Some((frame, rid)) = c.held.pop_front() else { break };
+            c.credits -= 1;
+            out.push((frame, rid));
+        }
+        let close = c.held.is_empty() && c.close_req.is_some();
+        for (frame, rid) in out {
+            self.emit(rank, OutBytes::Owned(frame));
+            if let Some(rid) = rid {
+                self.reqs.complete(rid, Done::status(Status::Success));
+            }
+        }
+        if close {
+            let rid = self.local_mut(ep).and_then(|l| l.chan.as_mut()).and_then(|c| c.close_req.take()).expect("a close waits");
+            self.finish_close(ep);
+            self.reqs.complete(rid, Done::status(Status::Success));
+        }
+    }
+
+    pub(super) fn on_credit(&mut self, from: Rank, f: Frame) {
+        let Some(ep) = self.chan_from(from, &f) else { return };
+        let c = self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("a channel");
+        c.credits = c.credits.saturating_add(f.peer_rank);
+        self.send_held(ep);
+    }
+
+    pub(super) fn unhold_chan(&mut self, ep: Ep, rid: ReqId) -> bool {
+        let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) else { return false };
+        let before = c.held.len();
+        c.held.retain(|(_, r)| *r != Some(rid));
+        c.held.len() != before
+    }
+
+    // ----- receive ------------------------------------------------------------------------
+
+    pub(super) fn on_packet(&mut self, from: Rank, f: Frame, bytes: Vec<u8>) {
+        let Some(ep) = self.chan_from(from, &f) else {
+            self.gone += 1;
+            return;
+        };
+        let c = self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("a channel");
+        if c.sender || c.scalar {
+            return;
+        }
+        match c.posted.pop_front() {
+            Some(rid) => {
+                let (addr, len) = self.lend(bytes, ep);
+                self.reqs.complete(rid, Done { status: Status::Success, size: len, out: Outcome::Packet { addr, len } });
+            }
+            None => c.packets.push_back(bytes),
+        }
+    }
+
+    pub(super) fn on_scalar(&mut self, from: Rank, f: Frame) {
+        let Some(ep) = self.chan_from(from, &f) else {
+            self.gone += 1;
+            return;
+        };
+        let c = self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("a channel");
+        if !c.sender && c.scalar {
+            c.scalars.push_back((f.aux, f.ack));
+        }
+    }
+
+    fn lend(&mut self, bytes: Vec<u8>, ep: Ep) -> (usize, usize) {
+        let addr = bytes.as_ptr() as usize + HEADER_LEN;
+        let len = bytes.len() - HEADER_LEN;
+        self.lent.insert(addr, (bytes, ep));
+        (addr, len)
+    }
+
+    fn recv_side(&self, h: Ep, scalar: bool) -> Result<&Chan, Status> {
+        let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
+        if c.scalar != scalar {
+            return Err(Status::ErrChanType);
+        }
+        if c.sender {
+            return Err(Status::ErrChanDirection);
+        }
+        if !c.open {
+            return Err(Status::ErrChanNotOpen);
+        }
+        Ok(c)
+    }
+
+    /// Take the oldest packet of channel `h` (a receive handle): its address and length,
+    /// lent until released. `Ok(None)`: none yet.
+    pub fn pkt_try_recv(&mut self, h: Ep) -> Result<Option<(usize, usize)>, Status> {
+        let c = self.recv_side(h, false)?;
+        if c.packets.is_empty() {
+            if c.broken {
+                return Err(Status::ErrTransmission);
+            }
+            if c.peer_closed {
+                return Err(Status::ErrChanNotOpen);
+            }
+            return Ok(None);
+        }
+        let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above");
+        let bytes = c.packets.pop_front().expect("not empty");
+        Ok(Some(self.lend(bytes, h)))
+    }
+
+    /// Receive a packet on channel `h`: at once when one is there, else when it arrives.
+    pub fn pkt_recv(&mut self, h: Ep, user: [usize; 2]) -> Result<ReqId, Status> {
+        if self.recv_side(h, false)?.posted.is_empty() {
+            if let Some((addr, len)) = self.pkt_try_recv(h)? {
+                return self.reqs.done_now(Done { status: Status::Success, size: len, out: Outcome::Packet { addr, len } }, user);
+            }
+        }
+        let rid = self.reqs.start(Waits::PktRecv { ep: h }, user)?;
+        self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above").posted.push_back(rid);
+        Ok(rid)
+    }
+
+    pub(super) fn unpost_packet(&mut self, ep: Ep, rid: ReqId) {
+        if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
+            c.posted.retain(|r| *r != rid);
+        }
+    }
+
+    /// Give a lent packet back; its channel gets a credit for it.
+    pub fn pkt_release(&mut self, addr: usize) -> Result<(), Status> {
+        let (_, ep) = self.lent.remove(&addr).ok_or(Status::ErrBufInvalid)?;
+        if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
+            if !c.sender && !c.scalar && c.open {
+                c.owed += 1;
+                self.credit(ep, false);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `addr` is a packet lent to the user.
+    pub fn pkt_is_lent(&self, addr: usize) -> bool {
+        self.lent.contains_key(&addr)
+    }
+
+    /// Packets (or scalars) waiting on channel `h`.
+    pub fn chan_available(&self, h: Ep, scalar: bool) -> Result<usize, Status> {
+        let c = self.recv_side(h, scalar)?;
+        Ok(if scalar { c.scalars.len() } else { c.packets.len() })
+    }
+
+    /// Take the oldest scalar of channel `h` if it is `width` bytes wide.
+    pub fn scl_try_recv(&mut self, h: Ep, width: u8) -> Result<Option<u64>, Status> {
+        let c = self.recv_side(h, true)?;
+        match c.scalars.front() {
+            None if c.broken => Err(Status::ErrTransmission),
+            None if c.peer_closed => Err(Status::ErrChanNotOpen),
+            None => Ok(None),
+            Some(&(w, _)) if w != width => Err(Status::ErrSclSize),
+            Some(_) => {
+                let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above");
+                let (_, v) = c.scalars.pop_front().expect("not empty");
+                c.owed += 1;
+                self.credit(h, false);
+                Ok(Some(v))
+            }
+        }
+    }
+
+    /// Give back the credits owed on `ep`'s channel: when half the window is owed, or `all`.
+    fn credit(&mut self, ep: Ep, all: bool) {
+        let Some(l) = self.local_mut(ep) else { return };
+        let port = l.port;
+        let Some(c) = &mut l.chan else { return };
+        if c.owed == 0 || !(all || c.owed >= (c.window / 2).max(1)) || c.broken {
+            return;
+        }
+        let Some((_, pport, rank)) = c.peer else { return };
+        let mut f = Frame::new(Kind::Credit);
+        (f.port, f.peer_port, f.peer_rank) = (pport, port, c.owed);
+        c.owed = 0;
+        self.emit_frame(rank, f);
+    }
+
+    pub(super) fn flush_credits(&mut self) {
+        for ep in self.local_endpoints() {
+            self.credit(ep, true);
+        }
+    }
+
+    // ----- close --------------------------------------------------------------------------
+
+    /// Close the send side `h`: once every held packet left, the receiver hears of it.
+    pub fn send_close(&mut self, h: Ep, user: [usize; 2]) -> Result<ReqId, Status> {
+        let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
+        if !c.sender {
+            return Err(Status::ErrChanDirection);
+        }
+        self.close_checks(h)?;
+        let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above");
+        if c.held.is_empty() || c.broken || c.peer_closed {
+            for (_, rid) in std::mem::take(&mut c.held) {
+                if let Some(rid) = rid {
+                    self.reqs.complete(rid, Done::status(Status::ErrChanNotOpen));
+                }
+            }
+            self.finish_close(h);
+            return self.reqs.done_now(Done::status(Status::Success), user);
+        }
+        let rid = self.reqs.start(Waits::Close { ep: h }, user)?;
+        self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above").close_req = Some(rid);
+        Ok(rid)
+    }
+
+    /// Close the receive side `h`: packets not yet received are dropped (those lent stay
+    /// valid until released).
+    pub fn recv_close(&mut self, h: Ep, user: [usize; 2]) -> Result<ReqId, Status> {
+        let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
+        if c.sender {
+            return Err(Status::ErrChanDirection);
+        }
+        self.close_checks(h)?;
+        let posted: Vec<ReqId> = self.local_mut(h).and_then(|l| l.chan.as_mut()).map(|c| c.posted.drain(..).collect()).unwrap_or_default();
+        for rid in posted {
+            self.reqs.complete(rid, Done::status(Status::ErrChanNotOpen));
+        }
+        self.finish_close(h);
+        self.reqs.done_now(Done::status(Status::Success), user)
+    }
+
+    fn close_checks(&self, h: Ep) -> Result<(), Status> {
+        let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
+        if c.close_req.is_some() {
+            return Err(Status::ErrChanClosePending);
+        }
+        if !c.open {
+            return Err(Status::ErrChanNotOpen);
+        }
+        Ok(())
+    }
+
+    fn finish_close(&mut self, ep: Ep) {
+        let Some(l) = self.local_mut(ep) else { return };
+        let port = l.port;
+        let Some(c) = l.chan.take() else { return };
+        if let (Some((_, pport, rank)), false, false) = (c.peer, c.broken, c.peer_closed) {
+            let mut f = Frame::new(Kind::Close);
+            (f.port, f.peer_port) = (pport, port);
+            self.emit_frame(rank, f);
+        }
+    }
+
+    pub(super) fn on_close(&mut self, from: Rank, f: Frame) {
+        let Some(ep) = self.chan_from(from, &f) else { return };
+        let c = self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("a channel");
+        c.peer_closed = true;
+        let mut failed: Vec<ReqId> = c.held.drain(..).filter_map(|(_, r)| r).collect();
+        if c.packets.is_empty() {
+            failed.extend(c.posted.drain(..));
+        }
+        let close = c.close_req.take();
+        for rid in failed {
+            self.reqs.complete(rid, Done::status(Status::ErrChanNotOpen));
+        }
+        if let Some(rid) = close {
+            self.finish_close(ep);
+            self.reqs.complete(rid, Done::status(Status::Success));
+        }
+    }
+
+    /// Channels to `rank` break: what waits on them fails.
+    pub(super) fn channels_lost(&mut self, rank: Rank) {
+        let mut failed = Vec::new();
+        for ep in self.local_endpoints() {
+            let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) else { continue };
+            if c.peer.map(|p| p.2) != Some(rank) {
+                continue;
+            }
+            c.broken = true;
+            failed.extend(c.open_req.take());
+            failed.extend(c.held.drain(..).filter_map(|(_, r)| r));
+            failed.extend(c.posted.drain(..));
+            failed.extend(c.close_req.take());
+        }
+        let connects: Vec<ReqId> = self.pending.connects.iter().filter(|(_, c)| c.asked.contains(&rank)).map(|(r, _)| *r).collect();
+        for rid in connects {
+            self.pending.connects.remove(&rid);
+            failed.push(rid);
+        }
+        self.pending.early_opens.retain(|_, e| e.0 != rank);
+        for rid in failed {
+            self.reqs.complete(rid, Done::status(Status::ErrTransmission));
+        }
+    }
+}

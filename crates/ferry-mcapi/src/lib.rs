@@ -1,0 +1,10 @@
+//! Ferry's MCAPI face: the Multicore Communications API 2.0 (`include/mcapi.h`,
+//! `libmcapi.so`) on the same engine and routes as the MPI face.
+//!
+//! - `wire`: the MCAPI frame codec (pure, fuzzed);
+//! - `core`: one node's endpoints, messages, channels and requests (sans IO);
+//! - `driver`: a node's process: bootstrap, the engine, the communication thread, waits;
+//! - `api`: the C functions.
+
+pub mod core;
+pub mod wire;
