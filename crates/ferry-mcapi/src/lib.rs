@@ -6,5 +6,7 @@
 //! - `driver`: a node's process: bootstrap, the engine, the communication thread, waits;
 //! - `api`: the C functions.
 
+pub mod api;
 pub mod core;
+pub mod driver;
 pub mod wire;

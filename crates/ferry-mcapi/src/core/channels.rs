@@ -81,7 +81,7 @@ impl Node {
     // ----- connect ------------------------------------------------------------------------
 
     /// Connect endpoint `send` to endpoint `recv` as a packet (or scalar) channel.
-    pub fn connect(&mut self, send: Ep, recv: Ep, scalar: bool, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn connect(&mut self, send: Ep, recv: Ep, scalar: bool, user: [usize; 3]) -> Result<ReqId, Status> {
         let s = self.place(send).ok_or(Status::ErrEndpInvalid)?;
         let r = self.place(recv).ok_or(Status::ErrEndpInvalid)?;
         if s == r {
@@ -192,7 +192,7 @@ impl Node {
     // ----- open ---------------------------------------------------------------------------
 
     /// Open local endpoint `ep` as the send or receive side of a packet or scalar channel.
-    pub fn open(&mut self, ep: Ep, scalar: bool, sender: bool, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn open(&mut self, ep: Ep, scalar: bool, sender: bool, user: [usize; 3]) -> Result<ReqId, Status> {
         let l = self.local(ep).ok_or(Status::ErrEndpInvalid)?;
         if let Some(c) = &l.chan {
             if c.connected() && c.scalar != scalar {
@@ -308,7 +308,7 @@ impl Node {
 
     /// Send a packet on channel `h` (a send handle). `Ok(None)`: on its way; `Ok(Some)`:
     /// held until the receiver frees a buffer.
-    pub fn pkt_send(&mut self, h: Ep, data: &[u8], user: [usize; 2]) -> Result<Option<ReqId>, Status> {
+    pub fn pkt_send(&mut self, h: Ep, data: &[u8], user: [usize; 3]) -> Result<Option<ReqId>, Status> {
         self.send_side(h, false)?;
         if data.len() > self.cfg.max_payload {
             return Err(Status::ErrPktSize);
@@ -318,7 +318,7 @@ impl Node {
     }
 
     /// Send a scalar of `width` bytes on channel `h`.
-    pub fn scl_send(&mut self, h: Ep, value: u64, width: u8, user: [usize; 2]) -> Result<Option<ReqId>, Status> {
+    pub fn scl_send(&mut self, h: Ep, value: u64, width: u8, user: [usize; 3]) -> Result<Option<ReqId>, Status> {
         self.send_side(h, true)?;
         let mut f = self.chan_frame(h, Kind::Scalar);
         (f.aux, f.ack) = (width, value);
@@ -333,7 +333,7 @@ impl Node {
         f
     }
 
-    fn chan_send(&mut self, h: Ep, frame: Vec<u8>, user: [usize; 2]) -> Result<Option<ReqId>, Status> {
+    fn chan_send(&mut self, h: Ep, frame: Vec<u8>, user: [usize; 3]) -> Result<Option<ReqId>, Status> {
         let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked by send_side");
         if c.credits > 0 && c.held.is_empty() {
             c.credits -= 1;
@@ -456,7 +456,7 @@ impl Node {
     }
 
     /// Receive a packet on channel `h`: at once when one is there, else when it arrives.
-    pub fn pkt_recv(&mut self, h: Ep, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn pkt_recv(&mut self, h: Ep, user: [usize; 3]) -> Result<ReqId, Status> {
         if self.recv_side(h, false)?.posted.is_empty() {
             if let Some((addr, len)) = self.pkt_try_recv(h)? {
                 return self.reqs.done_now(Done { status: Status::Success, size: len, out: Outcome::Packet { addr, len } }, user);
@@ -538,7 +538,7 @@ impl Node {
     // ----- close --------------------------------------------------------------------------
 
     /// Close the send side `h`: once every held packet left, the receiver hears of it.
-    pub fn send_close(&mut self, h: Ep, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn send_close(&mut self, h: Ep, user: [usize; 3]) -> Result<ReqId, Status> {
         let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
         if !c.sender {
             return Err(Status::ErrChanDirection);
@@ -561,7 +561,7 @@ impl Node {
 
     /// Close the receive side `h`: packets not yet received are dropped (those lent stay
     /// valid until released).
-    pub fn recv_close(&mut self, h: Ep, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn recv_close(&mut self, h: Ep, user: [usize; 3]) -> Result<ReqId, Status> {
         let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
         if c.sender {
             return Err(Status::ErrChanDirection);
@@ -584,6 +584,20 @@ impl Node {
             return Err(Status::ErrChanNotOpen);
         }
         Ok(())
+    }
+
+    /// Close a channel end at once (finalize): what it holds or waits for fails.
+    pub(super) fn force_close(&mut self, ep: Ep) {
+        let mut failed = Vec::new();
+        if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
+            failed.extend(c.held.drain(..).filter_map(|(_, r)| r));
+            failed.extend(c.posted.drain(..));
+            failed.extend(c.close_req.take());
+        }
+        for rid in failed {
+            self.reqs.complete(rid, Done::status(Status::ErrChanNotOpen));
+        }
+        self.finish_close(ep);
     }
 
     fn finish_close(&mut self, ep: Ep) {

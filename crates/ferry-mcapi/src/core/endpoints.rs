@@ -149,6 +149,16 @@ impl Node {
         self.eps.remote(ep).map(|(node, port, _)| EpInfo::Remote { node, port })
     }
 
+    /// The timeout of blocking calls on a local endpoint (infinite for other handles).
+    pub fn endpoint_timeout(&self, ep: Ep) -> u32 {
+        self.local(ep).map_or(u32::MAX, |l| l.attrs.timeout)
+    }
+
+    /// `Some(scalar)` when a channel is connected or being opened on local endpoint `ep`.
+    pub fn channel_kind(&self, ep: Ep) -> Option<bool> {
+        self.local(ep)?.chan.as_ref().map(|c| c.scalar)
+    }
+
     /// Set a local endpoint's attributes.
     pub fn set_attrs(&mut self, ep: Ep, attrs: EpAttrs) -> Result<(), Status> {
         let l = self.eps.local_mut(ep).ok_or(Status::ErrEndpInvalid)?;
@@ -159,7 +169,7 @@ impl Node {
     /// Create endpoint `port` (`None`: the next free port).
     pub fn create_endpoint(&mut self, port: Option<u32>) -> Result<Ep, Status> {
         if self.eps.locals >= self.eps.max_locals {
-            return Err(Status::ErrMemLimit);
+            return Err(Status::ErrEndpLimit);
         }
         let port = match port {
             Some(p) if self.eps.ports.contains_key(&p) => return Err(Status::ErrEndpExists),
@@ -220,7 +230,7 @@ impl Node {
 
     /// Get endpoint `port` of `node`: at once when known, else a pending request that
     /// finishes when the endpoint exists.
-    pub fn get_endpoint(&mut self, domain: u32, node: u32, port: u32, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn get_endpoint(&mut self, domain: u32, node: u32, port: u32, user: [usize; 3]) -> Result<ReqId, Status> {
         if domain != self.cfg.domain {
             return Err(Status::ErrDomainInvalid);
         }
@@ -311,6 +321,19 @@ impl Node {
         for rid in failed {
             self.eps.asked.remove(&rid);
             self.reqs.complete(rid, Done::status(Status::ErrTransmission));
+        }
+    }
+
+    /// Delete every endpoint of this node, closing its channels first (finalize).
+    pub fn delete_all(&mut self) {
+        for ep in self.local_endpoints() {
+            if self.local(ep).is_some_and(|l| l.chan.as_ref().is_some_and(|c| c.is_open())) {
+                self.force_close(ep);
+            }
+            if let Some(l) = self.local_mut(ep) {
+                l.chan = None;
+            }
+            let _ = self.delete_endpoint(ep);
         }
     }
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 impl Node {
     /// Send `data` from local endpoint `from` to endpoint `to`. `Ok(None)`: on its way, and
     /// kept until taken; `Ok(Some(rid))`: held back by a full receiver until it takes it.
-    pub fn msg_send(&mut self, from: Ep, to: Ep, data: &[u8], prio: u32, user: [usize; 2]) -> Result<Option<ReqId>, Status> {
+    pub fn msg_send(&mut self, from: Ep, to: Ep, data: &[u8], prio: u32, user: [usize; 3]) -> Result<Option<ReqId>, Status> {
         let src_port = self.local(from).ok_or(Status::ErrEndpInvalid)?.port;
         let (_, port, rank) = self.place(to).ok_or(Status::ErrEndpInvalid)?;
         if data.len() > self.cfg.max_payload {
@@ -225,7 +225,7 @@ impl Node {
 
     /// Receive on local endpoint `ep` into a buffer of `cap` bytes: at once when a message
     /// is queued, else when one arrives.
-    pub fn msg_recv(&mut self, ep: Ep, cap: usize, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn msg_recv(&mut self, ep: Ep, cap: usize, user: [usize; 3]) -> Result<ReqId, Status> {
         let l = self.local(ep).ok_or(Status::ErrEndpInvalid)?;
         if l.posted.is_empty() {
             if let Some(frame) = self.msg_try_recv(ep)? {
@@ -235,6 +235,14 @@ impl Node {
         let rid = self.reqs.start(Waits::MsgRecv { ep, cap }, user)?;
         self.local_mut(ep).expect("checked above").posted.push_back(rid);
         Ok(rid)
+    }
+
+    /// Like [`Node::msg_try_recv`], but only when no receive is posted before this one.
+    pub fn msg_try_recv_first(&mut self, ep: Ep) -> Result<Option<Vec<u8>>, Status> {
+        if !self.local(ep).ok_or(Status::ErrEndpInvalid)?.posted.is_empty() {
+            return Ok(None);
+        }
+        self.msg_try_recv(ep)
     }
 
     /// Messages queued at local endpoint `ep`.
@@ -255,7 +263,7 @@ impl Node {
 }
 
 /// A received message as a finished receive of `cap` bytes: truncated when longer.
-pub(super) fn received(frame: Vec<u8>, cap: usize) -> Done {
+pub fn received(frame: Vec<u8>, cap: usize) -> Done {
     let len = frame.len() - HEADER_LEN;
     let status = if len > cap { Status::ErrMsgTruncated } else { Status::Success };
     Done { status, size: len.min(cap), out: Outcome::Data { frame, offset: HEADER_LEN } }

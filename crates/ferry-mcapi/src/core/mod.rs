@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use crate::wire::{Frame, Kind, WireError};
 pub use endpoints::{EpAttrs, EpInfo};
+pub use messages::received;
 pub use requests::{Done, Outcome, ReqId, Waits};
 pub use status::Status;
 
@@ -310,6 +311,15 @@ impl Node {
         self.channels_lost(rank);
     }
 
+    /// Ranks this node waits on: messages not yet taken, or channels and gets open to them.
+    pub fn ranks_waited_on(&self) -> Vec<Rank> {
+        let mut v: Vec<Rank> = self.peers.iter().filter(|(_, p)| !p.unacked.is_empty() && !p.lost).map(|(&r, _)| r).collect();
+        v.extend(self.stops.iter().filter(|(_, s)| !s.held.is_empty()).map(|(k, _)| k.0));
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     pub fn is_lost(&self, rank: Rank) -> bool {
         self.peers.get(&rank).is_some_and(|p| p.lost)
     }
@@ -334,7 +344,7 @@ impl Node {
         self.reqs.take(rid)
     }
 
-    pub fn user_words(&self, rid: ReqId) -> Option<[usize; 2]> {
+    pub fn user_words(&self, rid: ReqId) -> Option<[usize; 3]> {
         self.reqs.user(rid)
     }
 

@@ -67,8 +67,8 @@ struct Slot {
 }
 
 enum State {
-    Pending { waits: Waits, user: [usize; 2] },
-    Done { done: Done, user: [usize; 2] },
+    Pending { waits: Waits, user: [usize; 3] },
+    Done { done: Done, user: [usize; 3] },
 }
 
 /// The requests of a node.
@@ -82,7 +82,7 @@ pub struct Requests {
 impl Requests {
     /// A new pending request; `user` holds two words the caller wants back with the result
     /// (the C face keeps its output pointers there).
-    pub fn start(&mut self, waits: Waits, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn start(&mut self, waits: Waits, user: [usize; 3]) -> Result<ReqId, Status> {
         let idx = match self.free.pop() {
             Some(i) => i,
             None if self.slots.len() < MAX_REQUESTS => {
@@ -99,7 +99,7 @@ impl Requests {
     }
 
     /// A request that is finished from the start.
-    pub fn done_now(&mut self, done: Done, user: [usize; 2]) -> Result<ReqId, Status> {
+    pub fn done_now(&mut self, done: Done, user: [usize; 3]) -> Result<ReqId, Status> {
         let rid = self.start(Waits::Get, user)?;
         self.complete(rid, done);
         Ok(rid)
@@ -133,7 +133,7 @@ impl Requests {
         matches!(self.slot(rid).and_then(|s| s.state.as_ref()), Some(State::Done { .. }))
     }
 
-    pub fn user(&self, rid: ReqId) -> Option<[usize; 2]> {
+    pub fn user(&self, rid: ReqId) -> Option<[usize; 3]> {
         match self.slot(rid)?.state.as_ref()? {
             State::Pending { user, .. } | State::Done { user, .. } => Some(*user),
         }

@@ -21,6 +21,7 @@ pub enum Status {
     ErrEndpDeleted,
     ErrEndpNotOwner,
     ErrEndpRemote,
+    ErrEndpLimit,
     ErrAttrIncompatible,
     ErrAttrSize,
     ErrAttrNum,

@@ -68,7 +68,7 @@ impl Net {
     }
 
     fn get(&mut self, at: usize, node: u32, port: u32) -> Ep {
-        let rid = self.nodes[at].get_endpoint(0, node, port, [0; 2]).expect("get");
+        let rid = self.nodes[at].get_endpoint(0, node, port, [0; 3]).expect("get");
         self.settle();
         match self.nodes[at].take(rid).expect("found") {
             Done { status: Status::Success, out: Outcome::Handle(ep), .. } => ep,
@@ -99,10 +99,10 @@ fn a_message_reaches_an_endpoint_found_by_get() {
     let a = net.nodes[0].create_endpoint(Some(1)).expect("create");
     let b = net.nodes[1].create_endpoint(Some(2)).expect("create");
     let to_b = net.get(0, 11, 2);
-    assert_eq!(net.nodes[0].msg_send(a, to_b, b"hello", 1, [0; 2]), Ok(None));
+    assert_eq!(net.nodes[0].msg_send(a, to_b, b"hello", 1, [0; 3]), Ok(None));
     net.settle();
     assert_eq!(net.nodes[1].msg_available(b), Ok(1));
-    let rid = net.nodes[1].msg_recv(b, 64, [0; 2]).expect("recv");
+    let rid = net.nodes[1].msg_recv(b, 64, [0; 3]).expect("recv");
     let d = net.wait(1, rid);
     assert_eq!((d.status, payload(&d)), (Status::Success, &b"hello"[..]));
     assert_eq!(net.nodes[0].unsettled(), 0, "the sender's copy went when the receiver took it");
@@ -111,16 +111,16 @@ fn a_message_reaches_an_endpoint_found_by_get() {
 #[test]
 fn get_waits_for_an_endpoint_created_later_and_fails_for_unknown_nodes() {
     let mut net = Net::new(2, 2, |_| {});
-    let rid = net.nodes[0].get_endpoint(0, 11, 5, [0; 2]).expect("get");
+    let rid = net.nodes[0].get_endpoint(0, 11, 5, [0; 3]).expect("get");
     net.settle();
     assert!(!net.nodes[0].is_done(rid));
     net.nodes[1].create_endpoint(Some(5)).expect("create");
     let d = net.wait(0, rid);
     assert!(matches!(d.out, Outcome::Handle(_)), "{d:?}");
-    let rid = net.nodes[0].get_endpoint(0, 99, 5, [0; 2]).expect("get");
+    let rid = net.nodes[0].get_endpoint(0, 99, 5, [0; 3]).expect("get");
     assert_eq!(net.wait(0, rid).status, Status::ErrNodeInvalid);
-    assert_eq!(net.nodes[0].get_endpoint(1, 11, 5, [0; 2]), Err(Status::ErrDomainInvalid));
-    let own = net.nodes[0].get_endpoint(0, 10, 7, [0; 2]).expect("get");
+    assert_eq!(net.nodes[0].get_endpoint(1, 11, 5, [0; 3]), Err(Status::ErrDomainInvalid));
+    let own = net.nodes[0].get_endpoint(0, 10, 7, [0; 3]).expect("get");
     assert!(!net.nodes[0].is_done(own));
     net.nodes[0].create_endpoint(Some(7)).expect("create");
     assert!(net.nodes[0].is_done(own));
@@ -133,7 +133,7 @@ fn receive_takes_the_most_urgent_first_and_fifo_within_a_priority() {
     let b = net.nodes[1].create_endpoint(Some(2)).expect("create");
     let to_b = net.get(0, 11, 2);
     for (p, m) in [(5, "a"), (0, "b"), (3, "c"), (0, "d"), (5, "e")] {
-        net.nodes[0].msg_send(a, to_b, m.as_bytes(), p, [0; 2]).expect("send");
+        net.nodes[0].msg_send(a, to_b, m.as_bytes(), p, [0; 3]).expect("send");
     }
     net.settle();
     let got: Vec<Vec<u8>> = (0..5).map(|_| recv_now(&mut net, 1, b).expect("queued")).collect();
@@ -149,16 +149,16 @@ fn errors_of_message_calls() {
         net.nodes[1].create_endpoint(Some(2)).expect("create");
         net.get(0, 11, 2)
     };
-    assert_eq!(net.nodes[0].msg_send(a, to_b, &[0; 101], 0, [0; 2]), Err(Status::ErrMsgSize));
-    assert_eq!(net.nodes[0].msg_send(a, to_b, &[], 11, [0; 2]), Err(Status::ErrPriority));
-    assert_eq!(net.nodes[0].msg_send(to_b, a, &[], 0, [0; 2]), Err(Status::ErrEndpInvalid));
-    assert_eq!(net.nodes[0].msg_send(a, Ep(12345), &[], 0, [0; 2]), Err(Status::ErrEndpInvalid));
-    assert_eq!(net.nodes[0].msg_recv(to_b, 10, [0; 2]), Err(Status::ErrEndpInvalid));
+    assert_eq!(net.nodes[0].msg_send(a, to_b, &[0; 101], 0, [0; 3]), Err(Status::ErrMsgSize));
+    assert_eq!(net.nodes[0].msg_send(a, to_b, &[], 11, [0; 3]), Err(Status::ErrPriority));
+    assert_eq!(net.nodes[0].msg_send(to_b, a, &[], 0, [0; 3]), Err(Status::ErrEndpInvalid));
+    assert_eq!(net.nodes[0].msg_send(a, Ep(12345), &[], 0, [0; 3]), Err(Status::ErrEndpInvalid));
+    assert_eq!(net.nodes[0].msg_recv(to_b, 10, [0; 3]), Err(Status::ErrEndpInvalid));
     assert_eq!(net.nodes[0].delete_endpoint(to_b), Err(Status::ErrEndpNotOwner));
     // Truncation: what fits, and the status says so.
-    net.nodes[0].msg_send(a, a, b"0123456789", 0, [0; 2]).expect("send to self");
+    net.nodes[0].msg_send(a, a, b"0123456789", 0, [0; 3]).expect("send to self");
     net.settle();
-    let rid = net.nodes[0].msg_recv(a, 4, [0; 2]).expect("recv");
+    let rid = net.nodes[0].msg_recv(a, 4, [0; 3]).expect("recv");
     let d = net.wait(0, rid);
     assert_eq!((d.status, payload(&d)), (Status::ErrMsgTruncated, &b"0123"[..]));
     assert_eq!(net.nodes[0].delete_endpoint(a), Ok(()));
@@ -171,12 +171,12 @@ fn a_posted_receive_takes_the_next_message_and_can_be_cancelled() {
     let a = net.nodes[0].create_endpoint(Some(1)).expect("create");
     let b = net.nodes[1].create_endpoint(Some(2)).expect("create");
     let to_b = net.get(0, 11, 2);
-    let r1 = net.nodes[1].msg_recv(b, 8, [0; 2]).expect("recv");
-    let r2 = net.nodes[1].msg_recv(b, 8, [0; 2]).expect("recv");
+    let r1 = net.nodes[1].msg_recv(b, 8, [0; 3]).expect("recv");
+    let r2 = net.nodes[1].msg_recv(b, 8, [0; 3]).expect("recv");
     assert_eq!(net.nodes[1].cancel(r2), Ok(()));
     assert_eq!(net.nodes[1].take(r2).map(|d| d.status), Some(Status::ErrRequestCancelled));
     assert!(!net.nodes[1].request_valid(r2));
-    net.nodes[0].msg_send(a, to_b, b"x", 0, [0; 2]).expect("send");
+    net.nodes[0].msg_send(a, to_b, b"x", 0, [0; 3]).expect("send");
     let d = net.wait(1, r1);
     assert_eq!(payload(&d), b"x");
     assert_eq!(net.nodes[1].msg_available(b), Ok(0));
@@ -205,7 +205,7 @@ fn flood(seed: u64, senders: u32, per_sender: u32, limit: u32, take_every: u32) 
             let prio = (i % 3) as u32;
             let (a, to) = eps[s - 1];
             let msg = [s as u32, i, prio].map(|v| v.to_le_bytes()).concat();
-            if let Some(rid) = net.nodes[s].msg_send(a, to, &msg, prio, [0; 2]).expect("send") {
+            if let Some(rid) = net.nodes[s].msg_send(a, to, &msg, prio, [0; 3]).expect("send") {
                 pending[s].push(rid);
             }
             sent += 1;
@@ -291,10 +291,10 @@ fn connected(net: &mut Net, via: usize, scalar: bool) -> (Ep, Ep) {
     let r = net.nodes[1].create_endpoint(Some(2)).expect("create");
     let to_s = net.get(via, 10, 1);
     let to_r = net.get(via, 11, 2);
-    let c = net.nodes[via].connect(to_s, to_r, scalar, [0; 2]).expect("connect");
+    let c = net.nodes[via].connect(to_s, to_r, scalar, [0; 3]).expect("connect");
     assert_eq!(net.wait(via, c).status, Status::Success);
-    let ro = net.nodes[1].open(r, scalar, false, [0; 2]).expect("open");
-    let so = net.nodes[0].open(s, scalar, true, [0; 2]).expect("open");
+    let ro = net.nodes[1].open(r, scalar, false, [0; 3]).expect("open");
+    let so = net.nodes[0].open(s, scalar, true, [0; 3]).expect("open");
     let hr = match net.wait(1, ro).out {
         Outcome::Handle(h) => h,
         o => panic!("{o:?}"),
@@ -312,7 +312,7 @@ fn packets_keep_order_through_a_small_window_and_are_lent_until_released() {
     let (hs, hr) = connected(&mut net, 2, false);
     let mut held = Vec::new();
     for i in 0..50u32 {
-        if let Some(rid) = net.nodes[0].pkt_send(hs, &i.to_le_bytes(), [0; 2]).expect("send") {
+        if let Some(rid) = net.nodes[0].pkt_send(hs, &i.to_le_bytes(), [0; 3]).expect("send") {
             held.push(rid);
         }
     }
@@ -345,39 +345,39 @@ fn channel_misuse_gets_its_status() {
     let mut net = Net::new(2, 12, |_| {});
     let (hs, hr) = connected(&mut net, 0, false);
     assert_eq!(net.nodes[0].pkt_try_recv(hs), Err(Status::ErrChanDirection));
-    assert_eq!(net.nodes[1].pkt_send(hr, b"x", [0; 2]), Err(Status::ErrChanDirection));
-    assert_eq!(net.nodes[0].scl_send(hs, 1, 8, [0; 2]), Err(Status::ErrChanType));
-    assert_eq!(net.nodes[0].open(hs, false, true, [0; 2]), Err(Status::ErrChanOpen));
-    assert_eq!(net.nodes[1].open(hr, true, false, [0; 2]), Err(Status::ErrChanType));
+    assert_eq!(net.nodes[1].pkt_send(hr, b"x", [0; 3]), Err(Status::ErrChanDirection));
+    assert_eq!(net.nodes[0].scl_send(hs, 1, 8, [0; 3]), Err(Status::ErrChanType));
+    assert_eq!(net.nodes[0].open(hs, false, true, [0; 3]), Err(Status::ErrChanOpen));
+    assert_eq!(net.nodes[1].open(hr, true, false, [0; 3]), Err(Status::ErrChanType));
     let other = net.nodes[0].create_endpoint(Some(9)).expect("create");
     let to_r = net.get(0, 11, 2);
-    let c = net.nodes[0].connect(other, to_r, false, [0; 2]).expect("connect");
+    let c = net.nodes[0].connect(other, to_r, false, [0; 3]).expect("connect");
     assert_eq!(net.wait(0, c).status, Status::ErrChanConnected);
     // The half that accepted was undone: `other` connects elsewhere later.
     let third = net.nodes[1].create_endpoint(Some(3)).expect("create");
     let to_third = net.get(0, 11, 3);
-    let c = net.nodes[0].connect(other, to_third, false, [0; 2]).expect("connect");
+    let c = net.nodes[0].connect(other, to_third, false, [0; 3]).expect("connect");
     assert_eq!(net.wait(0, c).status, Status::Success);
     let _ = third;
-    assert_eq!(net.nodes[0].pkt_send(Ep(999), b"x", [0; 2]), Err(Status::ErrChanInvalid));
+    assert_eq!(net.nodes[0].pkt_send(Ep(999), b"x", [0; 3]), Err(Status::ErrChanInvalid));
 }
 
 #[test]
 fn close_and_connect_again() {
     let mut net = Net::new(2, 13, |_| {});
     let (hs, hr) = connected(&mut net, 0, false);
-    net.nodes[0].pkt_send(hs, b"last", [0; 2]).expect("send");
-    let c = net.nodes[0].send_close(hs, [0; 2]).expect("close");
+    net.nodes[0].pkt_send(hs, b"last", [0; 3]).expect("send");
+    let c = net.nodes[0].send_close(hs, [0; 3]).expect("close");
     assert_eq!(net.wait(0, c).status, Status::Success);
     net.settle();
     let (addr, len) = net.nodes[1].pkt_try_recv(hr).expect("recv").expect("a packet");
     assert_eq!(len, 4);
     assert_eq!(net.nodes[1].pkt_try_recv(hr), Err(Status::ErrChanNotOpen), "the sender closed");
-    let c = net.nodes[1].recv_close(hr, [0; 2]).expect("close");
+    let c = net.nodes[1].recv_close(hr, [0; 3]).expect("close");
     assert_eq!(net.wait(1, c).status, Status::Success);
     net.nodes[1].pkt_release(addr).expect("a lent packet outlives its channel");
     let to_r = net.get(0, 11, 2);
-    let c = net.nodes[0].connect(hs, to_r, true, [0; 2]).expect("connect");
+    let c = net.nodes[0].connect(hs, to_r, true, [0; 3]).expect("connect");
     assert_eq!(net.wait(0, c).status, Status::Success);
 }
 
@@ -387,7 +387,7 @@ fn scalars_carry_their_width() {
     let (hs, hr) = connected(&mut net, 1, true);
     let vals: [(u64, u8); 5] = [(0xff, 1), (0xffff, 2), (0xdead_beef, 4), (u64::MAX, 8), (7, 8)];
     for (v, w) in vals {
-        net.nodes[0].scl_send(hs, v, w, [0; 2]).expect("send");
+        net.nodes[0].scl_send(hs, v, w, [0; 3]).expect("send");
     }
     net.settle();
     assert_eq!(net.nodes[1].chan_available(hr, true), Ok(3));
@@ -408,9 +408,9 @@ fn scalars_carry_their_width() {
 fn a_lost_peer_fails_what_needs_it() {
     let mut net = Net::new(3, 15, |_| {});
     let (hs, hr) = connected(&mut net, 2, false);
-    let posted = net.nodes[1].pkt_recv(hr, [0; 2]).expect("recv");
+    let posted = net.nodes[1].pkt_recv(hr, [0; 3]).expect("recv");
     let m = net.nodes[1].create_endpoint(Some(8)).expect("create");
-    let get = net.nodes[1].get_endpoint(0, 12, 77, [0; 2]).expect("get");
+    let get = net.nodes[1].get_endpoint(0, 12, 77, [0; 3]).expect("get");
     net.settle();
     net.nodes[1].peer_lost(0);
     net.nodes[1].peer_lost(2);

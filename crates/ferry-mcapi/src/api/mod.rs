@@ -1,0 +1,209 @@
+//! The C functions of `mcapi.h`. Each checks its arguments, takes the node's lock for as
+//! short as it can, and reports through its `mcapi_status` argument; no panic crosses into
+//! C (a panic becomes `MCAPI_ERR_GENERAL`). Results of requests reach the caller's memory
+//! when `mcapi_test`/`mcapi_wait`/`mcapi_wait_any` hand the request back.
+
+mod channels;
+mod endpoints;
+mod general;
+mod messages;
+mod requests;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use crate::core::{Done, Ep, Outcome, ReqId, Status};
+use crate::driver::{self, block_until, Runtime, WaitEnd};
+
+pub type McapiStatus = u32;
+pub type Request = u32;
+
+pub const MCAPI_TRUE: u8 = 1;
+pub const MCAPI_FALSE: u8 = 0;
+pub const TIMEOUT_INFINITE: u32 = u32::MAX;
+pub const MAX_DOMAIN: u32 = 0;
+pub const MAX_NODE: u32 = 65535;
+pub const MAX_PORT: u32 = 65535;
+pub const PORT_ANY: u32 = u32::MAX;
+pub const MAX_ENDPOINTS: u32 = 1024;
+pub const INVALID: u32 = u32::MAX;
+
+/// The value of each status in `mcapi.h`.
+pub fn code(s: Status) -> McapiStatus {
+    use Status::*;
+    match s {
+        Success => 1,
+        Pending => 2,
+        Timeout => 3,
+        ErrParameter => 4,
+        ErrDomainInvalid => 5,
+        ErrNodeInvalid => 6,
+        ErrNodeInitFailed => 7,
+        ErrNodeInitialized => 8,
+        ErrNodeNotInit => 9,
+        ErrNodeFinalFailed => 10,
+        ErrPortInvalid => 11,
+        ErrEndpInvalid => 12,
+        ErrEndpExists => 13,
+        ErrEndpGetLimit => 14,
+        ErrEndpDeleted => 15,
+        ErrEndpNotOwner => 16,
+        ErrEndpRemote => 17,
+        ErrEndpLimit => 19,
+        ErrAttrIncompatible => 20,
+        ErrAttrSize => 21,
+        ErrAttrNum => 22,
+        ErrAttrValue => 23,
+        ErrAttrNotSupported => 24,
+        ErrAttrReadOnly => 25,
+        ErrMsgSize => 26,
+        ErrMsgTruncated => 27,
+        ErrChanOpen => 28,
+        ErrChanType => 29,
+        ErrChanDirection => 30,
+        ErrChanConnected => 31,
+        ErrChanOpenPending => 32,
+        ErrChanNotOpen => 33,
+        ErrChanInvalid => 34,
+        ErrPktSize => 35,
+        ErrSclSize => 36,
+        ErrTransmission => 37,
+        ErrPriority => 38,
+        ErrBufInvalid => 39,
+        ErrMemLimit => 40,
+        ErrRequestInvalid => 41,
+        ErrRequestLimit => 42,
+        ErrRequestCancelled => 43,
+        ErrWaitPending => 44,
+        ErrGeneral => 45,
+        ErrChanClosePending => 46,
+    }
+}
+
+/// Names of the status codes, by value (`mcapi_display_status`).
+pub const NAMES: [&str; 47] = [
+    "", "MCAPI_SUCCESS", "MCAPI_PENDING", "MCAPI_TIMEOUT", "MCAPI_ERR_PARAMETER", "MCAPI_ERR_DOMAIN_INVALID", "MCAPI_ERR_NODE_INVALID", "MCAPI_ERR_NODE_INITFAILED", "MCAPI_ERR_NODE_INITIALIZED", "MCAPI_ERR_NODE_NOTINIT", "MCAPI_ERR_NODE_FINALFAILED", "MCAPI_ERR_PORT_INVALID", "MCAPI_ERR_ENDP_INVALID", "MCAPI_ERR_ENDP_EXISTS", "MCAPI_ERR_ENDP_GET_LIMIT", "MCAPI_ERR_ENDP_DELETED", "MCAPI_ERR_ENDP_NOTOWNER", "MCAPI_ERR_ENDP_REMOTE", "MCAPI_ERR_ENDP_NOPORTS", "MCAPI_ERR_ENDP_LIMIT", "MCAPI_ERR_ATTR_INCOMPATIBLE", "MCAPI_ERR_ATTR_SIZE", "MCAPI_ERR_ATTR_NUM", "MCAPI_ERR_ATTR_VALUE", "MCAPI_ERR_ATTR_NOTSUPPORTED", "MCAPI_ERR_ATTR_READONLY", "MCAPI_ERR_MSG_LIMIT", "MCAPI_ERR_MSG_TRUNCATED", "MCAPI_ERR_CHAN_OPEN", "MCAPI_ERR_CHAN_TYPE", "MCAPI_ERR_CHAN_DIRECTION", "MCAPI_ERR_CHAN_CONNECTED", "MCAPI_ERR_CHAN_OPENPENDING", "MCAPI_ERR_CHAN_NOTOPEN", "MCAPI_ERR_CHAN_INVALID", "MCAPI_ERR_PKT_LIMIT", "MCAPI_ERR_SCL_SIZE", "MCAPI_ERR_TRANSMISSION", "MCAPI_ERR_PRIORITY", "MCAPI_ERR_BUF_INVALID", "MCAPI_ERR_MEM_LIMIT", "MCAPI_ERR_REQUEST_INVALID", "MCAPI_ERR_REQUEST_LIMIT", "MCAPI_ERR_REQUEST_CANCELLED", "MCAPI_ERR_WAIT_PENDING", "MCAPI_ERR_GENERAL", "MCAPI_ERR_CHAN_CLOSEPENDING",
+];
+
+/// Write `s` through the caller's status pointer (if it gave one).
+pub(crate) fn put(status: *mut McapiStatus, s: Status) {
+    if !status.is_null() {
+        // SAFETY: a non-null status argument points to a status the caller owns.
+        unsafe { *status = code(s) };
+    }
+}
+
+/// Run a call's body, turning a panic into `MCAPI_ERR_GENERAL`. The body returns the
+/// function's value and its status.
+pub(crate) fn call<T>(status: *mut McapiStatus, fail: T, body: impl FnOnce() -> (T, Status)) -> T {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok((v, s)) => {
+            put(status, s);
+            v
+        }
+        Err(_) => {
+            put(status, Status::ErrGeneral);
+            fail
+        }
+    }
+}
+
+/// Run `f` on the initialised node, under its lock, waking sleepers afterwards.
+pub(crate) fn with_node<T>(f: impl FnOnce(&mut Runtime) -> Result<T, Status>) -> Result<T, Status> {
+    let mut g = driver::lock();
+    let rt = g.as_mut().ok_or(Status::ErrNodeNotInit)?;
+    let r = f(rt);
+    rt.pump();
+    driver::wake_sleepers(rt);
+    r
+}
+
+/// The deadline of an MCAPI timeout in milliseconds (`None`: never).
+pub(crate) fn deadline(timeout: u32) -> Option<Instant> {
+    (timeout != TIMEOUT_INFINITE).then(|| Instant::now() + Duration::from_millis(timeout as u64))
+}
+
+/// Where a finished request's result goes in the caller's memory: the kind, and up to two
+/// words (a pointer and a size).
+pub(crate) const OUT_NONE: usize = 0;
+pub(crate) const OUT_MSG: usize = 1;
+pub(crate) const OUT_HANDLE: usize = 2;
+pub(crate) const OUT_PACKET: usize = 3;
+
+/// Copy a finished request's result where its call asked for it.
+pub(crate) fn write_out(done: &Done, user: [usize; 3]) {
+    match (&done.out, user[0]) {
+        (Outcome::Data { frame, offset }, OUT_MSG) if done.size > 0 => {
+            // SAFETY: the receive's caller promised `user[1]` to hold `user[2]` bytes until the
+            // request completes; `done.size` is at most that.
+            unsafe { std::ptr::copy_nonoverlapping(frame[*offset..].as_ptr(), user[1] as *mut u8, done.size.min(user[2])) };
+        }
+        (Outcome::Handle(ep), OUT_HANDLE) if user[1] != 0 => {
+            // SAFETY: the caller's handle or endpoint storage, given to the call that started
+            // the request.
+            unsafe { *(user[1] as *mut u32) = ep.0 };
+        }
+        (Outcome::Packet { addr, .. }, OUT_PACKET) if user[1] != 0 => {
+            // SAFETY: the caller's `void**` given to pktchan_recv_i.
+            unsafe { *(user[1] as *mut usize) = *addr };
+        }
+        _ => {}
+    }
+}
+
+/// Wait for `rid` until `deadline`; on time out the request stays pending.
+pub(crate) fn wait_request(rid: ReqId, deadline: Option<Instant>) -> Result<Done, Status> {
+    let mut taken = None;
+    let r = block_until(
+        |rt| {
+            if !rt.node.request_valid(rid) {
+                return true;
+            }
+            if rt.node.is_done(rid) {
+                let user = rt.node.user_words(rid).unwrap_or_default();
+                let done = rt.node.take(rid).expect("done");
+                write_out(&done, user);
+                taken = Some(done);
+                return true;
+            }
+            false
+        },
+        deadline,
+    );
+    match r {
+        Err(WaitEnd::TimedOut) => Err(Status::Timeout),
+        Err(WaitEnd::NotInitialised) => Err(Status::ErrNodeNotInit),
+        Ok(()) => taken.ok_or(Status::ErrRequestInvalid),
+    }
+}
+
+/// Wait for a request a blocking call started; on time out take it back if the core can.
+pub(crate) fn wait_blocking(rid: ReqId, timeout: u32) -> Result<Done, Status> {
+    match wait_request(rid, deadline(timeout)) {
+        Err(Status::Timeout) => {
+            let _ = with_node(|rt| {
+                if rt.node.cancel(rid).is_ok() {
+                    rt.node.take(rid);
+                }
+                Ok(())
+            });
+            Err(Status::Timeout)
+        }
+        r => r,
+    }
+}
+
+/// Store a request handle for the caller.
+pub(crate) fn put_request(request: *mut Request, rid: ReqId) {
+    // SAFETY: checked non-null by the caller of this helper.
+    unsafe { *request = rid.0 };
+}
+
+pub(crate) fn ep(h: u32) -> Ep {
+    Ep(h)
+}
+
+/// A status of a finished request, with a truncated receive counting as its own status.
+pub(crate) fn status_of(done: &Done) -> Status {
+    done.status
+}

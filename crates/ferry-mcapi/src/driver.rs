@@ -1,0 +1,260 @@
+//! A node's process: the bootstrap, the engine, the node core between them, the waits of
+//! blocking calls and the communication thread.
+//!
+//! Every frame of a node travels as one engine message in MCAPI's own context, so the
+//! engine's routes (shared memory on a host under a launcher, TCP otherwise), its
+//! authentication and its flow control carry MCAPI as they carry MPI. The node core is
+//! behind one lock: a call takes it, feeds the core, moves frames both ways (`pump`) and
+//! lets go. A blocking call polls the engine for a short while holding the lock, then
+//! sleeps without it on the engine's descriptor, so that other threads of the node may call
+//! in; a call that may have finished what a sleeper waits for wakes it. The communication
+//! thread does a pass whenever it gets the lock, so that messages, acknowledgements and
+//! credits move while the application computes; it sleeps on the engine's descriptor
+//! between passes (briefly while the node has work in flight, long when it has none).
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use ferry_core::bootstrap::Locate;
+use ferry_core::engine::{Engine, Pattern, ReqId as EngineReq};
+use ferry_core::Job;
+
+use crate::core::{Config, Node, OutBytes, Whereabouts};
+
+/// The engine context that carries MCAPI frames ("MCAP").
+pub const CONTEXT: u32 = 0x4d43_4150;
+const FRAMES: Pattern = Pattern { ctx: CONTEXT, src: None, tag: None };
+
+/// How long a blocking call polls before it sleeps.
+const SPIN: Duration = Duration::from_micros(50);
+/// Longest sleep of a blocking call between looks (timers: whereabouts, timeouts).
+const NAP: Duration = Duration::from_millis(5);
+/// Sleep of the communication thread while the node has work in flight, and when it has none.
+const BUSY_NAP: Duration = Duration::from_millis(1);
+const IDLE_NAP: Duration = Duration::from_millis(50);
+
+/// One initialised node.
+pub struct Runtime {
+    pub job: Job,
+    pub engine: Engine,
+    pub node: Node,
+    /// Engine sends still reading their bytes.
+    sends: Vec<(EngineReq, OutBytes)>,
+    /// Frames being received (large ones arrive in pieces), and from whom.
+    receiving: Vec<(EngineReq, u32, Vec<u8>)>,
+    refused_logged: u64,
+    next_locate: Instant,
+}
+
+static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
+/// Threads asleep in a blocking call.
+static SLEEPERS: AtomicU32 = AtomicU32::new(0);
+
+pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
+    RUNTIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Runtime {
+    pub fn start(domain: u32, node: u32) -> Result<Runtime, String> {
+        let (job, engine) = Job::start_node(domain, node).map_err(|e| e.to_string())?;
+        let cfg = Config::new(job.rank(), domain, node);
+        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: Vec::new(), refused_logged: 0, next_locate: Instant::now() })
+    }
+
+    /// Move frames both ways until nothing moves at once.
+    pub fn pump(&mut self) {
+        // Inbound: whole frames, and frames whose last piece arrived.
+        while let Some((mid, st)) = self.engine.improbe(&FRAMES) {
+            let mut buf = vec![0u8; st.bytes];
+            // SAFETY: `buf` lives in `receiving` (its heap block does not move) until the
+            // request completes.
+            let rid = unsafe { self.engine.imrecv(mid, buf.as_mut_ptr(), buf.len()) };
+            self.receiving.push((rid, st.source, buf));
+        }
+        let mut i = 0;
+        while i < self.receiving.len() {
+            if self.engine.is_done(self.receiving[i].0) {
+                let (rid, from, buf) = self.receiving.swap_remove(i);
+                if let Some(Ok(_)) = self.engine.take(rid) {
+                    if let Err(e) = self.node.deliver(from, buf) {
+                        if self.refused_logged < 16 {
+                            ferry_core::warn!("mcapi", "refused a frame from rank {from}: {e}");
+                            self.refused_logged += 1;
+                        }
+                    }
+                }
+            } else {
+                i += 1;
+            }
+        }
+        for r in self.engine.take_lost_peers() {
+            ferry_core::warn!("mcapi", "lost rank {r}: calls that need it fail with MCAPI_ERR_TRANSMISSION");
+            self.node.peer_lost(r);
+        }
+        for r in self.node.ranks_waited_on() {
+            if self.engine.is_peer_gone(r) {
+                self.node.peer_lost(r);
+            }
+        }
+        let wanted = self.node.wanted_nodes();
+        if !wanted.is_empty() && Instant::now() >= self.next_locate {
+            for n in wanted {
+                let w = match self.job.locate(&mut self.engine, n) {
+                    Locate::At(r) => Whereabouts::At(r),
+                    Locate::Never => Whereabouts::Never,
+                    Locate::NotYet => Whereabouts::Unknown,
+                };
+                self.node.located(n, w);
+            }
+            self.next_locate = Instant::now() + Duration::from_millis(10);
+        }
+        self.pump_out();
+    }
+
+    fn pump_out(&mut self) {
+        while let Some((rank, bytes)) = self.node.next_out() {
+            let b = bytes.as_slice();
+            // SAFETY: the bytes stay alive in `sends` until the engine is done with them.
+            if let Some(rid) = unsafe { self.engine.isend(rank, CONTEXT, 0, b.as_ptr(), b.len(), false) } {
+                self.sends.push((rid, bytes));
+            }
+        }
+        if !self.sends.is_empty() {
+            let engine = &mut self.engine;
+            self.sends.retain(|(rid, _)| {
+                if engine.is_done(*rid) {
+                    engine.take(*rid);
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+    }
+
+    /// Send what is owed and everything queued (before sleeping).
+    pub fn flush(&mut self) {
+        self.node.flush_owed();
+        self.pump_out();
+    }
+
+    /// Poll the engine until a frame arrives or `for_` passes, holding the lock.
+    fn spin(&mut self, for_: Duration) {
+        let start = Instant::now();
+        let receiving = &self.receiving;
+        let _ = self.engine.wait_until(|e| e.peek(&FRAMES).is_some() || receiving.iter().any(|r| e.is_done(r.0)) || start.elapsed() >= for_);
+    }
+}
+
+/// Wake threads asleep in a blocking call (something they wait for may have happened).
+pub fn wake_sleepers(rt: &Runtime) {
+    if SLEEPERS.load(Ordering::Acquire) > 0 {
+        let _ = rt.engine.waker().wake();
+    }
+}
+
+/// Why a blocking wait ended without its condition.
+#[derive(Debug, PartialEq, Eq)]
+pub enum WaitEnd {
+    TimedOut,
+    NotInitialised,
+}
+
+/// Block until `done` holds for the node, or `deadline`. Takes the lock itself.
+pub fn block_until(mut done: impl FnMut(&mut Runtime) -> bool, deadline: Option<Instant>) -> Result<(), WaitEnd> {
+    let mut g = lock();
+    loop {
+        let rt = g.as_mut().ok_or(WaitEnd::NotInitialised)?;
+        rt.pump();
+        if done(rt) {
+            wake_sleepers(rt);
+            return Ok(());
+        }
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            return Err(WaitEnd::TimedOut);
+        }
+        rt.flush();
+        let left = deadline.map_or(SPIN, |d| d.saturating_duration_since(now).min(SPIN));
+        rt.spin(left);
+        rt.pump();
+        if done(rt) {
+            wake_sleepers(rt);
+            return Ok(());
+        }
+        rt.flush();
+        if !rt.engine.prepare_sleep() {
+            continue;
+        }
+        let fd = rt.engine.event_fd();
+        let nap = deadline.map_or(NAP, |d| d.saturating_duration_since(Instant::now()).min(NAP));
+        SLEEPERS.fetch_add(1, Ordering::AcqRel);
+        drop(g);
+        sleep_on(fd, nap);
+        g = lock();
+        SLEEPERS.fetch_sub(1, Ordering::AcqRel);
+        if let Some(rt) = g.as_mut() {
+            rt.engine.end_sleep();
+        }
+    }
+}
+
+fn sleep_on(fd: std::os::fd::RawFd, nap: Duration) {
+    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let ms = nap.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+    // SAFETY: one valid pollfd on this stack frame; the descriptor belongs to the engine,
+    // which finalize drops only after the communication thread stopped and with the lock.
+    unsafe { libc::poll(&mut p, 1, ms) };
+}
+
+/// The communication thread.
+pub struct CommThread {
+    stop: Arc<AtomicBool>,
+    /// Interrupts the thread's sleep on the engine's descriptor.
+    wake: Box<dyn Fn() + Send>,
+    handle: JoinHandle<()>,
+}
+
+impl CommThread {
+    pub fn start(rt: &Runtime) -> std::io::Result<CommThread> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let fd = rt.engine.event_fd();
+        let handle = std::thread::Builder::new().name("ferry-mcapi".into()).spawn(move || {
+            while !flag.load(Ordering::Acquire) {
+                let nap = match RUNTIME.try_lock() {
+                    Ok(mut g) => match g.as_mut() {
+                        None => break,
+                        Some(rt) => {
+                            let _ = rt.engine.progress(Some(Duration::ZERO));
+                            rt.pump();
+                            rt.flush();
+                            wake_sleepers(rt);
+                            if rt.node.unsettled() > 0 || rt.node.reqs.live() > 0 || !rt.sends.is_empty() || !rt.receiving.is_empty() {
+                                BUSY_NAP
+                            } else {
+                                IDLE_NAP
+                            }
+                        }
+                    },
+                    Err(_) => BUSY_NAP,
+                };
+                if !flag.load(Ordering::Acquire) {
+                    sleep_on(fd, nap);
+                }
+            }
+        })?;
+        let waker = rt.engine.waker();
+        let wake = Box::new(move || drop(waker.wake()));
+        Ok(CommThread { stop, wake, handle })
+    }
+
+    /// Stop and join the thread. Call without holding the lock.
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::Release);
+        (self.wake)();
+        let _ = self.handle.join();
+    }
+}
