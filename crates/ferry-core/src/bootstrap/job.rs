@@ -139,6 +139,8 @@ impl Job {
             connect_timeout: knobs.connect_timeout,
             tcp_sndbuf: knobs.tcp_sndbuf,
             shm,
+            lost_peer_fatal: true,
+            retry_refused: false,
         })
         .map_err(JobError::Engine)?;
         engine.set_oversubscribed(oversubscribed);
