@@ -30,6 +30,10 @@ enum Commands {
     /// Exit status: 0 when every rank exits 0; else the first failing rank's exit code,
     /// 128+N for a rank killed by signal N, the MPI_Abort code, 1 when a rank exits without
     /// MPI_Finalize, 124 on --timeout, 127 when PROGRAM is not found.
+    ///
+    /// Every rank finds in its environment PMI_FD, PMI_RANK and PMI_SIZE (its line to the
+    /// launcher), MPI_LOCALRANKID and MPI_LOCALNRANKS, and FERRY_RANK and FERRY_SIZE (its
+    /// rank and the number of ranks, e.g. for an MCAPI program to choose its node id).
     Run(RunArgs),
     /// Show the build, and every FERRY_* knob with its value, default and meaning.
     Info,

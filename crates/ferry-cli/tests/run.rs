@@ -137,6 +137,15 @@ fn all_ranks_exit_zero() {
 }
 
 #[test]
+fn every_rank_learns_its_rank_and_the_size() {
+    let f = ferry(&["run", "-n", "3", "sh", "-c", "echo $FERRY_RANK/$FERRY_SIZE"]);
+    assert_eq!(f.code, Some(0), "{}", f.stderr);
+    let mut lines: Vec<&str> = f.stdout.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["0/3", "1/3", "2/3"]);
+}
+
+#[test]
 fn np_and_env_are_accepted() {
     let f = ferry(&[
         "run",

@@ -122,6 +122,21 @@ pub const COLL_STATS: Knob = Knob {
     default: "0",
     meaning: "1: at MPI_Finalize every rank prints to stderr which collective algorithm ran how often, by call and size class",
 };
+pub const MCAPI_HOSTS: Knob = Knob {
+    name: "FERRY_MCAPI_HOSTS",
+    default: "",
+    meaning: "MCAPI without a launcher: a file of `<node> <host>[:<port>]` lines (port 17000+node when absent) and one `secret <64 hex>` line; the nodes connect over TCP only",
+};
+pub const MCAPI_RENDEZVOUS: Knob = Knob {
+    name: "FERRY_MCAPI_RENDEZVOUS",
+    default: "",
+    meaning: "MCAPI without a launcher or hosts file: the private directory where nodes of one host find each other (empty: $XDG_RUNTIME_DIR/ferry-mcapi, else /tmp/ferry-mcapi-<uid>); TCP over loopback only",
+};
+pub const MCAPI_MAX_NODES: Knob = Knob {
+    name: "FERRY_MCAPI_MAX_NODES",
+    default: "64",
+    meaning: "MCAPI rendezvous: how many nodes of one domain may run at once on this host (every node must use the same value)",
+};
 pub const LOG: Knob = Knob {
     name: "FERRY_LOG",
     default: "warn",
@@ -169,6 +184,9 @@ pub const KNOBS: &[Knob] = &[
     ALLGATHER_RADIX,
     STATUS_SOURCE,
     COLL_STATS,
+    MCAPI_HOSTS,
+    MCAPI_RENDEZVOUS,
+    MCAPI_MAX_NODES,
     LOG,
 ];
 

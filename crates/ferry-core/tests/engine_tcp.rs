@@ -127,6 +127,8 @@ fn wrong_secret_cannot_connect() {
         connect_timeout: Duration::from_secs(2),
         tcp_sndbuf: 0,
         shm: None,
+        lost_peer_fatal: true,
+        retry_refused: false,
     })
     .unwrap();
     let msg = b"forged";

@@ -50,7 +50,8 @@ pub struct Rank {
 impl Rank {
     /// Start rank `index`: PMI over an inherited socketpair end whose number is in `PMI_FD`
     /// (with `PMI_RANK`, `PMI_SIZE`, and `MPI_LOCALNRANKS`/`MPI_LOCALRANKID` as Hydra sets
-    /// them), stdout and stderr through pipes, stdin from ours for rank 0 when it is not a
+    /// them; `FERRY_RANK`/`FERRY_SIZE` say the same under our own names, for programs that
+    /// are not MPI, such as an MCAPI program choosing its node id), stdout and stderr through pipes, stdin from ours for rank 0 when it is not a
     /// terminal (else, and for the other ranks, /dev/null), in a new process group.
     pub fn spawn(spec: &LaunchSpec<'_>, index: u32) -> io::Result<Rank> {
         let (ours, theirs) = UnixStream::pair()?;
@@ -67,7 +68,9 @@ impl Rank {
             .env("PMI_RANK", index.to_string())
             .env("PMI_SIZE", spec.size.to_string())
             .env("MPI_LOCALNRANKS", spec.size.to_string())
-            .env("MPI_LOCALRANKID", index.to_string());
+            .env("MPI_LOCALRANKID", index.to_string())
+            .env("FERRY_RANK", index.to_string())
+            .env("FERRY_SIZE", spec.size.to_string());
         // SAFETY: isatty only inspects descriptor 0.
         let stdin_is_terminal = unsafe { libc::isatty(0) } == 1;
         cmd.stdin(if index == 0 && !stdin_is_terminal { Stdio::inherit() } else { Stdio::null() })

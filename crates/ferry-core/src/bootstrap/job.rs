@@ -1,6 +1,8 @@
 //! A job from a launch: what every face (MPI, MCAPI) starts from. PMI-1 (from `ferry run`,
 //! Hydra or Slurm) or nothing (a singleton) goes in; rank, size, the per-job secret, the
-//! business cards, this host's shared memory and a ready [`Engine`] come out.
+//! business cards, this host's shared memory and a ready [`Engine`] come out. An MCAPI node
+//! starts the same way under a launcher, or from a hosts file or a same-host rendezvous
+//! without one (`node.rs`).
 //!
 //! The faces then talk to the engine, and to the job only to meet at the end, to leave the
 //! launcher in order or to tell it that the job aborts: neither touches a socket, a ring or
@@ -11,6 +13,7 @@ use std::io;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
+use super::node::{self, NodeState};
 use super::{PmiClient, PmiError};
 use crate::config::{self, BadValue};
 use crate::engine::{Engine, EngineConfig, ShmConfig};
@@ -38,15 +41,26 @@ pub enum JobError {
     Shm(ShmError),
     #[error("engine: {0}")]
     Engine(io::Error),
+    /// Two processes started as the same MCAPI node.
+    #[error("node {node} of domain {domain} is claimed by two processes: rank {first} and rank {second}")]
+    DuplicateNode { domain: u32, node: u32, first: u32, second: u32 },
+    /// The hosts file (`FERRY_MCAPI_HOSTS`) is unreadable or malformed, or does not list us.
+    #[error("FERRY_MCAPI_HOSTS {path}: {why}")]
+    HostsFile { path: String, why: String },
+    /// The rendezvous directory (`FERRY_MCAPI_RENDEZVOUS`) cannot be used.
+    #[error("MCAPI rendezvous: {0}")]
+    Rendezvous(String),
 }
 
 /// This process's place in its job, and its line to the launcher (none for a singleton).
 pub struct Job {
-    rank: u32,
-    size: u32,
-    pmi: Option<PmiClient>,
-    hostname: String,
-    oversubscribed: bool,
+    pub(super) rank: u32,
+    pub(super) size: u32,
+    pub(super) pmi: Option<PmiClient>,
+    pub(super) hostname: String,
+    pub(super) oversubscribed: bool,
+    /// The MCAPI node this process is, when it is one.
+    pub(super) node: Option<NodeState>,
 }
 
 impl fmt::Debug for Job {
@@ -62,7 +76,7 @@ impl fmt::Debug for Job {
 
 /// The engine's knobs, read after the business cards are exchanged (so a bad value fails
 /// every rank at the same point of start-up).
-struct EngineKnobs {
+pub(super) struct EngineKnobs {
     eager_limit: usize,
     spin: Duration,
     connect_timeout: Duration,
@@ -74,7 +88,7 @@ struct EngineKnobs {
 }
 
 impl EngineKnobs {
-    fn from_env() -> Result<EngineKnobs, BadValue> {
+    pub(super) fn from_env() -> Result<EngineKnobs, BadValue> {
         Ok(EngineKnobs {
             eager_limit: config::EAGER_LIMIT.bytes()? as usize,
             spin: Duration::from_micros(config::SPIN_US.u64()?),
@@ -94,7 +108,12 @@ impl Job {
     /// this rank's business card and read everyone's, join this host's shared memory, and
     /// build the engine with a route to every peer. Collective over the job under PMI.
     pub fn start() -> Result<(Job, Engine), JobError> {
-        let mut pmi = PmiClient::from_env()?;
+        Job::from_launch(PmiClient::from_env()?, None)
+    }
+
+    /// [`start`](Self::start) from `pmi`; for MCAPI node `node` of its domain, also claim
+    /// the node in the key-value space, and go on when peers are lost.
+    pub(super) fn from_launch(mut pmi: Option<PmiClient>, node: Option<(u32, u32)>) -> Result<(Job, Engine), JobError> {
         let (rank, size) = match &pmi {
             Some(p) => (p.rank(), p.size()),
             None => (0, 1),
@@ -116,7 +135,16 @@ impl Job {
         crate::info!("init", "rank {rank} of {size} listening on {}", me.addr);
         let cards = match pmi.as_mut() {
             None => vec![me],
-            Some(p) => exchange_cards(p, &me)?,
+            Some(p) => {
+                // Claimed before the barrier, so that after it a node nobody claimed is
+                // known to be absent for good.
+                let claimed = node.map(|(d, n)| node::claim(p, d, n));
+                let cards = exchange_cards(p, &me)?;
+                if let (Some((d, n)), Some(claimed)) = (node, claimed) {
+                    node::check_claim(p, d, n, claimed)?;
+                }
+                cards
+            }
         };
 
         let knobs = EngineKnobs::from_env()?;
@@ -128,21 +156,11 @@ impl Job {
             (true, Some(p)) => join_host(p.kvsname(), rank, locals, &cards[rank as usize].id, &knobs)?,
             _ => None,
         };
-        let mut engine = Engine::new(EngineConfig {
-            rank,
-            size,
-            secret,
-            cards,
-            listener: listener.socket,
-            eager_limit: knobs.eager_limit,
-            spin: knobs.spin,
-            connect_timeout: knobs.connect_timeout,
-            tcp_sndbuf: knobs.tcp_sndbuf,
-            shm,
-        })
-        .map_err(JobError::Engine)?;
+        let peers = Peers { rank, size, secret, cards, lost_peer_fatal: node.is_none(), retry_refused: false };
+        let mut engine = build_engine(peers, listener.socket, &knobs, shm)?;
         engine.set_oversubscribed(oversubscribed);
-        Ok((Job { rank, size, pmi, hostname, oversubscribed }, engine))
+        let node = node.map(|(domain, node)| NodeState::launcher(domain, node));
+        Ok((Job { rank, size, pmi, hostname, oversubscribed, node }, engine))
     }
 
     pub fn rank(&self) -> u32 {
@@ -194,6 +212,34 @@ impl Job {
             None => Ok(()),
         }
     }
+}
+
+/// Who the engine talks to, and how it takes losing one of them.
+pub(super) struct Peers {
+    pub rank: u32,
+    pub size: u32,
+    pub secret: Vec<u8>,
+    pub cards: Vec<BusinessCard>,
+    pub lost_peer_fatal: bool,
+    pub retry_refused: bool,
+}
+
+pub(super) fn build_engine(p: Peers, listener: mio::net::TcpListener, knobs: &EngineKnobs, shm: Option<ShmConfig>) -> Result<Engine, JobError> {
+    Engine::new(EngineConfig {
+        rank: p.rank,
+        size: p.size,
+        secret: p.secret,
+        cards: p.cards,
+        listener,
+        eager_limit: knobs.eager_limit,
+        spin: knobs.spin,
+        connect_timeout: knobs.connect_timeout,
+        tcp_sndbuf: knobs.tcp_sndbuf,
+        shm,
+        lost_peer_fatal: p.lost_peer_fatal,
+        retry_refused: p.retry_refused,
+    })
+    .map_err(JobError::Engine)
 }
 
 /// Open the socket peers connect to. Alone, a rank advertises loopback (nobody else needs to
@@ -293,7 +339,7 @@ fn join_host(job: &str, rank: u32, locals: Vec<u32>, mine: &GlobalId, knobs: &En
 }
 
 /// The system's host name ("localhost" if it will not say).
-fn hostname() -> String {
+pub(super) fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most buf.len() bytes into buf.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };

@@ -4,14 +4,20 @@
 //! N ranks, `pmi_client` the blocking client the MPI library calls during `MPI_Init`. The
 //! client works under `ferry run` and under any PMI-1 launcher (MPICH's Hydra, Slurm's PMI-1).
 //!
-//! `job` turns a launch into a [`Job`] and a ready engine: the one start-up of every face.
+//! `job` turns a launch into a [`Job`] and a ready engine: the one start-up of every face;
+//! `node` does the same for an MCAPI node, which may also start without a launcher, from a
+//! hosts file (`hosts_file`, a pure parser) or a same-host rendezvous (`rendezvous`).
 
+pub mod hosts_file;
 pub mod job;
+pub mod node;
 pub mod pmi_client;
 pub mod pmi_server;
+pub mod rendezvous;
 pub use ferry_wire::pmi as pmi_wire;
 
 pub use job::{Job, JobError};
+pub use node::{Locate, NodeMode};
 pub use pmi_client::PmiClient;
 pub use pmi_server::{Action, PmiServer, RankState};
 pub use pmi_wire::{Command, LineSplitter, PmiError, Response, ResponseKind};

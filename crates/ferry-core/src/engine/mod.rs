@@ -10,6 +10,12 @@
 //!
 //! The status board: every request that moves data (a send to another rank until it
 //! completes, a receive from its match until its last byte) counts on this rank's slot.
+//!
+//! Losing a peer (its connection closed without goodbye, broken, or never made) ends an MPI
+//! job ([`EngineConfig::lost_peer_fatal`]). An MCAPI node goes on without it: the requests
+//! that involve the peer complete with [`EngineError::PeerLost`], so do later ones, and
+//! [`Engine::take_lost_peers`] names it once. A peer that left after its goodbye is gone the
+//! same way, but not reported as lost.
 
 pub mod collective;
 pub mod matching;
@@ -33,7 +39,7 @@ use crate::transport::business_card::BusinessCard;
 use crate::transport::shm::{read_remote_exact, HostShm, Link, ShmRoute, StatusBoard};
 use crate::transport::tcp::{Connector, ConnectorEvent};
 use crate::transport::{OutFrame, RecvOutcome, Route, RouteError, SendOutcome};
-use crate::{debug, error};
+use crate::{debug, error, warn};
 pub use matching::{Envelope, Pattern};
 use protocol::Protocol;
 pub use request::{EngineError, ReqId, Status};
@@ -63,6 +69,12 @@ pub struct EngineConfig {
     pub tcp_sndbuf: usize,
     /// Shared memory with the other ranks of this host, when they talk through it.
     pub shm: Option<ShmConfig>,
+    /// A peer lost without goodbye ends the engine (MPI); false: the engine goes on serving
+    /// the other peers (MCAPI nodes come and go).
+    pub lost_peer_fatal: bool,
+    /// A refused connect is tried again with backoff until `connect_timeout` (peers that
+    /// start in any order); false: it fails at once (every peer listens before it is known).
+    pub retry_refused: bool,
 }
 
 /// The shared-memory side of an engine: its host's segment and the ring ends to each local
@@ -91,12 +103,15 @@ pub struct Engine {
     connector: Connector,
     poll: Poll,
     events: Events,
-    /// Scratch list of (token, readable, writable) from the last poll, kept to avoid an
+    /// Scratch list of (token, readable, writable, read side closed) from the last poll, kept to avoid an
     /// allocation per progress pass.
-    ready: Vec<(Token, bool, bool)>,
+    ready: Vec<(Token, bool, bool, bool)>,
     /// Requests whose last frame a route reported written.
     written: Vec<ReqId>,
     fatal: Option<EngineError>,
+    lost_peer_fatal: bool,
+    /// Peers lost since [`Engine::take_lost_peers`] last looked.
+    newly_lost: Vec<u32>,
     host: Option<HostShm>,
     waker: Arc<mio::Waker>,
     spin: Duration,
@@ -119,7 +134,8 @@ impl Engine {
         let poll = Poll::new()?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
         let addrs: Vec<SocketAddr> = cfg.cards.iter().map(|c| c.addr).collect();
-        let connector = Connector::new(cfg.rank, cfg.secret, addrs, cfg.listener, poll.registry(), LISTENER, SETUP_TOKENS, cfg.connect_timeout, cfg.tcp_sndbuf)?;
+        let mut connector = Connector::new(cfg.rank, cfg.secret, addrs, cfg.listener, poll.registry(), LISTENER, SETUP_TOKENS, cfg.connect_timeout, cfg.tcp_sndbuf)?;
+        connector.set_retry_refused(cfg.retry_refused);
         let eager_limit = cfg.eager_limit.min(MAX_PAYLOAD as usize);
         let mut proto = Protocol::new(cfg.rank, cfg.size, eager_limit);
         let mut routes: Vec<Option<Box<dyn Route>>> = Vec::with_capacity(cfg.size as usize);
@@ -156,6 +172,8 @@ impl Engine {
             ready: Vec::new(),
             written: Vec::new(),
             fatal: None,
+            lost_peer_fatal: cfg.lost_peer_fatal,
+            newly_lost: Vec::new(),
             host,
             waker,
             spin: cfg.spin,
@@ -396,23 +414,38 @@ impl Engine {
         while let Some(ev) = self.connector.next_event() {
             match ev {
                 ConnectorEvent::Established { peer, mut conn } => {
+                    if !self.lost_peer_fatal && self.proto.is_lost(peer) {
+                        // Once gone, always gone: its requests failed, its sequence broke off.
+                        debug!("tcp", "dropping a new connection from rank {peer}, which this rank gave up");
+                        self.connector.route_closed(peer);
+                        continue;
+                    }
                     if let Err(e) = self.poll.registry().register(&mut conn.stream, Token(1 + peer as usize), Interest::READABLE | Interest::WRITABLE) {
                         self.fatal = Some(EngineError::Transport(format!("cannot watch the connection to rank {peer}: {e}")));
                         continue;
                     }
                     let mut route: Box<dyn Route> = Box::new(conn);
+                    let mut broken = None;
                     for f in std::mem::take(&mut self.waiting[peer as usize]) {
                         let completes = f.completes;
                         match route.send(f, &mut self.written) {
                             Ok(SendOutcome::Sent) => self.written.extend(completes),
                             Ok(_) => {}
-                            Err(e) => {
+                            Err(e) if self.lost_peer_fatal => {
                                 self.fatal = Some(EngineError::Transport(format!("write to rank {peer}: {e}")));
+                                break;
+                            }
+                            Err(e) => {
+                                broken = Some(e);
                                 break;
                             }
                         }
                     }
                     self.routes[peer as usize] = Some(route);
+                    if let Some(e) = broken {
+                        self.route_failed(peer, e);
+                        continue;
+                    }
                     // Frames may have arrived with the end of the handshake.
                     self.read_route(peer);
                 }
@@ -421,7 +454,8 @@ impl Engine {
                         self.connector.connect(self.poll.registry(), peer);
                     }
                 }
-                ConnectorEvent::Failed { msg, .. } => self.fatal = Some(EngineError::Transport(msg)),
+                ConnectorEvent::Failed { msg, .. } if self.lost_peer_fatal => self.fatal = Some(EngineError::Transport(msg)),
+                ConnectorEvent::Failed { peer, msg } => self.lose_peer(peer, &msg),
             }
         }
     }
@@ -470,9 +504,15 @@ impl Engine {
 
     /// The peer closed its route: an orderly end after its goodbye, else the peer is lost.
     fn route_closed(&mut self, peer: u32) {
-        if !self.proto.said_bye(peer) {
-            debug!("tcp", "connection to rank {peer} closed without goodbye");
-            self.proto.peer_lost(peer);
+        if self.lost_peer_fatal {
+            if !self.proto.said_bye(peer) {
+                debug!("tcp", "connection to rank {peer} closed without goodbye");
+                self.proto.peer_lost(peer);
+            }
+        } else if self.proto.said_bye(peer) {
+            self.peer_left(peer);
+        } else {
+            self.lose_peer(peer, "connection closed without goodbye");
         }
         self.drop_route(peer);
         self.publish_busy();
@@ -481,6 +521,15 @@ impl Engine {
     fn route_failed(&mut self, peer: u32, e: RouteError) {
         if self.proto.said_bye(peer) {
             debug!("tcp", "rank {peer} closed after its goodbye: {e}");
+            if !self.lost_peer_fatal {
+                self.peer_left(peer);
+            }
+        } else if !self.lost_peer_fatal {
+            let why = match e {
+                RouteError::Protocol(m) => format!("protocol error: {m}"),
+                RouteError::Io(e) => format!("connection failed: {e}"),
+            };
+            self.lose_peer(peer, &why);
         } else {
             let msg = match e {
                 RouteError::Protocol(m) => format!("protocol error from rank {peer}: {m}"),
@@ -490,6 +539,57 @@ impl Engine {
             self.fatal = Some(EngineError::Transport(msg));
         }
         self.drop_route(peer);
+    }
+
+    /// `peer` is gone without goodbye and the engine goes on: fail what involves it, now and
+    /// later, stop trying to reach it, and name it once in [`take_lost_peers`](Self::take_lost_peers).
+    fn lose_peer(&mut self, peer: u32, why: &str) {
+        if self.proto.is_lost(peer) {
+            return;
+        }
+        warn!("engine", "rank {peer} lost: {why}");
+        self.give_up(peer);
+        self.newly_lost.push(peer);
+    }
+
+    /// `peer` closed after its goodbye: nothing more will come from it, and nothing sent to
+    /// it could arrive, so what still involves it fails as for a lost peer (not reported).
+    fn peer_left(&mut self, peer: u32) {
+        if !self.proto.is_lost(peer) {
+            debug!("engine", "rank {peer} left");
+            self.give_up(peer);
+        }
+    }
+
+    fn give_up(&mut self, peer: u32) {
+        self.proto.peer_lost(peer);
+        // Their requests failed with the peer; the frames themselves have nowhere to go.
+        self.waiting[peer as usize].clear();
+        self.connector.forget(self.poll.registry(), peer);
+        self.drop_route(peer);
+        self.publish_busy();
+    }
+
+    /// The peers lost (without goodbye) since the last call, each named once, so that the
+    /// face can fail its own state for them. Their requests have completed with
+    /// [`EngineError::PeerLost`] already.
+    pub fn take_lost_peers(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.newly_lost)
+    }
+
+    /// Whether `rank` is gone for this engine: lost, or left after its goodbye (a send to it
+    /// fails with [`EngineError::PeerLost`]).
+    pub fn is_peer_gone(&self, rank: u32) -> bool {
+        self.proto.is_lost(rank)
+    }
+
+    /// Set or replace the address to connect to for `rank` (a peer found after the engine
+    /// started). Frames that wait for that address leave now. A peer may also connect first:
+    /// incoming connections need no known address.
+    pub fn set_peer_addr(&mut self, rank: u32, addr: SocketAddr) {
+        self.cards[rank as usize].addr = addr;
+        self.connector.set_addr(self.poll.registry(), rank, addr);
+        self.connector_events();
     }
 
     fn drop_route(&mut self, peer: u32) {

@@ -95,6 +95,11 @@ impl Engine {
                 }
             }
         }
+        if let Some(due) = self.connector.next_deadline() {
+            // A connect waits for its time: sleep no longer than that.
+            let left = due.saturating_duration_since(Instant::now());
+            timeout = Some(timeout.map_or(left, |t| t.min(left)));
+        }
         let polled = self.poll.poll(&mut self.events, timeout);
         if announced {
             self.end_sleep();
@@ -106,8 +111,8 @@ impl Engine {
         }
         let mut ready = std::mem::take(&mut self.ready);
         ready.clear();
-        ready.extend(self.events.iter().map(|e| (e.token(), e.is_readable() || e.is_read_closed() || e.is_error(), e.is_writable())));
-        for &(tok, readable, writable) in &ready {
+        ready.extend(self.events.iter().map(|e| (e.token(), e.is_readable() || e.is_read_closed() || e.is_error(), e.is_writable(), e.is_read_closed())));
+        for &(tok, readable, writable, closed) in &ready {
             match tok {
                 LISTENER => self.connector.accept_all(self.poll.registry()),
                 SHM_WAKE => {
@@ -122,6 +127,9 @@ impl Engine {
                     if readable {
                         if let Some(r) = self.routes[peer as usize].as_mut() {
                             r.mark_readable();
+                            if closed {
+                                r.mark_read_closed();
+                            }
                         }
                     }
                     if writable {
@@ -139,7 +147,7 @@ impl Engine {
         self.pump();
         // Until nothing moves: one collective's step may complete what another waits for.
         while self.advance_collectives() {}
-        if timeout.map_or(true, |t| !t.is_zero()) {
+        if timeout.map_or(true, |t| !t.is_zero()) || self.connector.has_pending() {
             self.connector.housekeeping(self.poll.registry(), Instant::now());
             self.connector_events();
         }

@@ -123,6 +123,9 @@ pub trait Route {
     fn source(&mut self) -> Option<&mut dyn mio::event::Source>;
     /// The poller reported the route's descriptor readable.
     fn mark_readable(&mut self) {}
+    /// The poller reported that the peer closed its side: read on to the end, even after a
+    /// short read (no further readiness event will come for it).
+    fn mark_read_closed(&mut self) {}
     /// Whether the peer sees this route close (a connection): an orderly end then says
     /// goodbye first, so that the close is not taken for a crash.
     fn closes_visibly(&self) -> bool;

@@ -31,6 +31,8 @@ pub fn engines(n: u32, eager_limit: usize, secret: &[u8]) -> Vec<Engine> {
                 connect_timeout: Duration::from_secs(10),
                 tcp_sndbuf: 0,
                 shm: None,
+                lost_peer_fatal: true,
+                retry_refused: false,
             })
             .unwrap()
         })
@@ -106,6 +108,8 @@ pub fn shm_engines_but(
                     connect_timeout: Duration::from_secs(10),
                     tcp_sndbuf: 0,
                     shm,
+                    lost_peer_fatal: true,
+                    retry_refused: false,
                 })
                 .unwrap(),
             )

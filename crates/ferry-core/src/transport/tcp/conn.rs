@@ -33,6 +33,9 @@ pub struct Conn {
     /// stream socket a short read means the kernel buffer is empty, so with edge-triggered
     /// epoll no further read is needed until the next readable event, which sets it again).
     maybe_readable: bool,
+    /// The peer closed its side: read until end of stream, whatever a short read suggests
+    /// (the frames and the close may come with one edge-triggered event).
+    peer_closed: bool,
 }
 
 /// What one step of reading produced.
@@ -52,7 +55,7 @@ impl Conn {
         if sndbuf > 0 {
             super::set_sndbuf(&stream, sndbuf);
         }
-        Conn { stream, rbuf: vec![0u8; RBUF].into_boxed_slice(), rstart: 0, rend: 0, rx: RxState::Header, out: VecDeque::new(), maybe_readable: true }
+        Conn { stream, rbuf: vec![0u8; RBUF].into_boxed_slice(), rstart: 0, rend: 0, rx: RxState::Header, out: VecDeque::new(), maybe_readable: true, peer_closed: false }
     }
 
     /// Queue a frame; written by the next flush.
@@ -77,7 +80,7 @@ impl Conn {
             Ok(0) => Ok(Some(0)),
             Ok(n) => {
                 self.rend += n;
-                if n < want {
+                if n < want && !self.peer_closed {
                     self.maybe_readable = false;
                 }
                 Ok(Some(n))
@@ -133,7 +136,7 @@ impl Conn {
                             match self.stream.read(room) {
                                 Ok(0) => return Ok(Step::Eof),
                                 Ok(n) => {
-                                    if n < want {
+                                    if n < want && !self.peer_closed {
                                         self.maybe_readable = false;
                                     }
                                     sink.advance(n);
@@ -302,5 +305,9 @@ impl Route for Conn {
 
     fn mark_readable(&mut self) {
         self.maybe_readable = true;
+    }
+
+    fn mark_read_closed(&mut self) {
+        self.peer_closed = true;
     }
 }

@@ -5,6 +5,11 @@
 //!
 //! The connector owns only connections in set-up; it hands each established one to the engine
 //! as a [`ConnectorEvent::Established`] route and forgets it.
+//!
+//! A peer's address may be unknown at first (an unspecified address: it is learnt later,
+//! [`Connector::set_addr`]) and a peer may not listen yet (it starts later): with
+//! [`Connector::set_retry_refused`], a refused connect is tried again with backoff. Either
+//! way the attempt waits, and fails only once `connect_timeout` has passed since it began.
 
 use std::collections::VecDeque;
 use std::io;
@@ -21,6 +26,29 @@ use crate::{debug, warn};
 
 /// A connection that has not even said hello by then is dropped.
 const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(10);
+/// First pause after a refused connect; it doubles up to [`MAX_RETRY_DELAY`].
+const FIRST_RETRY_DELAY: Duration = Duration::from_millis(10);
+const MAX_RETRY_DELAY: Duration = Duration::from_millis(500);
+
+/// An outbound connection that waits before it is dialled: for the peer's address to be
+/// known (`due` is `None`), or after a refused attempt.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    due: Option<Instant>,
+    delay: Duration,
+    /// When the first attempt began: the connect timeout runs from here.
+    since: Instant,
+}
+
+/// Whether `addr` stands for an address not known yet.
+pub fn is_unknown_addr(addr: &SocketAddr) -> bool {
+    addr.ip().is_unspecified() || addr.port() == 0
+}
+
+/// The pause after a refused attempt that waited `delay`.
+fn next_delay(delay: Duration) -> Duration {
+    (delay * 2).min(MAX_RETRY_DELAY)
+}
 
 /// What connection set-up produced for the engine.
 pub enum ConnectorEvent {
@@ -46,6 +74,7 @@ struct Slot {
     phase: Phase,
     peer: Option<u32>,
     from: SocketAddr,
+    /// When the connection was accepted, or when our first attempt to `peer` began.
     opened: Instant,
 }
 
@@ -82,6 +111,13 @@ pub struct Connector {
     slots: Vec<Option<Slot>>,
     /// Our outbound connection in set-up, per peer.
     connecting: Vec<Option<usize>>,
+    /// Our outbound connections waiting to be dialled, per peer.
+    pending: Vec<Option<Pending>>,
+    /// How many of `pending` are set (checked on every progress pass).
+    pending_count: usize,
+    /// The pause before the next attempt, per peer, should the one in set-up be refused.
+    retry_delay: Vec<Duration>,
+    retry_refused: bool,
     /// Whether the engine holds an established route to each peer.
     established: Vec<bool>,
     connect_timeout: Duration,
@@ -106,6 +142,10 @@ impl Connector {
             listener,
             slots: Vec::new(),
             connecting: vec![None; n],
+            pending: vec![None; n],
+            pending_count: 0,
+            retry_delay: vec![FIRST_RETRY_DELAY; n],
+            retry_refused: false,
             established: vec![false; n],
             connect_timeout,
             sndbuf,
@@ -119,8 +159,56 @@ impl Connector {
         self.events.pop_front()
     }
 
+    /// Whether an outbound connection to `peer` is in set-up or waits to be dialled.
     pub fn is_connecting(&self, peer: u32) -> bool {
-        self.connecting[peer as usize].is_some()
+        self.connecting[peer as usize].is_some() || self.pending[peer as usize].is_some()
+    }
+
+    /// Retry a refused connect (the peer may not listen yet) until the connect timeout,
+    /// instead of failing at once.
+    pub fn set_retry_refused(&mut self, yes: bool) {
+        self.retry_refused = yes;
+    }
+
+    /// Set or replace the address `peer` is dialled at; an attempt waiting for it goes ahead.
+    pub fn set_addr(&mut self, registry: &Registry, peer: u32, addr: SocketAddr) {
+        self.addrs[peer as usize] = addr;
+        if let Some(p) = self.pending[peer as usize].as_mut() {
+            if p.due.is_none() && !is_unknown_addr(&addr) {
+                let since = p.since;
+                self.set_pending(peer as usize, None);
+                self.dial(registry, peer, since, FIRST_RETRY_DELAY);
+            }
+        }
+    }
+
+    /// Stop trying to reach `peer` (the engine gave it up).
+    pub fn forget(&mut self, registry: &Registry, peer: u32) {
+        self.set_pending(peer as usize, None);
+        if let Some(c) = self.connecting[peer as usize] {
+            self.close(registry, c);
+        }
+    }
+
+    /// Whether some attempt waits for its time to come (then [`housekeeping`](Self::housekeeping)
+    /// should run soon, see [`next_deadline`](Self::next_deadline)).
+    pub fn has_pending(&self) -> bool {
+        self.pending_count > 0
+    }
+
+    fn set_pending(&mut self, peer: usize, p: Option<Pending>) {
+        let was = self.pending[peer].is_some();
+        self.pending_count = self.pending_count + p.is_some() as usize - was as usize;
+        self.pending[peer] = p;
+    }
+
+    /// The earliest moment a waiting attempt needs [`housekeeping`](Self::housekeeping): a
+    /// retry falls due, or one waiting for an address runs out of time.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        if self.pending_count == 0 {
+            return None;
+        }
+        self.pending.iter().flatten().map(|p| p.due.unwrap_or(p.since + self.connect_timeout)).min()
     }
 
     /// The engine no longer has a route to `peer` (closed, or lost).
@@ -133,14 +221,27 @@ impl Connector {
         token.0 >= self.token_base
     }
 
-    /// Start connecting to `peer`.
+    /// Start connecting to `peer` (once its address is known).
     pub fn connect(&mut self, registry: &Registry, peer: u32) {
+        self.dial(registry, peer, Instant::now(), FIRST_RETRY_DELAY);
+    }
+
+    /// An attempt to reach `peer` that began at `since`; `delay`: the pause before the next
+    /// one should this be refused.
+    fn dial(&mut self, registry: &Registry, peer: u32, since: Instant, delay: Duration) {
         let addr = self.addrs[peer as usize];
+        if is_unknown_addr(&addr) {
+            debug!("tcp", "address of rank {peer} not known yet: waiting for it");
+            self.set_pending(peer as usize, Some(Pending { due: None, delay, since }));
+            return;
+        }
         debug!("tcp", "connecting to rank {peer} at {addr}");
+        self.retry_delay[peer as usize] = delay;
         match mio::net::TcpStream::connect(addr) {
             Ok(stream) => {
                 let (init, hello) = Initiator::start(self.me, peer, nonce());
                 if let Some(c) = self.add_slot(registry, stream, Phase::Connecting(init), Some(peer), addr) {
+                    self.slots[c].as_mut().expect("just added").opened = since;
                     self.slots[c].as_mut().expect("just added").conn.push(out_frame(hello));
                     self.connecting[peer as usize] = Some(c);
                     // A local connect usually completes at once: say hello now rather than
@@ -148,8 +249,23 @@ impl Connector {
                     self.on_writable(registry, c);
                 }
             }
+            Err(e) if self.retry_refused && e.kind() == io::ErrorKind::ConnectionRefused => self.retry_later(peer, since, delay, &e),
             Err(e) => self.events.push_back(ConnectorEvent::Failed { peer, msg: format!("cannot connect to rank {peer} at {addr}: {e}") }),
         }
+    }
+
+    /// The attempt to reach `peer` begun at `since` was refused: try again after `delay`,
+    /// or fail if that would pass the connect timeout.
+    fn retry_later(&mut self, peer: u32, since: Instant, delay: Duration, e: &io::Error) {
+        let now = Instant::now();
+        if now + delay - since > self.connect_timeout {
+            let addr = self.addrs[peer as usize];
+            let msg = format!("could not connect to rank {peer} at {addr} within {:?}: {e}", self.connect_timeout);
+            self.events.push_back(ConnectorEvent::Failed { peer, msg });
+            return;
+        }
+        debug!("tcp", "rank {peer} refused the connection ({e}); trying again in {delay:?}");
+        self.set_pending(peer as usize, Some(Pending { due: Some(now + delay), delay: next_delay(delay), since }));
     }
 
     /// Accept every connection waiting on the listener.
@@ -190,6 +306,21 @@ impl Connector {
     /// time. Only the TCP connect itself is timed: authentication waits on the peer's
     /// application, which may legitimately be busy for a long time.
     pub fn housekeeping(&mut self, registry: &Registry, now: Instant) {
+        for peer in 0..if self.pending_count > 0 { self.pending.len() } else { 0 } {
+            let Some(p) = self.pending[peer] else { continue };
+            match p.due {
+                Some(due) if due <= now => {
+                    self.set_pending(peer, None);
+                    self.dial(registry, peer as u32, p.since, p.delay);
+                }
+                None if now - p.since > self.connect_timeout => {
+                    self.set_pending(peer, None);
+                    let msg = format!("the address of rank {peer} did not become known within {:?}", self.connect_timeout);
+                    self.events.push_back(ConnectorEvent::Failed { peer: peer as u32, msg });
+                }
+                _ => {}
+            }
+        }
         let stale: Vec<usize> = self
             .slots
             .iter()
@@ -202,11 +333,16 @@ impl Connector {
             }
             self.close(registry, c);
         }
-        let unreachable = self.slots.iter().flatten().find(|s| matches!(s.phase, Phase::Connecting(_)) && now - s.opened > self.connect_timeout);
-        if let Some(s) = unreachable {
+        let unreachable: Vec<usize> = (0..self.slots.len())
+            .filter(|&c| self.slots[c].as_ref().is_some_and(|s| matches!(s.phase, Phase::Connecting(_)) && now - s.opened > self.connect_timeout))
+            .collect();
+        for c in unreachable {
+            let s = self.slots[c].as_ref().expect("found above");
             let peer = s.peer.unwrap_or(0);
             let msg = format!("could not connect to rank {peer} at {} within {:?}", s.from, self.connect_timeout);
             self.events.push_back(ConnectorEvent::Failed { peer, msg });
+            // Reported once: an engine that goes on without the peer must not hear it again.
+            self.close(registry, c);
         }
     }
 
@@ -227,6 +363,13 @@ impl Connector {
         let Some(slot) = self.slots.get_mut(c).and_then(Option::as_mut) else { return };
         if let Phase::Connecting(_) = slot.phase {
             match slot.conn.stream.take_error() {
+                Ok(Some(e)) if self.retry_refused && e.kind() == io::ErrorKind::ConnectionRefused && slot.peer.is_some() => {
+                    let (peer, since) = (slot.peer.expect("checked"), slot.opened);
+                    let delay = self.retry_delay[peer as usize];
+                    self.close(registry, c);
+                    self.retry_later(peer, since, delay, &e);
+                    return;
+                }
                 Ok(Some(e)) | Err(e) => {
                     let peer = slot.peer.unwrap_or(0);
                     let msg = format!("cannot connect to rank {peer} at {}: {e}", slot.from);
@@ -354,6 +497,8 @@ impl Connector {
         if self.connecting[peer as usize] == Some(c) {
             self.connecting[peer as usize] = None;
         }
+        // The peer reached us first: our own attempt is no longer needed.
+        self.set_pending(peer as usize, None);
         let mut slot = self.slots[c].take().expect("live");
         let _ = registry.deregister(&mut slot.conn.stream);
         self.established[peer as usize] = true;
@@ -413,5 +558,31 @@ impl Connector {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_back_off_from_10_ms_doubling_to_500_ms() {
+        let mut d = FIRST_RETRY_DELAY;
+        let mut seen = vec![d];
+        for _ in 0..8 {
+            d = next_delay(d);
+            seen.push(d);
+        }
+        let ms: Vec<u128> = seen.iter().map(|d| d.as_millis()).collect();
+        assert_eq!(ms, [10, 20, 40, 80, 160, 320, 500, 500, 500]);
+    }
+
+    #[test]
+    fn unspecified_addresses_are_unknown() {
+        assert!(is_unknown_addr(&"0.0.0.0:0".parse().unwrap()));
+        assert!(is_unknown_addr(&"0.0.0.0:4000".parse().unwrap()));
+        assert!(is_unknown_addr(&"127.0.0.1:0".parse().unwrap()));
+        assert!(is_unknown_addr(&"[::]:0".parse().unwrap()));
+        assert!(!is_unknown_addr(&"127.0.0.1:4000".parse().unwrap()));
     }
 }
