@@ -54,6 +54,7 @@ test: deps-test build
 	bash tests/check-purity.sh
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
+	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh
 	bash tests/hostile-peers.sh
