@@ -37,6 +37,7 @@ build:
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpi.so
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so.12
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so
+	@cp -f target/release/libmcapi.so $(LIBDIR)/.libmcapi.so.new && mv -f $(LIBDIR)/.libmcapi.so.new $(LIBDIR)/libmcapi.so
 
 $(BUILD)/examples/%: examples/%.c include/mpi.h build
 	@mkdir -p $(BUILD)/examples

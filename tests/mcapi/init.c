@@ -101,9 +101,6 @@ static void initialize_errors(const mcapi_node_attributes_t *attrs)
     EXPECT(st, MCAPI_ERR_NODE_INVALID);
     mcapi_initialize(DOMAIN, (mcapi_node_t)MCAPI_MAX_NODE + 1, attrs, &param, &info, &st);
     EXPECT(st, MCAPI_ERR_NODE_INVALID);
-    /* Node ids of a job are 0 .. FERRY_SIZE - 1. */
-    mcapi_initialize(DOMAIN, (mcapi_node_t)np, attrs, &param, &info, &st);
-    EXPECT(st, MCAPI_ERR_NODE_INVALID);
     /* None of these initialised the node. */
     (void)mcapi_node_id_get(&st);
     EXPECT(st, MCAPI_ERR_NODE_NOTINIT);

@@ -12,6 +12,7 @@
 //! credits move while the application computes; it sleeps on the engine's descriptor
 //! between passes (briefly while the node has work in flight, long when it has none).
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -43,7 +44,7 @@ pub struct Runtime {
     /// Engine sends still reading their bytes.
     sends: Vec<(EngineReq, OutBytes)>,
     /// Frames being received (large ones arrive in pieces), and from whom.
-    receiving: Vec<(EngineReq, u32, Vec<u8>)>,
+    receiving: VecDeque<(EngineReq, u32, Vec<u8>)>,
     refused_logged: u64,
     next_locate: Instant,
 }
@@ -60,7 +61,7 @@ impl Runtime {
     pub fn start(domain: u32, node: u32) -> Result<Runtime, String> {
         let (job, engine) = Job::start_node(domain, node).map_err(|e| e.to_string())?;
         let cfg = Config::new(job.rank(), domain, node);
-        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: Vec::new(), refused_logged: 0, next_locate: Instant::now() })
+        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now() })
     }
 
     /// Move frames both ways until nothing moves at once.
@@ -71,22 +72,19 @@ impl Runtime {
             // SAFETY: `buf` lives in `receiving` (its heap block does not move) until the
             // request completes.
             let rid = unsafe { self.engine.imrecv(mid, buf.as_mut_ptr(), buf.len()) };
-            self.receiving.push((rid, st.source, buf));
+            self.receiving.push_back((rid, st.source, buf));
         }
-        let mut i = 0;
-        while i < self.receiving.len() {
-            if self.engine.is_done(self.receiving[i].0) {
-                let (rid, from, buf) = self.receiving.swap_remove(i);
-                if let Some(Ok(_)) = self.engine.take(rid) {
-                    if let Err(e) = self.node.deliver(from, buf) {
-                        if self.refused_logged < 16 {
-                            ferry_core::warn!("mcapi", "refused a frame from rank {from}: {e}");
-                            self.refused_logged += 1;
-                        }
+        // Frames are handed on in the order they arrived (a large one may finish after the
+        // small ones behind it).
+        while self.receiving.front().is_some_and(|r| self.engine.is_done(r.0)) {
+            let (rid, from, buf) = self.receiving.pop_front().expect("looked at");
+            if let Some(Ok(_)) = self.engine.take(rid) {
+                if let Err(e) = self.node.deliver(from, buf) {
+                    if self.refused_logged < 16 {
+                        ferry_core::warn!("mcapi", "refused a frame from rank {from}: {e}");
+                        self.refused_logged += 1;
                     }
                 }
-            } else {
-                i += 1;
             }
         }
         for r in self.engine.take_lost_peers() {

@@ -243,6 +243,8 @@ pub enum WireError {
     Payload(Kind, usize),
     TooLong(usize),
     Aux(Kind, u8),
+    /// A message out of sequence (the engine keeps order, so a peer that skips is broken).
+    Sequence { expected: u64, got: u64 },
 }
 
 impl fmt::Display for WireError {
@@ -255,6 +257,7 @@ impl fmt::Display for WireError {
             WireError::Payload(k, n) => write!(f, "{k:?} frame carries {n} bytes of payload, it takes none"),
             WireError::TooLong(n) => write!(f, "payload of {n} bytes is over the limit"),
             WireError::Aux(k, a) => write!(f, "{k:?} frame with aux byte {a}"),
+            WireError::Sequence { expected, got } => write!(f, "message {got} where {expected} was due"),
         }
     }
 }

@@ -250,7 +250,7 @@ impl Node {
             let p = self.peers.entry(from).or_default();
             if f.seq != p.taken + 1 {
                 self.refused += 1;
-                return Err(WireError::Reserved);
+                return Err(WireError::Sequence { expected: p.taken + 1, got: f.seq });
             }
             p.taken = f.seq;
         }
