@@ -6,8 +6,7 @@ use crate::core::{Done, Outcome, ReqId, Status};
 fn started(request: *mut Request, r: Result<ReqId, Status>) -> ((), Status) {
     match r {
         Ok(rid) => {
-            put_request(request, rid);
-            ((), Status::Success)
+            ((), put_request(request, rid))
         }
         Err(s) => ((), s),
     }

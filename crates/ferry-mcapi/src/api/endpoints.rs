@@ -44,8 +44,7 @@ pub unsafe extern "C" fn mcapi_endpoint_get_i(domain_id: u32, node_id: u32, port
         }
         match with_node(|rt| rt.node.get_endpoint(domain_id, node_id, port_id, [OUT_HANDLE, endpoint as usize, 0])) {
             Ok(rid) => {
-                put_request(request, rid);
-                ((), Status::Success)
+                ((), put_request(request, rid))
             }
             Err(s) => ((), s),
         }
@@ -115,7 +114,7 @@ pub unsafe extern "C" fn mcapi_endpoint_get_attribute(endpoint: u32, num: u32, a
             let kind = rt.node.channel_kind(ep(endpoint));
             let v: Vec<u8> = match num {
                 ATTR_TYPE => (match kind {
-                    None => 1u32,
+                    None => attrs.kind,
                     Some(false) => 2,
                     Some(true) => 4,
                 })
@@ -155,7 +154,7 @@ pub unsafe extern "C" fn mcapi_endpoint_set_attribute(endpoint: u32, num: u32, a
             if num >= ATTR_END {
                 return Err(Status::ErrAttrNum);
             }
-            if num != ATTR_TIMEOUT {
+            if num != ATTR_TIMEOUT && num != ATTR_TYPE {
                 return Err(Status::ErrAttrReadOnly);
             }
             if connected {
@@ -165,8 +164,13 @@ pub unsafe extern "C" fn mcapi_endpoint_set_attribute(endpoint: u32, num: u32, a
                 return Err(Status::ErrAttrSize);
             }
             // SAFETY: checked: 4 readable bytes.
-            let timeout = unsafe { std::ptr::read_unaligned(attribute as *const u32) };
-            rt.node.set_attrs(ep(endpoint), EpAttrs { timeout, ..attrs })
+            let v = unsafe { std::ptr::read_unaligned(attribute as *const u32) };
+            let attrs = match num {
+                ATTR_TYPE if ![1, 2, 4].contains(&v) => return Err(Status::ErrAttrValue),
+                ATTR_TYPE => EpAttrs { kind: v, ..attrs },
+                _ => EpAttrs { timeout: v, ..attrs },
+            };
+            rt.node.set_attrs(ep(endpoint), attrs)
         });
         ((), r.err().unwrap_or(Status::Success))
     })

@@ -197,13 +197,15 @@ pub unsafe extern "C" fn mcapi_node_set_attribute(attrs: *mut NodeAttributes, nu
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_node_get_attribute(domain_id: u32, node_id: u32, num: u32, attr: *mut u8, size: usize, status: *mut McapiStatus) {
     call(status, (), || {
-        if driver::lock().is_none() {
-            return ((), Status::ErrNodeNotInit);
-        }
+        let known = {
+            let mut g = driver::lock();
+            let Some(rt) = g.as_mut() else { return ((), Status::ErrNodeNotInit) };
+            node_id == rt.node.config().node || matches!(rt.job.locate(&mut rt.engine, node_id), ferry_core::bootstrap::Locate::At(_))
+        };
         if domain_id > MAX_DOMAIN {
             return ((), Status::ErrDomainInvalid);
         }
-        if node_id > MAX_NODE {
+        if node_id > MAX_NODE || !known {
             return ((), Status::ErrNodeInvalid);
         }
         if let Err(s) = node_attr_args(num, attr, size) {

@@ -29,8 +29,7 @@ pub unsafe extern "C" fn mcapi_msg_send_i(send: u32, recv: u32, buffer: *const u
         });
         match r {
             Ok(rid) => {
-                put_request(request, rid);
-                ((), Status::Success)
+                ((), put_request(request, rid))
             }
             Err(s) => ((), s),
         }
@@ -72,8 +71,7 @@ pub unsafe extern "C" fn mcapi_msg_recv_i(recv: u32, buffer: *mut u8, size: usiz
         }
         match with_node(|rt| rt.node.msg_recv(ep(recv), size, [OUT_MSG, buffer as usize, size])) {
             Ok(rid) => {
-                put_request(request, rid);
-                ((), Status::Success)
+                ((), put_request(request, rid))
             }
             Err(s) => ((), s),
         }

@@ -192,10 +192,17 @@ pub(crate) fn wait_blocking(rid: ReqId, timeout: u32) -> Result<Done, Status> {
     }
 }
 
-/// Store a request handle for the caller.
-pub(crate) fn put_request(request: *mut Request, rid: ReqId) {
+/// Store a request handle for the caller; the status of a call that started it:
+/// `MCAPI_PENDING` until it finishes.
+pub(crate) fn put_request(request: *mut Request, rid: ReqId) -> Status {
     // SAFETY: checked non-null by the caller of this helper.
     unsafe { *request = rid.0 };
+    let done = driver::lock().as_ref().is_some_and(|rt| rt.node.is_done(rid));
+    if done {
+        Status::Success
+    } else {
+        Status::Pending
+    }
 }
 
 pub(crate) fn ep(h: u32) -> Ep {

@@ -32,17 +32,18 @@ pub unsafe extern "C" fn mcapi_test(request: *mut Request, size: *mut usize, sta
             if !rt.node.is_done(rid) {
                 return Ok(None);
             }
+            // Test leaves the request to the wait that releases it.
             let user = rt.node.user_words(rid).unwrap_or_default();
-            let d = rt.node.take(rid).expect("done");
-            write_out(&d, user);
-            Ok(Some(d))
+            let d = rt.node.peek(rid).expect("done");
+            write_out(d, user);
+            Ok(Some((d.size, d.status)))
         });
         match r {
             Ok(None) => (MCAPI_FALSE, Status::Pending),
-            Ok(Some(d)) => {
+            Ok(Some((n, st))) => {
                 // SAFETY: checked non-null above.
-                unsafe { *size = d.size };
-                (MCAPI_TRUE, d.status)
+                unsafe { *size = n };
+                (MCAPI_TRUE, st)
             }
             Err(s) => (MCAPI_FALSE, s),
         }

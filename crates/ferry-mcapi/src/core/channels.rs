@@ -85,7 +85,7 @@ impl Node {
         let s = self.place(send).ok_or(Status::ErrEndpInvalid)?;
         let r = self.place(recv).ok_or(Status::ErrEndpInvalid)?;
         if s == r {
-            return Err(Status::ErrParameter);
+            return Err(Status::ErrEndpInvalid);
         }
         if self.is_lost(s.2) || self.is_lost(r.2) {
             return Err(Status::ErrTransmission);
@@ -289,10 +289,10 @@ impl Node {
     fn send_side(&self, h: Ep, scalar: bool) -> Result<&Chan, Status> {
         let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
         if c.scalar != scalar {
-            return Err(Status::ErrChanType);
+            return Err(Status::ErrChanInvalid);
         }
         if !c.sender {
-            return Err(Status::ErrChanDirection);
+            return Err(Status::ErrChanInvalid);
         }
         if c.broken {
             return Err(Status::ErrTransmission);
@@ -426,10 +426,10 @@ impl Node {
     fn recv_side(&self, h: Ep, scalar: bool) -> Result<&Chan, Status> {
         let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
         if c.scalar != scalar {
-            return Err(Status::ErrChanType);
+            return Err(Status::ErrChanInvalid);
         }
         if c.sender {
-            return Err(Status::ErrChanDirection);
+            return Err(Status::ErrChanInvalid);
         }
         if !c.open {
             return Err(Status::ErrChanNotOpen);

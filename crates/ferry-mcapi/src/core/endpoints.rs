@@ -19,6 +19,8 @@ pub struct EpAttrs {
     pub recv_buffers: u32,
     /// Default timeout of blocking calls on it (`MCAPI_ENDP_ATTR_TIMEOUT`).
     pub timeout: u32,
+    /// What the endpoint is for (`MCAPI_ENDP_ATTR_TYPE`: 1 messages, 2 packets, 4 scalars).
+    pub kind: u32,
 }
 
 /// What a handle names.
@@ -169,7 +171,7 @@ impl Node {
     /// Create endpoint `port` (`None`: the next free port).
     pub fn create_endpoint(&mut self, port: Option<u32>) -> Result<Ep, Status> {
         if self.eps.locals >= self.eps.max_locals {
-            return Err(Status::ErrEndpLimit);
+            return Err(Status::ErrPortInvalid);
         }
         let port = match port {
             Some(p) if self.eps.ports.contains_key(&p) => return Err(Status::ErrEndpExists),
@@ -181,7 +183,7 @@ impl Node {
                 self.eps.next_any
             }
         };
-        let attrs = EpAttrs { recv_buffers: self.cfg.queue_limit as u32, timeout: u32::MAX };
+        let attrs = EpAttrs { recv_buffers: self.cfg.queue_limit as u32, timeout: u32::MAX, kind: 1 };
         let queue = (0..=self.cfg.max_priority).map(|_| VecDeque::new()).collect();
         let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: HashMap::new(), attrs, chan: None };
         let ep = self.eps.add(super::endpoints::Entry::Local(Box::new(l)));

@@ -344,6 +344,11 @@ impl Node {
         self.reqs.take(rid)
     }
 
+    /// A finished request's result, leaving the request in place (`mcapi_test`).
+    pub fn peek(&self, rid: ReqId) -> Option<&Done> {
+        self.reqs.peek(rid)
+    }
+
     pub fn user_words(&self, rid: ReqId) -> Option<[usize; 3]> {
         self.reqs.user(rid)
     }

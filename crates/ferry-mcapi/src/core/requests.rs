@@ -148,6 +148,14 @@ impl Requests {
         }
     }
 
+    /// The result of a finished request, left in place.
+    pub fn peek(&self, rid: ReqId) -> Option<&Done> {
+        match self.slot(rid)?.state.as_ref()? {
+            State::Done { done, .. } => Some(done),
+            State::Pending { .. } => None,
+        }
+    }
+
     /// Take the result of a finished request and free it.
     pub fn take(&mut self, rid: ReqId) -> Option<Done> {
         let s = self.slot_mut(rid)?;

@@ -187,7 +187,7 @@ fn a_posted_receive_takes_the_next_message_and_can_be_cancelled() {
 fn flood(seed: u64, senders: u32, per_sender: u32, limit: u32, take_every: u32) {
     let mut net = Net::new(senders + 1, seed, |_| {});
     let b = net.nodes[0].create_endpoint(Some(2)).expect("create");
-    net.nodes[0].set_attrs(b, EpAttrs { recv_buffers: limit, timeout: u32::MAX }).expect("attrs");
+    net.nodes[0].set_attrs(b, EpAttrs { recv_buffers: limit, timeout: u32::MAX, kind: 1 }).expect("attrs");
     let mut eps = Vec::new();
     for s in 1..=senders as usize {
         let a = net.nodes[s].create_endpoint(Some(1)).expect("create");
@@ -344,9 +344,9 @@ fn packets_keep_order_through_a_small_window_and_are_lent_until_released() {
 fn channel_misuse_gets_its_status() {
     let mut net = Net::new(2, 12, |_| {});
     let (hs, hr) = connected(&mut net, 0, false);
-    assert_eq!(net.nodes[0].pkt_try_recv(hs), Err(Status::ErrChanDirection));
-    assert_eq!(net.nodes[1].pkt_send(hr, b"x", [0; 3]), Err(Status::ErrChanDirection));
-    assert_eq!(net.nodes[0].scl_send(hs, 1, 8, [0; 3]), Err(Status::ErrChanType));
+    assert_eq!(net.nodes[0].pkt_try_recv(hs), Err(Status::ErrChanInvalid));
+    assert_eq!(net.nodes[1].pkt_send(hr, b"x", [0; 3]), Err(Status::ErrChanInvalid));
+    assert_eq!(net.nodes[0].scl_send(hs, 1, 8, [0; 3]), Err(Status::ErrChanInvalid));
     assert_eq!(net.nodes[0].open(hs, false, true, [0; 3]), Err(Status::ErrChanOpen));
     assert_eq!(net.nodes[1].open(hr, true, false, [0; 3]), Err(Status::ErrChanType));
     let other = net.nodes[0].create_endpoint(Some(9)).expect("create");
