@@ -133,17 +133,14 @@ impl Job {
         let set = |k: &config::Knob| k.is_set().then(|| k.value());
         let me = BusinessCard { addr: listener.advertise, id: identity(set(&config::HOST_ID), set(&config::FRONT_NODE), &hostname) };
         crate::info!("init", "rank {rank} of {size} listening on {}", me.addr);
+        let mut claimed = None;
         let cards = match pmi.as_mut() {
             None => vec![me],
             Some(p) => {
                 // Claimed before the barrier, so that after it a node nobody claimed is
                 // known to be absent for good.
-                let claimed = node.map(|(d, n)| node::claim(p, d, n));
-                let cards = exchange_cards(p, &me)?;
-                if let (Some((d, n)), Some(claimed)) = (node, claimed) {
-                    node::check_claim(p, d, n, claimed)?;
-                }
-                cards
+                claimed = node.map(|(d, n)| node::claim(p, d, n));
+                exchange_cards(p, &me)?
             }
         };
 
@@ -159,6 +156,11 @@ impl Job {
         let peers = Peers { rank, size, secret, cards, lost_peer_fatal: node.is_none(), retry_refused: false };
         let mut engine = build_engine(peers, listener.socket, &knobs, shm)?;
         engine.set_oversubscribed(oversubscribed);
+        // Checked last, so that the other ranks of this host, which do not know yet, are not
+        // left waiting for this one in the shared-memory set-up.
+        if let (Some((d, n)), Some(claimed), Some(p)) = (node, claimed, pmi.as_mut()) {
+            node::check_claim(p, d, n, claimed)?;
+        }
         let node = node.map(|(domain, node)| NodeState::launcher(domain, node));
         Ok((Job { rank, size, pmi, hostname, oversubscribed, node }, engine))
     }

@@ -271,6 +271,53 @@ mod tests {
         assert_eq!(e.to_string(), "node 7 of domain 1 is claimed by two processes: rank 0 and rank 3");
     }
 
+    /// Ranks of one in-process PMI job (a fresh name each, so shared memory is not shared
+    /// with another test), each starting as the node `nodes[rank]` of domain 1.
+    fn launch(nodes: &[u32]) -> Vec<Result<(Job, Engine), JobError>> {
+        let mut n = [0u8; 8];
+        getrandom::getrandom(&mut n).unwrap();
+        let kvs = format!("kvs_node_{:016x}", u64::from_le_bytes(n));
+        let size = nodes.len() as u32;
+        let (streams, servers) = crate::bootstrap::pmi_client::tests::serve_job(size, false, &kvs);
+        let ranks: Vec<_> = streams
+            .into_iter()
+            .zip(nodes.to_vec())
+            .enumerate()
+            .map(|(rank, (stream, node))| {
+                std::thread::spawn(move || {
+                    let pmi = PmiClient::from_stream(stream, rank as u32, size).unwrap();
+                    Job::from_launch(Some(pmi), Some((1, node)))
+                })
+            })
+            .collect();
+        let out = ranks.into_iter().map(|t| t.join().unwrap()).collect();
+        drop(servers);
+        out
+    }
+
+    #[test]
+    fn under_a_launcher_nodes_are_found_by_their_claims() {
+        let mut ranks: Vec<(Job, Engine)> = launch(&[10, 30, 20]).into_iter().map(|r| r.expect("started")).collect();
+        for (job, engine) in ranks.iter_mut() {
+            assert_eq!(job.mode(), NodeMode::Launcher);
+            assert_eq!(job.domain(), 1);
+            assert_eq!(job.locate(engine, 10), Locate::At(0));
+            assert_eq!(job.locate(engine, 20), Locate::At(2));
+            assert_eq!(job.locate(engine, 30), Locate::At(1));
+            assert_eq!(job.locate(engine, 40), Locate::Never);
+            assert_eq!(job.locate(engine, 40), Locate::Never, "the answer is kept");
+        }
+        assert_eq!(ranks.iter().map(|(j, _)| j.node()).collect::<Vec<_>>(), [10, 30, 20]);
+    }
+
+    #[test]
+    fn under_a_launcher_a_node_claimed_twice_fails_one_of_the_two() {
+        let out = launch(&[5, 6, 5]);
+        assert!(out[1].is_ok(), "node 6 is fine: {:?}", out[1].as_ref().err());
+        let failed: Vec<String> = out.iter().filter_map(|r| r.as_ref().err()).map(|e| e.to_string()).collect();
+        assert_eq!(failed, ["node 5 of domain 1 is claimed by two processes: rank 0 and rank 2"]);
+    }
+
     #[test]
     fn literal_addresses_resolve_as_they_are() {
         assert_eq!(resolve("127.0.0.1", 17001).unwrap(), "127.0.0.1:17001".parse().unwrap());

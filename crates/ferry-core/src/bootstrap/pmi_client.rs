@@ -389,7 +389,7 @@ fn set_cloexec(fd: RawFd) -> Result<(), PmiError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::bootstrap::pmi_server::{Action, PmiServer};
     use std::io::Write;
@@ -402,7 +402,13 @@ mod tests {
     /// `hide_secret`, gets of the launcher's secret key are answered "not found", as a
     /// foreign launcher would.
     fn serve(size: u32, hide_secret: bool) -> (Vec<UnixStream>, Vec<thread::JoinHandle<Vec<Action>>>) {
-        let server = Arc::new(Mutex::new(PmiServer::new(size, "kvs_test_0", SECRET).unwrap()));
+        serve_job(size, hide_secret, "kvs_test_0")
+    }
+
+    /// A PMI server for a job of `size` ranks named `kvs`, each served by a thread; the
+    /// client ends of the ranks' sockets.
+    pub(in crate::bootstrap) fn serve_job(size: u32, hide_secret: bool, kvs: &str) -> (Vec<UnixStream>, Vec<thread::JoinHandle<Vec<Action>>>) {
+        let server = Arc::new(Mutex::new(PmiServer::new(size, kvs, SECRET).unwrap()));
         let mut clients = Vec::new();
         let mut ours = Vec::new();
         for _ in 0..size {
