@@ -56,11 +56,13 @@ test: deps-test build
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
 	bash tests/mcapi/abi/check.sh
+	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh
 	bash tests/hostile-peers.sh
 	bash tests/fit.sh
 	bash tests/bench-quick.sh
+	bash tests/mcapi.sh stress
 
 test-long: test
 	bash tests/fuzz.sh
