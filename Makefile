@@ -56,7 +56,6 @@ test: deps-test build
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
 	bash tests/mcapi/abi/check.sh
-	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh
 	bash tests/hostile-peers.sh
