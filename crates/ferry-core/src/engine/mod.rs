@@ -103,8 +103,8 @@ pub struct Engine {
     connector: Connector,
     poll: Poll,
     events: Events,
-    /// Scratch list of (token, readable, writable, read side closed) from the last poll, kept to avoid an
-    /// allocation per progress pass.
+    /// Scratch list of (token, readable, writable, read side closed) from the last poll,
+    /// kept to avoid an allocation per progress pass.
     ready: Vec<(Token, bool, bool, bool)>,
     /// Requests whose last frame a route reported written.
     written: Vec<ReqId>,
