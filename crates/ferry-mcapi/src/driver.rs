@@ -138,11 +138,11 @@ impl Runtime {
         self.pump_out();
     }
 
-    /// Poll the engine until a frame arrives or `for_` passes, holding the lock.
+    /// Poll the engine until a frame arrives (or the oldest one being received is whole), or
+    /// `for_` passes, holding the lock.
     fn spin(&mut self, for_: Duration) {
-        let start = Instant::now();
         let receiving = &self.receiving;
-        let _ = self.engine.wait_until(|e| e.peek(&FRAMES).is_some() || receiving.iter().any(|r| e.is_done(r.0)) || start.elapsed() >= for_);
+        let _ = self.engine.wait_until_deadline(Some(Instant::now() + for_), |e| e.peek(&FRAMES).is_some() || receiving.front().is_some_and(|r| e.is_done(r.0)));
     }
 }
 
@@ -184,6 +184,7 @@ pub fn block_until(mut done: impl FnMut(&mut Runtime) -> bool, deadline: Option<
         }
         rt.flush();
         if !rt.engine.prepare_sleep() {
+            rt.engine.end_sleep();
             continue;
         }
         let fd = rt.engine.event_fd();

@@ -72,6 +72,8 @@ pub enum Kind {
     /// The attributes asked for with cookie `seq`: aux 1 if the endpoint is gone, else the
     /// payload holds 13 little-endian words.
     AttrReply = 17,
+    /// Endpoint `peer_port` of node `peer_node` was deleted: forget its handle.
+    Deleted = 18,
 }
 
 impl Kind {
@@ -95,6 +97,7 @@ impl Kind {
             15 => Blocked,
             16 => AttrQuery,
             17 => AttrReply,
+            18 => Deleted,
             _ => return None,
         })
     }
@@ -289,7 +292,7 @@ mod tests {
 
     #[test]
     fn round_trip_every_kind() {
-        for k in 1..=17u8 {
+        for k in 1..=18u8 {
             let kind = Kind::from_u8(k).expect("kind");
             let mut f = sample(kind);
             f.aux = match kind {

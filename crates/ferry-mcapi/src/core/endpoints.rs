@@ -45,6 +45,8 @@ pub(super) struct LocalEp {
     /// Successful gets of this endpoint, and the node of the last getter.
     pub get_count: u32,
     pub get_source: Option<u32>,
+    /// Other ranks that got this endpoint: they hear when it is deleted.
+    pub getters: Vec<Rank>,
 }
 
 enum Entry {
@@ -183,7 +185,7 @@ impl Node {
         };
         let attrs = EpAttrs { kind: 1, priority: 0, buffer: 0, memory: 0, max_payload: self.cfg.max_payload as u32, timeout: u32::MAX, recv_buffers: self.cfg.queue_limit as u32 };
         let queue = (0..=self.cfg.max_priority).map(|_| VecDeque::new()).collect();
-        let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: HashMap::new(), attrs, chan: None, get_count: 0, get_source: None };
+        let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: HashMap::new(), attrs, chan: None, get_count: 0, get_source: None, getters: Vec::new() };
         let ep = self.eps.add(super::endpoints::Entry::Local(Box::new(l)));
         self.eps.ports.insert(port, ep);
         self.eps.locals += 1;
@@ -217,6 +219,11 @@ impl Node {
             self.reqs.complete(rid, Done::status(Status::ErrEndpInvalid));
         }
         let me = self.cfg.node;
+        for rank in l.getters {
+            let mut f = Frame::new(Kind::Deleted);
+            (f.peer_port, f.peer_node) = (l.port, me);
+            self.emit_frame(rank, f);
+        }
         for (rank, r) in l.refusing {
             if r.blocked {
                 let mut f = Frame::new(Kind::Resume);
@@ -292,6 +299,10 @@ impl Node {
     fn answer_query(&mut self, rank: Rank, port: u32, cookie: u64, node: u32) {
         let Some(ep) = self.eps.by_port(port) else { return };
         let st = self.count_get(ep, node);
+        let l = self.local_mut(ep).expect("a local endpoint");
+        if st == Status::Success && !l.getters.contains(&rank) {
+            l.getters.push(rank);
+        }
         let mut a = Frame::new(Kind::Found);
         (a.peer_port, a.peer_node, a.seq, a.aux) = (port, self.cfg.node, cookie, (st != Status::Success) as u8);
         self.emit_frame(rank, a);
@@ -309,6 +320,16 @@ impl Node {
         }
         let ep = self.remote_handle(f.peer_node, f.peer_port, from);
         self.reqs.complete(rid, Done { status: Status::Success, size: 0, out: Outcome::Handle(ep) });
+    }
+
+    /// A remote endpoint was deleted: its handle goes.
+    pub(super) fn on_deleted(&mut self, _from: Rank, f: Frame) {
+        if let Some(ep) = self.eps.remotes.remove(&(f.peer_node, f.peer_port)) {
+            if let Some(i) = self.eps.index(ep) {
+                self.eps.slots[i].entry = None;
+                self.eps.free.push(i as u32);
+            }
+        }
     }
 
     /// The handle of a remote endpoint, made on first use.

@@ -281,6 +281,7 @@ impl Node {
             Kind::Close => self.on_close(from, f),
             Kind::Blocked => self.on_blocked(from, f),
             Kind::AttrQuery => self.on_attr_query(from, f),
+            Kind::Deleted => self.on_deleted(from, f),
             Kind::AttrReply => self.on_attr_reply(from, f, &bytes[crate::wire::HEADER_LEN..]),
         }
         Ok(())
