@@ -47,6 +47,9 @@ pub struct Runtime {
     receiving: VecDeque<(EngineReq, u32, Vec<u8>)>,
     refused_logged: u64,
     next_locate: Instant,
+    /// `mcapi_finalize` ran: the node takes no calls, but its process keeps answering its
+    /// peers (and may initialise again) until it exits.
+    pub finalized: bool,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -57,11 +60,17 @@ pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The initialised node behind a guard (none before `mcapi_initialize` or after
+/// `mcapi_finalize`).
+pub fn active<'a>(g: &'a mut MutexGuard<'static, Option<Runtime>>) -> Option<&'a mut Runtime> {
+    g.as_mut().filter(|rt| !rt.finalized)
+}
+
 impl Runtime {
     pub fn start(domain: u32, node: u32) -> Result<Runtime, String> {
         let (job, engine) = Job::start_node(domain, node).map_err(|e| e.to_string())?;
         let cfg = Config::new(job.rank(), domain, node);
-        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now() })
+        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now(), finalized: false })
     }
 
     /// Move frames both ways until nothing moves at once.

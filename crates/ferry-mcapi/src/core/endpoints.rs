@@ -218,6 +218,9 @@ impl Node {
         for rid in l.posted {
             self.reqs.complete(rid, Done::status(Status::ErrEndpInvalid));
         }
+        if let Some(rid) = l.chan.as_ref().and_then(|c| c.open_req) {
+            self.reqs.complete(rid, Done::status(Status::ErrEndpDeleted));
+        }
         let me = self.cfg.node;
         for rank in l.getters {
             let mut f = Frame::new(Kind::Deleted);
