@@ -74,6 +74,9 @@ pub enum Kind {
     AttrReply = 17,
     /// Endpoint `peer_port` of node `peer_node` was deleted: forget its handle.
     Deleted = 18,
+    /// Endpoint `peer_port` of node `peer_node` is (aux 1) or is no longer (aux 0) connected
+    /// to a channel: messages to it are refused.
+    ChanState = 19,
 }
 
 impl Kind {
@@ -98,6 +101,7 @@ impl Kind {
             16 => AttrQuery,
             17 => AttrReply,
             18 => Deleted,
+            19 => ChanState,
             _ => return None,
         })
     }
@@ -223,7 +227,7 @@ impl Frame {
             Kind::Connect => ChanSpec::from_u8(f.aux).is_some(),
             Kind::Scalar => matches!(f.aux, 1 | 2 | 4 | 8) && (f.aux == 8 || f.ack >> (8 * f.aux as u32) == 0),
             Kind::Msg => true,
-            Kind::Found => f.aux <= 1,
+            Kind::Found | Kind::ChanState => f.aux <= 1,
             Kind::AttrReply => f.aux <= 1 && (payload.len() == 52 || (f.aux == 1 && payload.is_empty())),
             _ => f.aux == 0,
         };
@@ -292,7 +296,7 @@ mod tests {
 
     #[test]
     fn round_trip_every_kind() {
-        for k in 1..=18u8 {
+        for k in 1..=19u8 {
             let kind = Kind::from_u8(k).expect("kind");
             let mut f = sample(kind);
             f.aux = match kind {

@@ -210,7 +210,7 @@ pub unsafe extern "C" fn mcapi_sclchan_available(handle: u32, status: *mut Mcapi
 pub unsafe extern "C" fn mcapi_pktchan_release(buffer: *mut u8, status: *mut McapiStatus) {
     call(status, (), || {
         if buffer.is_null() {
-            return ((), Status::ErrParameter);
+            return ((), Status::ErrBufInvalid);
         }
         ((), with_node(|rt| rt.node.pkt_release(buffer as usize)).err().unwrap_or(Status::Success))
     })

@@ -65,6 +65,8 @@ pub(super) struct Connecting {
     compat: Option<(u32, u64)>,
     /// Its request was cancelled: the connect goes on, nobody hears the result.
     pub detached: bool,
+    /// (node, port) of both endpoints.
+    ends: [(u32, u32); 2],
     /// Sides that accepted: (rank, port), undone if the other side failed.
     accepted: Vec<(Rank, u32)>,
     asked: Vec<Rank>,
@@ -108,7 +110,7 @@ impl Node {
             return Err(Status::ErrTransmission);
         }
         let rid = self.reqs.start(Waits::Connect, user)?;
-        self.pending.connects.insert(rid, Connecting { missing: 2, failure: None, compat: None, detached: false, accepted: Vec::new(), asked: vec![s.2, r.2] });
+        self.pending.connects.insert(rid, Connecting { missing: 2, failure: None, compat: None, detached: false, ends: [(s.0, s.1), (r.0, r.1)], accepted: Vec::new(), asked: vec![s.2, r.2] });
         for (this, other, sender) in [(s, r, true), (r, s, false)] {
             let spec = ChanSpec { scalar, sender };
             if this.2 == self.cfg.rank {
@@ -153,6 +155,7 @@ impl Node {
                 self.pending.early_opens.remove(&port);
             }
         }
+        self.announce_channel(ep, true);
         self.try_finish_open(ep);
         (Reply::Ok, compat)
     }
@@ -190,7 +193,12 @@ impl Node {
         let c = self.pending.connects.remove(&rid).expect("looked up above");
         let rid = if c.detached { ReqId(0) } else { rid };
         match c.failure {
-            None => self.reqs.complete(rid, Done::status(Status::Success)),
+            None => {
+                for (node, port) in c.ends {
+                    self.eps_mark_channel(node, port, true);
+                }
+                self.reqs.complete(rid, Done::status(Status::Success))
+            }
             Some(st) => {
                 for (rank, port) in c.accepted {
                     if rank == self.cfg.rank {
@@ -656,6 +664,7 @@ impl Node {
 
     /// Both sides closed (or the other side is gone): the endpoint is free again.
     fn end_channel(&mut self, ep: Ep, st: Status) {
+        self.announce_channel(ep, false);
         let Some(l) = self.local_mut(ep) else { return };
         let Some(c) = l.chan.take() else { return };
         if c.raised_count {
@@ -729,6 +738,12 @@ impl Node {
         self.pending.early_opens.retain(|_, e| e.0 != rank);
         for rid in failed {
             self.reqs.complete(rid, Done::status(Status::ErrTransmission));
+        }
+    }
+
+    fn eps_mark_channel(&mut self, node: u32, port: u32, yes: bool) {
+        if node != self.cfg.node {
+            self.eps.set_remote_channel(node, port, yes);
         }
     }
 }

@@ -51,7 +51,8 @@ pub(super) struct LocalEp {
 
 enum Entry {
     Local(Box<LocalEp>),
-    Remote { node: u32, port: u32, rank: Rank },
+    /// `chan`: the endpoint is connected to a channel (as far as this node heard).
+    Remote { node: u32, port: u32, rank: Rank, chan: bool },
 }
 
 struct Slot {
@@ -115,8 +116,23 @@ impl Table {
     /// (node, port, rank) of a remote handle.
     pub fn remote(&self, ep: Ep) -> Option<(u32, u32, Rank)> {
         match self.slots[self.index(ep)?].entry.as_ref()? {
-            Entry::Remote { node, port, rank } => Some((*node, *port, *rank)),
+            Entry::Remote { node, port, rank, .. } => Some((*node, *port, *rank)),
             Entry::Local(_) => None,
+        }
+    }
+
+    /// Whether remote handle `ep` names an endpoint connected to a channel.
+    pub fn remote_in_channel(&self, ep: Ep) -> bool {
+        let Some(i) = self.index(ep) else { return false };
+        matches!(self.slots[i].entry, Some(Entry::Remote { chan: true, .. }))
+    }
+
+    /// Note that remote endpoint (node, port) is, or is no longer, connected to a channel.
+    pub fn set_remote_channel(&mut self, node: u32, port: u32, yes: bool) {
+        let Some(&ep) = self.remotes.get(&(node, port)) else { return };
+        let Some(i) = self.index(ep) else { return };
+        if let Some(Entry::Remote { chan, .. }) = &mut self.slots[i].entry {
+            *chan = yes;
         }
     }
 
@@ -207,7 +223,10 @@ impl Node {
             return Err(Status::ErrEndpNotOwner);
         }
         let l = self.eps.local(ep).ok_or(Status::ErrEndpInvalid)?;
-        if l.chan.as_ref().is_some_and(|c| c.is_open() || c.connected()) {
+        if l.chan.as_ref().is_some_and(|c| c.connected()) {
+            return Err(Status::ErrChanConnected);
+        }
+        if l.chan.as_ref().is_some_and(|c| c.is_open()) {
             return Err(Status::ErrChanOpen);
         }
         let idx = self.eps.index(ep).expect("checked above");
@@ -325,6 +344,31 @@ impl Node {
         self.reqs.complete(rid, Done { status: Status::Success, size: 0, out: Outcome::Handle(ep) });
     }
 
+    /// A remote endpoint was connected to a channel, or its channel ended.
+    pub(super) fn on_chan_state(&mut self, _from: Rank, f: Frame) {
+        self.eps.set_remote_channel(f.peer_node, f.peer_port, f.aux == 1);
+    }
+
+    /// Tell the nodes that got local endpoint `ep` whether it is in a channel now.
+    pub(super) fn announce_channel(&mut self, ep: Ep, yes: bool) {
+        let Some(l) = self.local(ep) else { return };
+        let (port, getters) = (l.port, l.getters.clone());
+        let me = self.cfg.node;
+        for rank in getters {
+            let mut f = Frame::new(Kind::ChanState);
+            (f.peer_port, f.peer_node, f.aux) = (port, me, yes as u8);
+            self.emit_frame(rank, f);
+        }
+    }
+
+    /// Whether handle `ep` (local or remote) is an endpoint of a channel.
+    pub(super) fn in_channel(&self, ep: Ep) -> bool {
+        match self.local(ep) {
+            Some(l) => l.chan.as_ref().is_some_and(|c| c.connected() || c.open_req.is_some()),
+            None => self.eps.remote_in_channel(ep),
+        }
+    }
+
     /// A remote endpoint was deleted: its handle goes.
     pub(super) fn on_deleted(&mut self, _from: Rank, f: Frame) {
         if let Some(ep) = self.eps.remotes.remove(&(f.peer_node, f.peer_port)) {
@@ -340,7 +384,7 @@ impl Node {
         if let Some(&ep) = self.eps.remotes.get(&(node, port)) {
             return ep;
         }
-        let ep = self.eps.add(Entry::Remote { node, port, rank });
+        let ep = self.eps.add(Entry::Remote { node, port, rank, chan: false });
         self.eps.remotes.insert((node, port), ep);
         self.nodes.insert(node, Whereabouts::At(rank));
         ep

@@ -23,7 +23,7 @@ impl Node {
         if data.len() > limit {
             return Err(Status::ErrMsgSize);
         }
-        if chan || self.local(to).is_some_and(|l| l.chan.is_some()) {
+        if chan || self.in_channel(to) {
             // Endpoints of a channel take no messages (the code the standard recommends).
             return Err(Status::ErrGeneral);
         }

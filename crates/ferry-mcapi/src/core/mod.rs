@@ -282,6 +282,7 @@ impl Node {
             Kind::Blocked => self.on_blocked(from, f),
             Kind::AttrQuery => self.on_attr_query(from, f),
             Kind::Deleted => self.on_deleted(from, f),
+            Kind::ChanState => self.on_chan_state(from, f),
             Kind::AttrReply => self.on_attr_reply(from, f, &bytes[crate::wire::HEADER_LEN..]),
         }
         Ok(())
