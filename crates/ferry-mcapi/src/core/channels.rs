@@ -180,6 +180,8 @@ impl Node {
         c.missing -= 1;
         match reply {
             Reply::Ok => c.accepted.push((rank, port)),
+            // A close pending on either end is the reason that counts.
+            Reply::ClosePending => c.failure = Some(Status::ErrChanClosePending),
             r => c.failure = c.failure.or(Some(reply_status(r))),
         }
         match c.compat {
