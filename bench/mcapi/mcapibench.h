@@ -10,6 +10,11 @@
  * `<size> <value>`, printed and flushed as soon as it is measured, so a run cut short keeps
  * what it measured. A failed call prints `<name>: node <n>: <call>: <status>` to stderr and
  * exits 1.
+ *
+ * FERRY_BENCH_WATCHDOG=<seconds> arms a watchdog per phase (one size of a sweep): a phase that
+ * runs longer prints `<name>: node <n>: no progress for <s> s in <phase>, size <size>` and ends
+ * the node with status 3, so that a call of the library that never returns costs a bounded
+ * time and names where it happened.
  */
 #ifndef FERRY_MCAPIBENCH_H
 #define FERRY_MCAPIBENCH_H
@@ -20,11 +25,13 @@
 
 #include <mcapi.h>
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef BENCH_NAME
 #error "define BENCH_NAME before including mcapibench.h"
@@ -37,6 +44,8 @@
 
 static int bench_node = -1;
 static mcapi_endpoint_t bench_ctl, bench_peer_ctl;
+static unsigned bench_watchdog;   /* seconds per phase, 0: none */
+static char bench_watch_msg[160]; /* written before each phase, printed by the handler */
 
 __attribute__((noreturn))
 static inline void bench_fail(const char *call, mcapi_status_t st)
@@ -88,6 +97,25 @@ static inline void *bench_alloc(size_t n)
     return p;
 }
 
+static void bench_on_watchdog(int sig)
+{
+    (void)sig;
+    if (write(2, bench_watch_msg, strlen(bench_watch_msg)) < 0) {
+    }
+    _exit(3);
+}
+
+/* Starts a phase: the watchdog, if armed, restarts for it. */
+static inline void bench_phase(const char *what, long size)
+{
+    if (bench_watchdog == 0)
+        return;
+    snprintf(bench_watch_msg, sizeof bench_watch_msg,
+             "%s: node %d: no progress for %u s in %s, size %ld\n", BENCH_NAME, bench_node,
+             bench_watchdog, what, size);
+    alarm(bench_watchdog);
+}
+
 /* Initialises this node (id FERRY_RANK) and its control endpoint, and finds node 0's or node
  * 1's. Returns the node id; the job must have at least 2 nodes (others only finalize). */
 static inline int bench_start(void)
@@ -102,6 +130,12 @@ static inline int bench_start(void)
         exit(2);
     }
     bench_node = atoi(r);
+    const char *w = getenv("FERRY_BENCH_WATCHDOG");
+    if (w != NULL && atoi(w) > 0) {
+        bench_watchdog = (unsigned)atoi(w);
+        signal(SIGALRM, bench_on_watchdog);
+    }
+    bench_phase("start-up", 0);
     memset(&param, 0, sizeof param);
     mcapi_initialize(BENCH_DOMAIN, (mcapi_node_t)bench_node, NULL, &param, &info, &st);
     bench_check("mcapi_initialize", st);
@@ -153,6 +187,7 @@ static inline void bench_sync(uint32_t tag)
 static inline void bench_finish(void)
 {
     mcapi_status_t st;
+    bench_phase("finish", 0);
     if (bench_node <= 1)
         bench_sync(0xF1F1F1F1u);
     mcapi_finalize(&st);

@@ -86,6 +86,7 @@ int main(int argc, char **argv)
         long timed = 0;
         double t0 = 0.0, t_prev = 0.0;
         int last = 0;
+        bench_phase("ping-pong", size);
         bench_sync(tag++);
         for (long k = 0; !last; k++) {
             unsigned char mark = (unsigned char)(k & 0x7f);

@@ -93,6 +93,7 @@ int main(int argc, char **argv)
     for (long size = min; size <= max; size *= 2) {
         long count = bytes / size;
         long warmup = count / 16 < 4 ? 4 : count / 16;
+        bench_phase("packets", size);
         bench_sync(tag);
         if (me == 0) {
             double t0 = 0.0;

@@ -99,6 +99,7 @@ int main(int argc, char **argv)
     }
 
     long warmup = count / 10 < 2 ? 2 : count / 10;
+    bench_phase("stream", count);
     bench_sync(1);
     if (me == 0) {
         double t0 = 0.0;
@@ -124,6 +125,7 @@ int main(int argc, char **argv)
     if (iters > 0) {
         long pp_warmup = iters / 10 < 2 ? 2 : iters / 10;
         double t0 = 0.0;
+        bench_phase("ping-pong", iters);
         bench_sync(2);
         for (long k = 0; k < pp_warmup + iters; k++) {
             if (k == pp_warmup)
