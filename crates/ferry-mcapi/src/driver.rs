@@ -47,6 +47,9 @@ pub struct Runtime {
     receiving: VecDeque<(EngineReq, u32, Vec<u8>)>,
     refused_logged: u64,
     next_locate: Instant,
+    /// `mcapi_finalize` ran: the node takes no calls, but its process keeps answering its
+    /// peers (and may initialise again) until it exits.
+    pub finalized: bool,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -57,11 +60,17 @@ pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The initialised node behind a guard (none before `mcapi_initialize` or after
+/// `mcapi_finalize`).
+pub fn active<'a>(g: &'a mut MutexGuard<'static, Option<Runtime>>) -> Option<&'a mut Runtime> {
+    g.as_mut().filter(|rt| !rt.finalized)
+}
+
 impl Runtime {
     pub fn start(domain: u32, node: u32) -> Result<Runtime, String> {
         let (job, engine) = Job::start_node(domain, node).map_err(|e| e.to_string())?;
         let cfg = Config::new(job.rank(), domain, node);
-        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now() })
+        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now(), finalized: false })
     }
 
     /// Move frames both ways until nothing moves at once.
@@ -138,11 +147,11 @@ impl Runtime {
         self.pump_out();
     }
 
-    /// Poll the engine until a frame arrives or `for_` passes, holding the lock.
+    /// Poll the engine until a frame arrives (or the oldest one being received is whole), or
+    /// `for_` passes, holding the lock.
     fn spin(&mut self, for_: Duration) {
-        let start = Instant::now();
         let receiving = &self.receiving;
-        let _ = self.engine.wait_until(|e| e.peek(&FRAMES).is_some() || receiving.iter().any(|r| e.is_done(r.0)) || start.elapsed() >= for_);
+        let _ = self.engine.wait_until_deadline(Some(Instant::now() + for_), |e| e.peek(&FRAMES).is_some() || receiving.front().is_some_and(|r| e.is_done(r.0)));
     }
 }
 
@@ -184,6 +193,7 @@ pub fn block_until(mut done: impl FnMut(&mut Runtime) -> bool, deadline: Option<
         }
         rt.flush();
         if !rt.engine.prepare_sleep() {
+            rt.engine.end_sleep();
             continue;
         }
         let fd = rt.engine.event_fd();

@@ -42,12 +42,14 @@ pub enum Kind {
     Resume = 4,
     /// Does endpoint `port` exist? Answer with `Found` and cookie `seq` once it does.
     Query = 5,
-    /// Endpoint `peer_port` exists; `seq` echoes the query's cookie.
+    /// Endpoint `peer_port` exists; `seq` echoes the query's cookie; aux 1: but it takes no
+    /// more gets.
     Found = 6,
     /// Connect endpoint `port` (ours) to `peer_node:peer_port` at rank `peer_rank`; aux =
     /// channel kind and direction ([`ChanSpec`]); answer `Connected` with cookie `seq`.
     Connect = 7,
-    /// The answer to `Connect`: aux = [`Reply`], `seq` echoes the cookie.
+    /// The answer to `Connect`: aux = [`Reply`], `seq` echoes the cookie; `peer_rank` and
+    /// `ack` carry the attributes a channel's ends must share.
     Connected = 8,
     /// Undo a connection whose other half failed.
     Disconnect = 9,
@@ -65,6 +67,13 @@ pub enum Kind {
     /// The sender still holds messages for endpoint `peer_port` after those `Resume` made
     /// room for: tell it again when there is room.
     Blocked = 15,
+    /// Send the attributes of endpoint `port`, with cookie `seq`.
+    AttrQuery = 16,
+    /// The attributes asked for with cookie `seq`: aux 1 if the endpoint is gone, else the
+    /// payload holds 13 little-endian words.
+    AttrReply = 17,
+    /// Endpoint `peer_port` of node `peer_node` was deleted: forget its handle.
+    Deleted = 18,
 }
 
 impl Kind {
@@ -86,13 +95,16 @@ impl Kind {
             13 => Scalar,
             14 => Close,
             15 => Blocked,
+            16 => AttrQuery,
+            17 => AttrReply,
+            18 => Deleted,
             _ => return None,
         })
     }
 
     /// Whether frames of this kind carry a payload after the header.
     pub fn has_payload(self) -> bool {
-        matches!(self, Kind::Msg | Kind::Packet)
+        matches!(self, Kind::Msg | Kind::Packet | Kind::AttrReply)
     }
 }
 
@@ -116,6 +128,10 @@ pub enum Reply {
     Connected = 3,
     /// Attributes that do not allow the connection.
     Incompatible = 4,
+    /// The endpoint was got more than once.
+    GetLimit = 5,
+    /// A close is pending on the endpoint.
+    ClosePending = 6,
 }
 
 /// Channel kind and this endpoint's direction, in `Connect`'s aux byte.
@@ -203,10 +219,12 @@ impl Frame {
         }
         let aux_ok = match kind {
             Kind::Nack => matches!(f.aux, 1 | 2),
-            Kind::Connected => (1..=4).contains(&f.aux),
+            Kind::Connected => (1..=6).contains(&f.aux),
             Kind::Connect => ChanSpec::from_u8(f.aux).is_some(),
             Kind::Scalar => matches!(f.aux, 1 | 2 | 4 | 8) && (f.aux == 8 || f.ack >> (8 * f.aux as u32) == 0),
             Kind::Msg => true,
+            Kind::Found => f.aux <= 1,
+            Kind::AttrReply => f.aux <= 1 && (payload.len() == 52 || (f.aux == 1 && payload.is_empty())),
             _ => f.aux == 0,
         };
         if !aux_ok {
@@ -228,6 +246,8 @@ impl Frame {
             1 => Reply::Ok,
             2 => Reply::NoEndpoint,
             3 => Reply::Connected,
+            5 => Reply::GetLimit,
+            6 => Reply::ClosePending,
             _ => Reply::Incompatible,
         }
     }
@@ -272,7 +292,7 @@ mod tests {
 
     #[test]
     fn round_trip_every_kind() {
-        for k in 1..=15u8 {
+        for k in 1..=18u8 {
             let kind = Kind::from_u8(k).expect("kind");
             let mut f = sample(kind);
             f.aux = match kind {
@@ -281,7 +301,7 @@ mod tests {
                 Kind::Msg => 5,
                 _ => 0,
             };
-            let payload: &[u8] = if kind.has_payload() { b"hello" } else { b"" };
+            let payload: &[u8] = if kind == Kind::AttrReply { &[7; 52] } else if kind.has_payload() { b"hello" } else { b"" };
             let bytes = f.encode_with(payload);
             assert_eq!(bytes.len(), HEADER_LEN + payload.len());
             let (g, p) = Frame::decode(&bytes, 1 << 20).expect("decodes");

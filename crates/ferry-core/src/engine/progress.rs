@@ -11,6 +11,8 @@ use super::{Engine, EngineError, LISTENER, SHM_WAKE, WAKER};
 /// Passes of a wait before it first reads the clock (a wait on a local peer's answer is
 /// usually over by then: a pass with a `pause` costs tens of nanoseconds).
 const FIRST_CLOCK: u32 = 32;
+/// Longest sleep of one pass of a wait (timers such as lost-peer checks need no more).
+const NAP: Duration = Duration::from_millis(250);
 /// Polls of the rings between two looks at the sockets while spinning.
 const RING_POLLS_PER_EPOLL: u32 = 32;
 /// How long a wait on local peers polls the rings without giving the core away: about one
@@ -19,7 +21,13 @@ pub(super) const TIGHT_SPIN: Duration = Duration::from_micros(3);
 
 impl Engine {
     /// Block until `done(self)` holds: poll for `spin`, then sleep on the sockets.
-    pub fn wait_until(&mut self, mut done: impl FnMut(&Engine) -> bool) -> Result<(), EngineError> {
+    pub fn wait_until(&mut self, done: impl FnMut(&Engine) -> bool) -> Result<(), EngineError> {
+        self.wait_until_deadline(None, done)
+    }
+
+    /// [`wait_until`](Self::wait_until), giving up at `deadline` (then `done` may not hold:
+    /// the caller looks again). A sleep never lasts past the deadline.
+    pub fn wait_until_deadline(&mut self, deadline: Option<Instant>, mut done: impl FnMut(&Engine) -> bool) -> Result<(), EngineError> {
         if done(self) {
             return Ok(());
         }
@@ -42,6 +50,9 @@ impl Engine {
                     spins = 0;
                 }
                 waited = start.get_or_insert_with(Instant::now).elapsed();
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Ok(());
+                }
             }
             let sleep = spins > 16 && waited >= self.spin;
             if !sleep && !self.polled.is_empty() && (spins + 1) % RING_POLLS_PER_EPOLL != 0 {
@@ -64,8 +75,9 @@ impl Engine {
                 spins += 1;
                 continue;
             }
-            self.progress(if sleep { Some(Duration::from_millis(250)) } else { Some(Duration::ZERO) })?;
-            if done(self) {
+            let nap = deadline.map_or(NAP, |d| d.saturating_duration_since(Instant::now()).min(NAP));
+            self.progress(if sleep { Some(nap) } else { Some(Duration::ZERO) })?;
+            if done(self) || (sleep && deadline.is_some_and(|d| Instant::now() >= d)) {
                 return Ok(());
             }
             if !sleep {

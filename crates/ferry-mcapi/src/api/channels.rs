@@ -30,15 +30,12 @@ unsafe fn open(handle: *mut u32, endpoint: u32, scalar: bool, sender: bool, requ
     })
 }
 
-unsafe fn close(handle: u32, sender: bool, request: *mut Request, status: *mut McapiStatus) {
+unsafe fn close(handle: u32, scalar: bool, sender: bool, request: *mut Request, status: *mut McapiStatus) {
     call(status, (), || {
         if request.is_null() {
             return ((), Status::ErrParameter);
         }
-        started(
-            request,
-            with_node(|rt| if sender { rt.node.send_close(ep(handle), [0; 3]) } else { rt.node.recv_close(ep(handle), [0; 3]) }),
-        )
+        started(request, with_node(|rt| rt.node.close(ep(handle), scalar, sender, [0; 3])))
     })
 }
 
@@ -88,28 +85,28 @@ pub unsafe extern "C" fn mcapi_sclchan_send_open_i(handle: *mut u32, endpoint: u
 /// C caller.
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_pktchan_recv_close_i(handle: u32, request: *mut Request, status: *mut McapiStatus) {
-    unsafe { close(handle, false, request, status) }
+    unsafe { close(handle, false, false, request, status) }
 }
 
 /// # Safety
 /// C caller.
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_pktchan_send_close_i(handle: u32, request: *mut Request, status: *mut McapiStatus) {
-    unsafe { close(handle, true, request, status) }
+    unsafe { close(handle, false, true, request, status) }
 }
 
 /// # Safety
 /// C caller.
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_sclchan_recv_close_i(handle: u32, request: *mut Request, status: *mut McapiStatus) {
-    unsafe { close(handle, false, request, status) }
+    unsafe { close(handle, true, false, request, status) }
 }
 
 /// # Safety
 /// C caller.
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_sclchan_send_close_i(handle: u32, request: *mut Request, status: *mut McapiStatus) {
-    unsafe { close(handle, true, request, status) }
+    unsafe { close(handle, true, true, request, status) }
 }
 
 /// # Safety
@@ -227,9 +224,9 @@ pub unsafe extern "C" fn mcapi_pktchan_release_test(buffer: *mut u8, status: *mu
         if buffer.is_null() {
             return (0, Status::ErrParameter);
         }
-        match with_node(|rt| Ok(rt.node.pkt_is_lent(buffer as usize))) {
+        match with_node(|rt| rt.node.pkt_release_test(buffer as usize)) {
             Ok(true) => (1, Status::Success),
-            Ok(false) => (0, Status::ErrBufInvalid),
+            Ok(false) => (0, Status::Pending),
             Err(s) => (0, s),
         }
     })

@@ -1,7 +1,8 @@
 //! Endpoints: create, get (blocking with a timeout, or a request), delete, attributes.
 
-use super::{call, ep, put_request, wait_blocking, with_node, write_out, McapiStatus, Request, INVALID, MAX_DOMAIN, MAX_NODE, MAX_PORT, OUT_HANDLE, PORT_ANY};
-use crate::core::{EpAttrs, EpInfo, Outcome, Status};
+use super::{call, ep, put_request, wait_blocking, with_node, McapiStatus, Request, INVALID, MAX_DOMAIN, MAX_NODE, MAX_PORT, OUT_HANDLE, PORT_ANY, TIMEOUT_INFINITE};
+use crate::core::attributes;
+use crate::core::{Done, Outcome, Status};
 
 /// # Safety
 /// C caller.
@@ -83,60 +84,40 @@ pub unsafe extern "C" fn mcapi_endpoint_delete(endpoint: u32, status: *mut Mcapi
     })
 }
 
-const ATTR_TYPE: u32 = 0;
-const ATTR_GET_COUNT: u32 = 1;
-const ATTR_GET_SOURCE: u32 = 2;
-const ATTR_MAX_PAYLOAD_SIZE: u32 = 3;
-const ATTR_BUFFER_TYPE: u32 = 4;
-const ATTR_MEMORY_TYPE: u32 = 5;
-const ATTR_NUM_PRIORITIES: u32 = 6;
-const ATTR_PRIORITY: u32 = 7;
-const ATTR_NUM_SEND_BUFFERS: u32 = 8;
-const ATTR_NUM_RECV_BUFFERS: u32 = 9;
-const ATTR_ENDP_STATUS: u32 = 10;
-const ATTR_TIMEOUT: u32 = 11;
-const ATTR_END: u32 = 12;
-
 /// # Safety
 /// C caller.
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_endpoint_get_attribute(endpoint: u32, num: u32, attribute: *mut u8, size: usize, status: *mut McapiStatus) {
     call(status, (), || {
-        let r = with_node(|rt| {
-            if attribute.is_null() {
-                return Err(Status::ErrParameter);
+        if attribute.is_null() {
+            return ((), Status::ErrParameter);
+        }
+        // A local endpoint answers at once; a remote one is asked of its node.
+        let r = with_node(|rt| match rt.node.snapshot(ep(endpoint)) {
+            Some(s) => Ok(Ok(s)),
+            None => {
+                rt.node.endpoint_info(ep(endpoint)).ok_or(Status::ErrEndpInvalid)?;
+                attributes::read(&[0; 13], num, size)?;
+                Ok(Err(rt.node.attr_query(ep(endpoint))?))
             }
-            let info = rt.node.endpoint_info(ep(endpoint)).ok_or(Status::ErrEndpInvalid)?;
-            let EpInfo::Local { attrs, connected, open, .. } = info else { return Err(Status::ErrEndpRemote) };
-            if num >= ATTR_END {
-                return Err(Status::ErrAttrNum);
-            }
-            let kind = rt.node.channel_kind(ep(endpoint));
-            let v: Vec<u8> = match num {
-                ATTR_TYPE => (match kind {
-                    None => attrs.kind,
-                    Some(false) => 2,
-                    Some(true) => 4,
-                })
-                .to_ne_bytes()
-                .to_vec(),
-                ATTR_MAX_PAYLOAD_SIZE => (rt.node.config().max_payload as i32).to_ne_bytes().to_vec(),
-                ATTR_BUFFER_TYPE | ATTR_MEMORY_TYPE | ATTR_PRIORITY => 0u32.to_ne_bytes().to_vec(),
-                ATTR_NUM_PRIORITIES => (rt.node.config().max_priority as i32 + 1).to_ne_bytes().to_vec(),
-                ATTR_NUM_RECV_BUFFERS => attrs.recv_buffers.to_ne_bytes().to_vec(),
-                ATTR_ENDP_STATUS => ((connected as u32) | (open as u32) << 1 | kind.map_or(0, |s| if s { 0x40 } else { 0x20 })).to_ne_bytes().to_vec(),
-                ATTR_TIMEOUT => attrs.timeout.to_ne_bytes().to_vec(),
-                ATTR_GET_COUNT | ATTR_GET_SOURCE | ATTR_NUM_SEND_BUFFERS => return Err(Status::ErrAttrNotSupported),
-                _ => return Err(Status::ErrAttrNum),
-            };
-            if size != v.len() {
-                return Err(Status::ErrAttrSize);
-            }
-            // SAFETY: the caller's attribute storage of `size` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), attribute, v.len()) };
-            Ok(())
         });
-        ((), r.err().unwrap_or(Status::Success))
+        let snap = match r {
+            Ok(Ok(s)) => s,
+            Ok(Err(rid)) => match wait_blocking(rid, TIMEOUT_INFINITE) {
+                Ok(Done { out: Outcome::Attrs(s), .. }) => s,
+                Ok(d) => return ((), d.status),
+                Err(s) => return ((), s),
+            },
+            Err(s) => return ((), s),
+        };
+        match attributes::read(&snap, num, size) {
+            Ok(bytes) => {
+                // SAFETY: the caller's attribute storage of `size` bytes (checked to match).
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), attribute, bytes.len()) };
+                ((), Status::Success)
+            }
+            Err(s) => ((), s),
+        }
     })
 }
 
@@ -145,38 +126,11 @@ pub unsafe extern "C" fn mcapi_endpoint_get_attribute(endpoint: u32, num: u32, a
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_endpoint_set_attribute(endpoint: u32, num: u32, attribute: *const u8, size: usize, status: *mut McapiStatus) {
     call(status, (), || {
-        let r = with_node(|rt| {
-            if attribute.is_null() {
-                return Err(Status::ErrParameter);
-            }
-            let info = rt.node.endpoint_info(ep(endpoint)).ok_or(Status::ErrEndpInvalid)?;
-            let EpInfo::Local { attrs, connected, .. } = info else { return Err(Status::ErrEndpRemote) };
-            if num >= ATTR_END {
-                return Err(Status::ErrAttrNum);
-            }
-            if num != ATTR_TIMEOUT && num != ATTR_TYPE {
-                return Err(Status::ErrAttrReadOnly);
-            }
-            if connected {
-                return Err(Status::ErrChanConnected);
-            }
-            if size != 4 {
-                return Err(Status::ErrAttrSize);
-            }
-            // SAFETY: checked: 4 readable bytes.
-            let v = unsafe { std::ptr::read_unaligned(attribute as *const u32) };
-            let attrs = match num {
-                ATTR_TYPE if ![1, 2, 4].contains(&v) => return Err(Status::ErrAttrValue),
-                ATTR_TYPE => EpAttrs { kind: v, ..attrs },
-                _ => EpAttrs { timeout: v, ..attrs },
-            };
-            rt.node.set_attrs(ep(endpoint), attrs)
-        });
-        ((), r.err().unwrap_or(Status::Success))
+        if attribute.is_null() {
+            return ((), Status::ErrParameter);
+        }
+        // SAFETY: at least 4 bytes when the size says so; other sizes are refused unread.
+        let v = if size == 4 { unsafe { std::ptr::read_unaligned(attribute as *const u32) } } else { 0 };
+        ((), with_node(|rt| rt.node.set_attr(ep(endpoint), num, size, v)).err().unwrap_or(Status::Success))
     })
-}
-
-#[allow(dead_code)]
-fn unused() {
-    let _ = write_out;
 }

@@ -1,5 +1,6 @@
 //! Initialisation, finalisation, node ids and node attributes.
 
+use std::panic::catch_unwind;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -59,8 +60,20 @@ pub unsafe extern "C" fn mcapi_initialize(domain_id: u32, node_id: u32, attrs: *
             return ((), Status::ErrAttrValue);
         }
         let mut g = driver::lock();
-        if g.is_some() {
-            return ((), Status::ErrNodeInitialized);
+        if let Some(rt) = g.as_mut() {
+            if !rt.finalized {
+                return ((), Status::ErrNodeInitialized);
+            }
+            // A process is one node: it may come back as that node after finalizing.
+            let cfg = rt.node.config();
+            if (cfg.domain, cfg.node) != (domain_id, node_id) {
+                ferry_core::error!("mcapi", "this process was node {} of domain {}; it cannot initialise again as node {node_id} of domain {domain_id}", cfg.node, cfg.domain);
+                return ((), Status::ErrNodeInitFailed);
+            }
+            rt.finalized = false;
+            // SAFETY: the caller's info, checked non-null.
+            unsafe { fill_info(info, rt) };
+            return ((), Status::Success);
         }
         let rt = match Runtime::start(domain_id, node_id) {
             Ok(rt) => rt,
@@ -69,17 +82,8 @@ pub unsafe extern "C" fn mcapi_initialize(domain_id: u32, node_id: u32, attrs: *
                 return ((), Status::ErrNodeInitFailed);
             }
         };
-        let launch = match rt.job.mode() {
-            ferry_core::bootstrap::NodeMode::Launcher => 1,
-            ferry_core::bootstrap::NodeMode::Rendezvous => 2,
-            ferry_core::bootstrap::NodeMode::HostsFile => 3,
-        };
-        // SAFETY: written once per initialisation, before the pointer is handed out, and
-        // under the node's lock.
-        unsafe {
-            IMPL_INFO.launch = launch;
-            *info = Info { mcapi_version: 2000, organization_id: 3, implementation_version: 1, number_of_domains: 1, number_of_nodes: rt.job.size(), number_of_ports: MAX_ENDPOINTS, impl_info: std::ptr::addr_of_mut!(IMPL_INFO) };
-        }
+        // SAFETY: the caller's info, checked non-null.
+        unsafe { fill_info(info, &rt) };
         match CommThread::start(&rt) {
             Ok(t) => *COMM.lock().unwrap_or_else(|p| p.into_inner()) = Some(t),
             Err(e) => {
@@ -87,9 +91,48 @@ pub unsafe extern "C" fn mcapi_initialize(domain_id: u32, node_id: u32, attrs: *
                 return ((), Status::ErrNodeInitFailed);
             }
         }
+        // The process leaves its job when it exits, whether it finalized or not.
+        // SAFETY: registering a plain extern "C" function.
+        unsafe { libc::atexit(leave_job) };
         *g = Some(rt);
         ((), Status::Success)
     })
+}
+
+/// The number of nodes for `mcapi_info_t`: those of the job (under a launcher or a hosts
+/// file), or, for nodes that meet in a rendezvous, `FERRY_SIZE` when it is set.
+unsafe fn fill_info(info: *mut Info, rt: &Runtime) {
+    let nodes = match rt.job.mode() {
+        ferry_core::bootstrap::NodeMode::Rendezvous => std::env::var("FERRY_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(rt.job.size()),
+        _ => rt.job.size(),
+    };
+    let launch = match rt.job.mode() {
+        ferry_core::bootstrap::NodeMode::Launcher => 1,
+        ferry_core::bootstrap::NodeMode::Rendezvous => 2,
+        ferry_core::bootstrap::NodeMode::HostsFile => 3,
+    };
+    // SAFETY: written under the node's lock, before the pointer is handed out; the caller's
+    // info is valid.
+    unsafe {
+        IMPL_INFO.launch = launch;
+        *info = Info { mcapi_version: 2000, organization_id: 3, implementation_version: 1, number_of_domains: 1, number_of_nodes: nodes, number_of_ports: MAX_ENDPOINTS, impl_info: std::ptr::addr_of_mut!(IMPL_INFO) };
+    }
+}
+
+/// Delete the node's endpoints and wait (at most `LINGER`) until what it sent reached its
+/// receivers' queues. False when the node is not initialised.
+fn settle() -> bool {
+    {
+        let mut g = driver::lock();
+        let Some(rt) = driver::active(&mut g) else { return false };
+        rt.node.delete_all();
+        rt.pump();
+    }
+    let deadline = Instant::now() + LINGER;
+    if block_until(|rt| rt.node.unsettled() == 0, Some(deadline)).is_err() {
+        ferry_core::warn!("mcapi", "finalize: messages not taken by their receivers within {LINGER:?} are dropped");
+    }
+    true
 }
 
 /// # Safety
@@ -97,36 +140,45 @@ pub unsafe extern "C" fn mcapi_initialize(domain_id: u32, node_id: u32, attrs: *
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_finalize(status: *mut McapiStatus) {
     call(status, (), || {
-        {
-            let mut g = driver::lock();
-            let Some(rt) = g.as_mut() else { return ((), Status::ErrNodeNotInit) };
-            rt.node.delete_all();
-            rt.pump();
+        if !settle() {
+            return ((), Status::ErrNodeNotInit);
         }
-        // What this node sent must reach its receivers' queues before it goes.
-        let deadline = Instant::now() + LINGER;
-        let settled = block_until(|rt| rt.node.unsettled() == 0, Some(deadline));
-        if settled.is_err() {
-            ferry_core::warn!("mcapi", "finalize: messages not taken by their receivers within {LINGER:?} are dropped");
+        let mut g = driver::lock();
+        match g.as_mut() {
+            Some(rt) => {
+                rt.flush();
+                rt.finalized = true;
+                ((), Status::Success)
+            }
+            None => ((), Status::ErrNodeNotInit),
         }
+    })
+}
+
+/// At exit: a node that did not finalize settles first; then the communication thread
+/// stops, the engine says goodbye to its peers and the process leaves its launcher.
+extern "C" fn leave_job() {
+    let _ = catch_unwind(|| {
+        settle();
         if let Some(t) = COMM.lock().unwrap_or_else(|p| p.into_inner()).take() {
             t.stop();
         }
-        let mut g = driver::lock();
-        let Some(mut rt) = g.take() else { return ((), Status::ErrNodeNotInit) };
+        let Some(mut rt) = driver::lock().take() else { return };
         rt.flush();
-        let engine_ok = rt.engine.finalize().is_ok();
-        let job_ok = rt.job.finalize().is_ok();
-        drop(rt);
-        ((), if engine_ok && job_ok { Status::Success } else { Status::ErrNodeFinalFailed })
-    })
+        if let Err(e) = rt.engine.finalize() {
+            ferry_core::warn!("mcapi", "leaving: {e}");
+        }
+        if let Err(e) = rt.job.finalize() {
+            ferry_core::warn!("mcapi", "leaving the launcher: {e}");
+        }
+    });
 }
 
 /// # Safety
 /// C caller.
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_domain_id_get(status: *mut McapiStatus) -> u32 {
-    call(status, INVALID, || match driver::lock().as_ref() {
+    call(status, INVALID, || match driver::active(&mut driver::lock()) {
         Some(rt) => (rt.node.config().domain, Status::Success),
         None => (INVALID, Status::ErrNodeNotInit),
     })
@@ -136,7 +188,7 @@ pub unsafe extern "C" fn mcapi_domain_id_get(status: *mut McapiStatus) -> u32 {
 /// C caller.
 #[no_mangle]
 pub unsafe extern "C" fn mcapi_node_id_get(status: *mut McapiStatus) -> u32 {
-    call(status, INVALID, || match driver::lock().as_ref() {
+    call(status, INVALID, || match driver::active(&mut driver::lock()) {
         Some(rt) => (rt.node.config().node, Status::Success),
         None => (INVALID, Status::ErrNodeNotInit),
     })
@@ -199,7 +251,7 @@ pub unsafe extern "C" fn mcapi_node_get_attribute(domain_id: u32, node_id: u32, 
     call(status, (), || {
         let known = {
             let mut g = driver::lock();
-            let Some(rt) = g.as_mut() else { return ((), Status::ErrNodeNotInit) };
+            let Some(rt) = driver::active(&mut g) else { return ((), Status::ErrNodeNotInit) };
             node_id == rt.node.config().node || matches!(rt.job.locate(&mut rt.engine, node_id), ferry_core::bootstrap::Locate::At(_))
         };
         if domain_id > MAX_DOMAIN {

@@ -89,8 +89,7 @@ pub unsafe extern "C" fn mcapi_msg_recv(recv: u32, buffer: *mut u8, size: usize,
         let user = [OUT_MSG, buffer as usize, size];
         let r = with_node(|rt| {
             // A message already queued is copied at once, without a request.
-            if let Some(frame) = rt.node.msg_try_recv_first(ep(recv))? {
-                let d = crate::core::received(frame, size);
+            if let Some(d) = rt.node.msg_take_first(ep(recv), size)? {
                 write_out(&d, user);
                 return Ok(Err(d));
             }

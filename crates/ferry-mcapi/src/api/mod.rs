@@ -10,6 +10,7 @@ mod messages;
 mod requests;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::core::{Done, Ep, Outcome, ReqId, Status};
@@ -111,7 +112,7 @@ pub(crate) fn call<T>(status: *mut McapiStatus, fail: T, body: impl FnOnce() -> 
 /// Run `f` on the initialised node, under its lock, waking sleepers afterwards.
 pub(crate) fn with_node<T>(f: impl FnOnce(&mut Runtime) -> Result<T, Status>) -> Result<T, Status> {
     let mut g = driver::lock();
-    let rt = g.as_mut().ok_or(Status::ErrNodeNotInit)?;
+    let rt = driver::active(&mut g).ok_or(Status::ErrNodeNotInit)?;
     let r = f(rt);
     rt.pump();
     driver::wake_sleepers(rt);
@@ -150,12 +151,38 @@ pub(crate) fn write_out(done: &Done, user: [usize; 3]) {
     }
 }
 
+/// Requests some thread waits for (a second waiter gets `MCAPI_ERR_WAIT_PENDING`).
+static WAITED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Marks a request waited for, for as long as it lives.
+pub(crate) struct Waiting(u32);
+
+impl Waiting {
+    pub(crate) fn claim(rid: ReqId) -> Result<Waiting, Status> {
+        let mut w = WAITED.lock().unwrap_or_else(|p| p.into_inner());
+        if w.contains(&rid.0) {
+            return Err(Status::ErrWaitPending);
+        }
+        w.push(rid.0);
+        Ok(Waiting(rid.0))
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        WAITED.lock().unwrap_or_else(|p| p.into_inner()).retain(|r| *r != self.0);
+    }
+}
+
 /// Wait for `rid` until `deadline`; on time out the request stays pending.
 pub(crate) fn wait_request(rid: ReqId, deadline: Option<Instant>) -> Result<Done, Status> {
+    let _claim = Waiting::claim(rid)?;
     let mut taken = None;
+    let mut cancelled = false;
     let r = block_until(
         |rt| {
             if !rt.node.request_valid(rid) {
+                cancelled = rt.node.was_cancelled(rid);
                 return true;
             }
             if rt.node.is_done(rid) {
@@ -172,7 +199,7 @@ pub(crate) fn wait_request(rid: ReqId, deadline: Option<Instant>) -> Result<Done
     match r {
         Err(WaitEnd::TimedOut) => Err(Status::Timeout),
         Err(WaitEnd::NotInitialised) => Err(Status::ErrNodeNotInit),
-        Ok(()) => taken.ok_or(Status::ErrRequestInvalid),
+        Ok(()) => taken.ok_or(if cancelled { Status::ErrRequestCancelled } else { Status::ErrRequestInvalid }),
     }
 }
 
@@ -180,12 +207,7 @@ pub(crate) fn wait_request(rid: ReqId, deadline: Option<Instant>) -> Result<Done
 pub(crate) fn wait_blocking(rid: ReqId, timeout: u32) -> Result<Done, Status> {
     match wait_request(rid, deadline(timeout)) {
         Err(Status::Timeout) => {
-            let _ = with_node(|rt| {
-                if rt.node.cancel(rid).is_ok() {
-                    rt.node.take(rid);
-                }
-                Ok(())
-            });
+            let _ = with_node(|rt| rt.node.cancel(rid));
             Err(Status::Timeout)
         }
         r => r,

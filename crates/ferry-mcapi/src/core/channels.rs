@@ -25,6 +25,12 @@ pub(super) struct Chan {
     pub broken: bool,
     /// The other side closed.
     pub peer_closed: bool,
+    /// This side's close was issued: the handle is no longer valid for data.
+    pub closing: bool,
+    /// This side's `Close` left.
+    pub close_sent: bool,
+    /// The connect raised the endpoint's get count from 0 (the close lowers it again).
+    pub raised_count: bool,
     pub credits: u32,
     /// Send side: encoded frames waiting for a credit.
     pub held: VecDeque<(Vec<u8>, Option<ReqId>)>,
@@ -39,7 +45,7 @@ pub(super) struct Chan {
 
 impl Chan {
     fn new(scalar: bool, sender: bool) -> Chan {
-        Chan { scalar, sender, peer: None, open: false, open_req: None, peer_open: false, broken: false, peer_closed: false, credits: 0, held: VecDeque::new(), close_req: None, packets: VecDeque::new(), scalars: VecDeque::new(), posted: VecDeque::new(), owed: 0, window: 0 }
+        Chan { scalar, sender, peer: None, open: false, open_req: None, peer_open: false, broken: false, peer_closed: false, closing: false, close_sent: false, raised_count: false, credits: 0, held: VecDeque::new(), close_req: None, packets: VecDeque::new(), scalars: VecDeque::new(), posted: VecDeque::new(), owed: 0, window: 0 }
     }
 
     pub fn connected(&self) -> bool {
@@ -52,9 +58,13 @@ impl Chan {
 }
 
 /// A connect waiting for the owners' answers.
-struct Connecting {
+pub(super) struct Connecting {
     missing: u32,
     failure: Option<Status>,
+    /// The attributes the first answer carried, to compare with the second's.
+    compat: Option<(u32, u64)>,
+    /// Its request was cancelled: the connect goes on, nobody hears the result.
+    pub detached: bool,
     /// Sides that accepted: (rank, port), undone if the other side failed.
     accepted: Vec<(Rank, u32)>,
     asked: Vec<Rank>,
@@ -63,7 +73,7 @@ struct Connecting {
 /// Channel state that belongs to no endpoint yet.
 #[derive(Default)]
 pub(super) struct Pending {
-    connects: HashMap<ReqId, Connecting>,
+    pub connects: HashMap<ReqId, Connecting>,
     /// `Open` grants that arrived before the send side heard of its connection.
     early_opens: HashMap<u32, (Rank, u32, u32)>,
 }
@@ -74,6 +84,8 @@ fn reply_status(r: Reply) -> Status {
         Reply::NoEndpoint => Status::ErrEndpInvalid,
         Reply::Connected => Status::ErrChanConnected,
         Reply::Incompatible => Status::ErrAttrIncompatible,
+        Reply::GetLimit => Status::ErrEndpGetLimit,
+        Reply::ClosePending => Status::ErrChanClosePending,
     }
 }
 
@@ -87,16 +99,21 @@ impl Node {
         if s == r {
             return Err(Status::ErrEndpInvalid);
         }
+        for e in [send, recv] {
+            if self.local(e).and_then(|l| l.chan.as_ref()).is_some_and(|c| c.closing) {
+                return Err(Status::ErrChanClosePending);
+            }
+        }
         if self.is_lost(s.2) || self.is_lost(r.2) {
             return Err(Status::ErrTransmission);
         }
         let rid = self.reqs.start(Waits::Connect, user)?;
-        self.pending.connects.insert(rid, Connecting { missing: 2, failure: None, accepted: Vec::new(), asked: vec![s.2, r.2] });
+        self.pending.connects.insert(rid, Connecting { missing: 2, failure: None, compat: None, detached: false, accepted: Vec::new(), asked: vec![s.2, r.2] });
         for (this, other, sender) in [(s, r, true), (r, s, false)] {
             let spec = ChanSpec { scalar, sender };
             if this.2 == self.cfg.rank {
-                let reply = self.accept_connect(this.1, other, spec);
-                self.connect_answer(rid, this.2, this.1, reply);
+                let (reply, compat) = self.accept_connect(this.1, other, spec);
+                self.connect_answer(rid, this.2, this.1, reply, compat);
             } else {
                 let mut f = Frame::new(Kind::Connect);
                 (f.port, f.peer_port, f.peer_node, f.peer_rank, f.aux, f.seq) = (this.1, other.1, other.0, other.2, spec.to_u8(), rid.0 as u64);
@@ -106,16 +123,28 @@ impl Node {
         Ok(rid)
     }
 
-    fn accept_connect(&mut self, port: u32, peer: (u32, u32, Rank), spec: ChanSpec) -> Reply {
-        let Some(ep) = self.ep_of_port(port) else { return Reply::NoEndpoint };
+    /// Accept (or not) a connection of our endpoint `port`; with the attributes a channel's
+    /// ends must share.
+    fn accept_connect(&mut self, port: u32, peer: (u32, u32, Rank), spec: ChanSpec) -> (Reply, (u32, u64)) {
+        let Some(ep) = self.ep_of_port(port) else { return (Reply::NoEndpoint, (0, 0)) };
         let early = self.pending.early_opens.get(&port).copied();
         let l = self.local_mut(ep).expect("a local endpoint");
+        let compat = l.attrs.compat();
         match &l.chan {
-            Some(c) if c.connected() => return Reply::Connected,
-            Some(c) if c.scalar != spec.scalar || c.sender != spec.sender => return Reply::Incompatible,
+            Some(c) if c.closing => return (Reply::ClosePending, compat),
+            Some(c) if c.connected() => return (Reply::Connected, compat),
+            Some(c) if c.scalar != spec.scalar || c.sender != spec.sender => return (Reply::Incompatible, compat),
             _ => {}
         }
+        if l.get_count > 1 {
+            return (Reply::GetLimit, compat);
+        }
+        let raise = l.get_count == 0;
+        if raise {
+            l.get_count = 1;
+        }
         let c = l.chan.get_or_insert_with(|| Chan::new(spec.scalar, spec.sender));
+        c.raised_count = raise;
         c.peer = Some(peer);
         if let Some((rank, pport, credits)) = early {
             if spec.sender && rank == peer.2 && pport == peer.1 {
@@ -125,22 +154,22 @@ impl Node {
             }
         }
         self.try_finish_open(ep);
-        Reply::Ok
+        (Reply::Ok, compat)
     }
 
     pub(super) fn on_connect(&mut self, from: Rank, f: Frame) {
         let spec = ChanSpec::from_u8(f.aux).expect("checked by the codec");
-        let reply = self.accept_connect(f.port, (f.peer_node, f.peer_port, f.peer_rank), spec);
+        let (reply, compat) = self.accept_connect(f.port, (f.peer_node, f.peer_port, f.peer_rank), spec);
         let mut a = Frame::new(Kind::Connected);
-        (a.peer_port, a.aux, a.seq) = (f.port, reply as u8, f.seq);
+        (a.peer_port, a.aux, a.seq, a.peer_rank, a.ack) = (f.port, reply as u8, f.seq, compat.0, compat.1);
         self.emit_frame(from, a);
     }
 
     pub(super) fn on_connected(&mut self, from: Rank, f: Frame) {
-        self.connect_answer(ReqId(f.seq as u32), from, f.peer_port, f.reply());
+        self.connect_answer(ReqId(f.seq as u32), from, f.peer_port, f.reply(), (f.peer_rank, f.ack));
     }
 
-    fn connect_answer(&mut self, rid: ReqId, rank: Rank, port: u32, reply: Reply) {
+    fn connect_answer(&mut self, rid: ReqId, rank: Rank, port: u32, reply: Reply, compat: (u32, u64)) {
         let Some(c) = self.pending.connects.get_mut(&rid) else { return };
         if !c.asked.contains(&rank) {
             return;
@@ -150,10 +179,16 @@ impl Node {
             Reply::Ok => c.accepted.push((rank, port)),
             r => c.failure = c.failure.or(Some(reply_status(r))),
         }
+        match c.compat {
+            Some(first) if first != compat && reply != Reply::NoEndpoint => c.failure = c.failure.or(Some(Status::ErrAttrIncompatible)),
+            None if reply != Reply::NoEndpoint => c.compat = Some(compat),
+            _ => {}
+        }
         if c.missing > 0 {
             return;
         }
         let c = self.pending.connects.remove(&rid).expect("looked up above");
+        let rid = if c.detached { ReqId(0) } else { rid };
         match c.failure {
             None => self.reqs.complete(rid, Done::status(Status::Success)),
             Some(st) => {
@@ -178,7 +213,11 @@ impl Node {
     fn disconnect(&mut self, port: u32) {
         let Some(ep) = self.ep_of_port(port) else { return };
         let l = self.local_mut(ep).expect("a local endpoint");
+        if l.chan.as_ref().is_some_and(|c| c.raised_count) {
+            l.get_count = l.get_count.saturating_sub(1);
+        }
         if let Some(c) = &mut l.chan {
+            c.raised_count = false;
             if c.open_req.is_some() && !c.open {
                 c.peer = None;
                 c.peer_open = false;
@@ -195,6 +234,9 @@ impl Node {
     pub fn open(&mut self, ep: Ep, scalar: bool, sender: bool, user: [usize; 3]) -> Result<ReqId, Status> {
         let l = self.local(ep).ok_or(Status::ErrEndpInvalid)?;
         if let Some(c) = &l.chan {
+            if c.closing {
+                return Err(Status::ErrChanClosePending);
+            }
             if c.connected() && c.scalar != scalar {
                 return Err(Status::ErrChanType);
             }
@@ -217,9 +259,9 @@ impl Node {
     }
 
     fn try_finish_open(&mut self, ep: Ep) {
-        let window = self.cfg.packet_window;
         let swindow = self.cfg.scalar_window;
         let Some(l) = self.local_mut(ep) else { return };
+        let window = l.attrs.recv_buffers.max(4);
         let port = l.port;
         let Some(c) = &mut l.chan else { return };
         let (Some(rid), Some(peer)) = (c.open_req, c.peer) else { return };
@@ -300,8 +342,8 @@ impl Node {
         if !c.open || c.peer_closed {
             return Err(Status::ErrChanNotOpen);
         }
-        if c.close_req.is_some() {
-            return Err(Status::ErrChanClosePending);
+        if c.closing {
+            return Err(Status::ErrChanInvalid);
         }
         Ok(c)
     }
@@ -310,7 +352,8 @@ impl Node {
     /// held until the receiver frees a buffer.
     pub fn pkt_send(&mut self, h: Ep, data: &[u8], user: [usize; 3]) -> Result<Option<ReqId>, Status> {
         self.send_side(h, false)?;
-        if data.len() > self.cfg.max_payload {
+        let limit = self.local(h).map_or(0, |l| l.attrs.max_payload as usize).min(self.cfg.max_payload);
+        if data.len() > limit {
             return Err(Status::ErrPktSize);
         }
         let frame = self.chan_frame(h, Kind::Packet).encode_with(data);
@@ -357,7 +400,7 @@ impl Node {
             c.credits -= 1;
             out.push((frame, rid));
         }
-        let close = c.held.is_empty() && c.close_req.is_some();
+        let close = c.held.is_empty() && c.closing && !c.close_sent;
         for (frame, rid) in out {
             self.emit(rank, OutBytes::Owned(frame));
             if let Some(rid) = rid {
@@ -365,9 +408,7 @@ impl Node {
             }
         }
         if close {
-            let rid = self.local_mut(ep).and_then(|l| l.chan.as_mut()).and_then(|c| c.close_req.take()).expect("a close waits");
-            self.finish_close(ep);
-            self.reqs.complete(rid, Done::status(Status::Success));
+            self.send_close_frame(ep);
         }
     }
 
@@ -418,6 +459,7 @@ impl Node {
 
     fn lend(&mut self, bytes: Vec<u8>, ep: Ep) -> (usize, usize) {
         let addr = bytes.as_ptr() as usize + HEADER_LEN;
+        self.released.retain(|a| *a != addr);
         let len = bytes.len() - HEADER_LEN;
         self.lent.insert(addr, (bytes, ep));
         (addr, len)
@@ -431,8 +473,8 @@ impl Node {
         if c.sender {
             return Err(Status::ErrChanInvalid);
         }
-        if !c.open {
-            return Err(Status::ErrChanNotOpen);
+        if !c.open || c.closing {
+            return Err(Status::ErrChanInvalid);
         }
         Ok(c)
     }
@@ -476,6 +518,10 @@ impl Node {
     /// Give a lent packet back; its channel gets a credit for it.
     pub fn pkt_release(&mut self, addr: usize) -> Result<(), Status> {
         let (_, ep) = self.lent.remove(&addr).ok_or(Status::ErrBufInvalid)?;
+        self.released.push_back(addr);
+        if self.released.len() > 4096 {
+            self.released.pop_front();
+        }
         if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
             if !c.sender && !c.scalar && c.open {
                 c.owed += 1;
@@ -488,6 +534,18 @@ impl Node {
     /// Whether `addr` is a packet lent to the user.
     pub fn pkt_is_lent(&self, addr: usize) -> bool {
         self.lent.contains_key(&addr)
+    }
+
+    /// `mcapi_pktchan_release_test`: `Ok(false)` while the packet at `addr` is held,
+    /// `Ok(true)` once released; an address that never was a packet is an error.
+    pub fn pkt_release_test(&self, addr: usize) -> Result<bool, Status> {
+        if self.lent.contains_key(&addr) {
+            Ok(false)
+        } else if self.released.contains(&addr) {
+            Ok(true)
+        } else {
+            Err(Status::ErrBufInvalid)
+        }
     }
 
     /// Packets (or scalars) waiting on channel `h`.
@@ -537,78 +595,91 @@ impl Node {
 
     // ----- close --------------------------------------------------------------------------
 
-    /// Close the send side `h`: once every held packet left, the receiver hears of it.
-    pub fn send_close(&mut self, h: Ep, user: [usize; 3]) -> Result<ReqId, Status> {
-        let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
-        if !c.sender {
+    /// Close the send (`sender`) or receive side `h` of a packet or scalar channel. The
+    /// handle is invalid at once; the request finishes when both sides have closed. A send
+    /// side's held packets leave first; a receive side drops what it has not received (lent
+    /// packets stay valid until released).
+    pub fn close(&mut self, h: Ep, scalar: bool, sender: bool, user: [usize; 3]) -> Result<ReqId, Status> {
+        let c = self.local(h).and_then(|l| l.chan.as_ref()).filter(|c| c.open && !c.closing).ok_or(Status::ErrChanInvalid)?;
+        if c.sender != sender {
             return Err(Status::ErrChanDirection);
         }
-        self.close_checks(h)?;
-        let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above");
-        if c.held.is_empty() || c.broken || c.peer_closed {
-            for (_, rid) in std::mem::take(&mut c.held) {
-                if let Some(rid) = rid {
-                    self.reqs.complete(rid, Done::status(Status::ErrChanNotOpen));
-                }
-            }
-            self.finish_close(h);
-            return self.reqs.done_now(Done::status(Status::Success), user);
+        if c.scalar != scalar {
+            return Err(Status::ErrChanType);
         }
         let rid = self.reqs.start(Waits::Close { ep: h }, user)?;
-        self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above").close_req = Some(rid);
+        let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above");
+        c.closing = true;
+        c.close_req = Some(rid);
+        let mut failed: Vec<ReqId> = Vec::new();
+        if !sender {
+            c.packets.clear();
+            c.scalars.clear();
+            c.owed = 0;
+            failed.extend(c.posted.drain(..));
+        }
+        let broken = c.broken;
+        let ready = c.held.is_empty() || c.peer_closed;
+        if c.peer_closed {
+            failed.extend(c.held.drain(..).filter_map(|(_, r)| r));
+        }
+        for r in failed {
+            self.reqs.complete(r, Done::status(Status::ErrChanNotOpen));
+        }
+        if broken {
+            self.end_channel(h, Status::ErrTransmission);
+        } else if ready {
+            self.send_close_frame(h);
+        }
         Ok(rid)
     }
 
-    /// Close the receive side `h`: packets not yet received are dropped (those lent stay
-    /// valid until released).
-    pub fn recv_close(&mut self, h: Ep, user: [usize; 3]) -> Result<ReqId, Status> {
-        let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
-        if c.sender {
-            return Err(Status::ErrChanDirection);
-        }
-        self.close_checks(h)?;
-        let posted: Vec<ReqId> = self.local_mut(h).and_then(|l| l.chan.as_mut()).map(|c| c.posted.drain(..).collect()).unwrap_or_default();
-        for rid in posted {
-            self.reqs.complete(rid, Done::status(Status::ErrChanNotOpen));
-        }
-        self.finish_close(h);
-        self.reqs.done_now(Done::status(Status::Success), user)
-    }
-
-    fn close_checks(&self, h: Ep) -> Result<(), Status> {
-        let c = self.local(h).and_then(|l| l.chan.as_ref()).ok_or(Status::ErrChanInvalid)?;
-        if c.close_req.is_some() {
-            return Err(Status::ErrChanClosePending);
-        }
-        if !c.open {
-            return Err(Status::ErrChanNotOpen);
-        }
-        Ok(())
-    }
-
-    /// Close a channel end at once (finalize): what it holds or waits for fails.
-    pub(super) fn force_close(&mut self, ep: Ep) {
-        let mut failed = Vec::new();
-        if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
-            failed.extend(c.held.drain(..).filter_map(|(_, r)| r));
-            failed.extend(c.posted.drain(..));
-            failed.extend(c.close_req.take());
-        }
-        for rid in failed {
-            self.reqs.complete(rid, Done::status(Status::ErrChanNotOpen));
-        }
-        self.finish_close(ep);
-    }
-
-    fn finish_close(&mut self, ep: Ep) {
+    /// Send our `Close`; if the other side closed already, the channel ends here.
+    fn send_close_frame(&mut self, ep: Ep) {
         let Some(l) = self.local_mut(ep) else { return };
         let port = l.port;
-        let Some(c) = l.chan.take() else { return };
-        if let (Some((_, pport, rank)), false, false) = (c.peer, c.broken, c.peer_closed) {
+        let Some(c) = &mut l.chan else { return };
+        if c.close_sent {
+            return;
+        }
+        c.close_sent = true;
+        let peer_closed = c.peer_closed;
+        if let Some((_, pport, rank)) = c.peer {
             let mut f = Frame::new(Kind::Close);
             (f.port, f.peer_port) = (pport, port);
             self.emit_frame(rank, f);
         }
+        if peer_closed {
+            self.end_channel(ep, Status::Success);
+        }
+    }
+
+    /// Both sides closed (or the other side is gone): the endpoint is free again.
+    fn end_channel(&mut self, ep: Ep, st: Status) {
+        let Some(l) = self.local_mut(ep) else { return };
+        let Some(c) = l.chan.take() else { return };
+        if c.raised_count {
+            l.get_count = l.get_count.saturating_sub(1);
+        }
+        let mut failed: Vec<ReqId> = c.held.into_iter().filter_map(|(_, r)| r).collect();
+        failed.extend(c.posted);
+        failed.extend(c.open_req);
+        for r in failed {
+            self.reqs.complete(r, Done::status(Status::ErrChanNotOpen));
+        }
+        if let Some(r) = c.close_req {
+            self.reqs.complete(r, Done::status(st));
+        }
+    }
+
+    /// Close a channel end at once (finalize): what it holds or waits for fails.
+    pub(super) fn force_close(&mut self, ep: Ep) {
+        if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
+            c.closing = true;
+            c.peer_closed = true;
+        }
+        self.send_close_frame(ep);
+        self.end_channel(ep, Status::Success);
     }
 
     pub(super) fn on_close(&mut self, from: Rank, f: Frame) {
@@ -616,22 +687,24 @@ impl Node {
         let c = self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("a channel");
         c.peer_closed = true;
         let mut failed: Vec<ReqId> = c.held.drain(..).filter_map(|(_, r)| r).collect();
-        if c.packets.is_empty() {
+        if c.packets.is_empty() && c.scalars.is_empty() {
             failed.extend(c.posted.drain(..));
         }
-        let close = c.close_req.take();
+        let (closing, sent) = (c.closing, c.close_sent);
         for rid in failed {
             self.reqs.complete(rid, Done::status(Status::ErrChanNotOpen));
         }
-        if let Some(rid) = close {
-            self.finish_close(ep);
-            self.reqs.complete(rid, Done::status(Status::Success));
+        if closing && sent {
+            self.end_channel(ep, Status::Success);
+        } else if closing {
+            self.send_close_frame(ep);
         }
     }
 
     /// Channels to `rank` break: what waits on them fails.
     pub(super) fn channels_lost(&mut self, rank: Rank) {
         let mut failed = Vec::new();
+        let mut ended = Vec::new();
         for ep in self.local_endpoints() {
             let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) else { continue };
             if c.peer.map(|p| p.2) != Some(rank) {
@@ -641,7 +714,12 @@ impl Node {
             failed.extend(c.open_req.take());
             failed.extend(c.held.drain(..).filter_map(|(_, r)| r));
             failed.extend(c.posted.drain(..));
-            failed.extend(c.close_req.take());
+            if c.closing {
+                ended.push(ep);
+            }
+        }
+        for ep in ended {
+            self.end_channel(ep, Status::ErrTransmission);
         }
         let connects: Vec<ReqId> = self.pending.connects.iter().filter(|(_, c)| c.asked.contains(&rank)).map(|(r, _)| *r).collect();
         for rid in connects {

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::attributes::EpAttrs;
 use super::channels::Chan;
 use super::requests::{Done, Outcome, ReqId, Waits};
 use super::{Ep, Node, Rank, Status, Whereabouts};
@@ -11,17 +12,6 @@ use crate::wire::{Frame, Kind};
 
 /// First port handed out for `MCAPI_PORT_ANY`.
 pub const FIRST_ANY_PORT: u32 = 1 << 16;
-
-/// Endpoint attributes the node keeps (the C face checks numbers and sizes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EpAttrs {
-    /// Messages queued before the endpoint refuses more (`MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS`).
-    pub recv_buffers: u32,
-    /// Default timeout of blocking calls on it (`MCAPI_ENDP_ATTR_TIMEOUT`).
-    pub timeout: u32,
-    /// What the endpoint is for (`MCAPI_ENDP_ATTR_TYPE`: 1 messages, 2 packets, 4 scalars).
-    pub kind: u32,
-}
 
 /// What a handle names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +42,11 @@ pub(super) struct LocalEp {
     pub refusing: HashMap<Rank, Refusing>,
     pub attrs: EpAttrs,
     pub chan: Option<Chan>,
+    /// Successful gets of this endpoint, and the node of the last getter.
+    pub get_count: u32,
+    pub get_source: Option<u32>,
+    /// Other ranks that got this endpoint: they hear when it is deleted.
+    pub getters: Vec<Rank>,
 }
 
 enum Entry {
@@ -74,8 +69,8 @@ pub(super) struct Table {
     next_any: u32,
     /// Gets of our own ports that do not exist yet.
     local_gets: HashMap<u32, Vec<ReqId>>,
-    /// Queries of other nodes for ports that do not exist yet.
-    queries: HashMap<u32, Vec<(Rank, u64)>>,
+    /// Queries of other nodes for ports that do not exist yet: (rank, cookie, node).
+    queries: HashMap<u32, Vec<(Rank, u64, u32)>>,
     /// Gets waiting for an answer, and the rank asked.
     asked: HashMap<ReqId, Rank>,
 }
@@ -161,6 +156,11 @@ impl Node {
         self.local(ep)?.chan.as_ref().map(|c| c.scalar)
     }
 
+    /// A local endpoint's attributes.
+    pub fn endpoint_attrs(&self, ep: Ep) -> Option<EpAttrs> {
+        self.local(ep).map(|l| l.attrs)
+    }
+
     /// Set a local endpoint's attributes.
     pub fn set_attrs(&mut self, ep: Ep, attrs: EpAttrs) -> Result<(), Status> {
         let l = self.eps.local_mut(ep).ok_or(Status::ErrEndpInvalid)?;
@@ -183,20 +183,19 @@ impl Node {
                 self.eps.next_any
             }
         };
-        let attrs = EpAttrs { recv_buffers: self.cfg.queue_limit as u32, timeout: u32::MAX, kind: 1 };
+        let attrs = EpAttrs { kind: 1, priority: 0, buffer: 0, memory: 0, max_payload: self.cfg.max_payload as u32, timeout: u32::MAX, recv_buffers: self.cfg.queue_limit as u32 };
         let queue = (0..=self.cfg.max_priority).map(|_| VecDeque::new()).collect();
-        let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: HashMap::new(), attrs, chan: None };
+        let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: HashMap::new(), attrs, chan: None, get_count: 0, get_source: None, getters: Vec::new() };
         let ep = self.eps.add(super::endpoints::Entry::Local(Box::new(l)));
         self.eps.ports.insert(port, ep);
         self.eps.locals += 1;
-        for rid in self.eps.local_gets.remove(&port).unwrap_or_default() {
-            self.reqs.complete(rid, Done { status: Status::Success, size: 0, out: Outcome::Handle(ep) });
-        }
         let me = self.cfg.node;
-        for (rank, cookie) in self.eps.queries.remove(&port).unwrap_or_default() {
-            let mut f = Frame::new(Kind::Found);
-            (f.peer_port, f.peer_node, f.seq) = (port, me, cookie);
-            self.emit_frame(rank, f);
+        for rid in self.eps.local_gets.remove(&port).unwrap_or_default() {
+            let st = self.count_get(ep, me);
+            self.reqs.complete(rid, Done { status: st, size: 0, out: if st == Status::Success { Outcome::Handle(ep) } else { Outcome::Nothing } });
+        }
+        for (rank, cookie, node) in self.eps.queries.remove(&port).unwrap_or_default() {
+            self.answer_query(rank, port, cookie, node);
         }
         Ok(ep)
     }
@@ -219,7 +218,15 @@ impl Node {
         for rid in l.posted {
             self.reqs.complete(rid, Done::status(Status::ErrEndpInvalid));
         }
+        if let Some(rid) = l.chan.as_ref().and_then(|c| c.open_req) {
+            self.reqs.complete(rid, Done::status(Status::ErrEndpDeleted));
+        }
         let me = self.cfg.node;
+        for rank in l.getters {
+            let mut f = Frame::new(Kind::Deleted);
+            (f.peer_port, f.peer_node) = (l.port, me);
+            self.emit_frame(rank, f);
+        }
         for (rank, r) in l.refusing {
             if r.blocked {
                 let mut f = Frame::new(Kind::Resume);
@@ -238,14 +245,15 @@ impl Node {
         }
         if node == self.cfg.node {
             if let Some(ep) = self.eps.by_port(port) {
+                let st = self.count_get(ep, node);
+                if st != Status::Success {
+                    return Err(st);
+                }
                 return self.reqs.done_now(Done { status: Status::Success, size: 0, out: Outcome::Handle(ep) }, user);
             }
             let rid = self.reqs.start(Waits::Get, user)?;
             self.eps.local_gets.entry(port).or_default().push(rid);
             return Ok(rid);
-        }
-        if let Some(&ep) = self.eps.remotes.get(&(node, port)) {
-            return self.reqs.done_now(Done { status: Status::Success, size: 0, out: Outcome::Handle(ep) }, user);
         }
         match self.nodes.get(&node).copied().unwrap_or(Whereabouts::Unknown) {
             Whereabouts::Never => Err(Status::ErrNodeInvalid),
@@ -275,13 +283,32 @@ impl Node {
 
     pub(super) fn on_query(&mut self, from: Rank, f: Frame) {
         match self.eps.by_port(f.port) {
-            Some(_) => {
-                let mut a = Frame::new(Kind::Found);
-                (a.peer_port, a.peer_node, a.seq) = (f.port, self.cfg.node, f.seq);
-                self.emit_frame(from, a);
-            }
-            None => self.eps.queries.entry(f.port).or_default().push((from, f.seq)),
+            Some(_) => self.answer_query(from, f.port, f.seq, f.peer_node),
+            None => self.eps.queries.entry(f.port).or_default().push((from, f.seq, f.peer_node)),
         }
+    }
+
+    /// Count a get of local endpoint `ep` by `node`: a channel-type endpoint takes one.
+    fn count_get(&mut self, ep: Ep, node: u32) -> Status {
+        let l = self.local_mut(ep).expect("a local endpoint");
+        if l.attrs.kind != 1 && l.get_count >= 1 {
+            return Status::ErrEndpGetLimit;
+        }
+        l.get_count += 1;
+        l.get_source = Some(node);
+        Status::Success
+    }
+
+    fn answer_query(&mut self, rank: Rank, port: u32, cookie: u64, node: u32) {
+        let Some(ep) = self.eps.by_port(port) else { return };
+        let st = self.count_get(ep, node);
+        let l = self.local_mut(ep).expect("a local endpoint");
+        if st == Status::Success && !l.getters.contains(&rank) {
+            l.getters.push(rank);
+        }
+        let mut a = Frame::new(Kind::Found);
+        (a.peer_port, a.peer_node, a.seq, a.aux) = (port, self.cfg.node, cookie, (st != Status::Success) as u8);
+        self.emit_frame(rank, a);
     }
 
     pub(super) fn on_found(&mut self, from: Rank, f: Frame) {
@@ -291,8 +318,21 @@ impl Node {
             return; // a get that timed out and was cancelled
         }
         self.eps.asked.remove(&rid);
+        if f.aux != 0 {
+            return self.reqs.complete(rid, Done::status(Status::ErrEndpGetLimit));
+        }
         let ep = self.remote_handle(f.peer_node, f.peer_port, from);
         self.reqs.complete(rid, Done { status: Status::Success, size: 0, out: Outcome::Handle(ep) });
+    }
+
+    /// A remote endpoint was deleted: its handle goes.
+    pub(super) fn on_deleted(&mut self, _from: Rank, f: Frame) {
+        if let Some(ep) = self.eps.remotes.remove(&(f.peer_node, f.peer_port)) {
+            if let Some(i) = self.eps.index(ep) {
+                self.eps.slots[i].entry = None;
+                self.eps.free.push(i as u32);
+            }
+        }
     }
 
     /// The handle of a remote endpoint, made on first use.
@@ -317,7 +357,7 @@ impl Node {
     /// Forget what waits on `rank`: its queries, and our gets it was asked.
     pub(super) fn remote_lost(&mut self, rank: Rank) {
         for v in self.eps.queries.values_mut() {
-            v.retain(|(r, _)| *r != rank);
+            v.retain(|(r, _, _)| *r != rank);
         }
         let failed: Vec<ReqId> = self.eps.asked.iter().filter(|(_, r)| **r == rank).map(|(id, _)| *id).collect();
         for rid in failed {

@@ -17,10 +17,15 @@ impl Node {
     /// Send `data` from local endpoint `from` to endpoint `to`. `Ok(None)`: on its way, and
     /// kept until taken; `Ok(Some(rid))`: held back by a full receiver until it takes it.
     pub fn msg_send(&mut self, from: Ep, to: Ep, data: &[u8], prio: u32, user: [usize; 3]) -> Result<Option<ReqId>, Status> {
-        let src_port = self.local(from).ok_or(Status::ErrEndpInvalid)?.port;
+        let l = self.local(from).ok_or(Status::ErrEndpInvalid)?;
+        let (src_port, limit, chan) = (l.port, (l.attrs.max_payload as usize).min(self.cfg.max_payload), l.chan.is_some());
         let (_, port, rank) = self.place(to).ok_or(Status::ErrEndpInvalid)?;
-        if data.len() > self.cfg.max_payload {
+        if data.len() > limit {
             return Err(Status::ErrMsgSize);
+        }
+        if chan || self.local(to).is_some_and(|l| l.chan.is_some()) {
+            // Endpoints of a channel take no messages (the code the standard recommends).
+            return Err(Status::ErrGeneral);
         }
         if prio > self.cfg.max_priority as u32 {
             return Err(Status::ErrPriority);
@@ -101,7 +106,16 @@ impl Node {
                 Some(Waits::MsgRecv { cap, .. }) => cap,
                 _ => 0,
             };
-            self.reqs.complete(rid, received(bytes, cap));
+            let len = bytes.len() - HEADER_LEN;
+            if len > cap {
+                // Too long for the buffer: the receive fails, the message stays for another.
+                let l = self.local_mut(ep).expect("a local endpoint");
+                l.queue[prio].push_back(Incoming { frame: bytes });
+                l.queued += 1;
+                self.reqs.complete(rid, Done { status: Status::ErrMsgTruncated, size: len, out: Outcome::Nothing });
+            } else {
+                self.reqs.complete(rid, received(bytes, cap));
+            }
         } else if l.queued < l.attrs.recv_buffers.max(1) as usize {
             l.queue[prio].push_back(Incoming { frame: bytes });
             l.queued += 1;
@@ -213,14 +227,28 @@ impl Node {
 
     /// Take the most urgent queued message of local endpoint `ep`, if any.
     pub fn msg_try_recv(&mut self, ep: Ep) -> Result<Option<Vec<u8>>, Status> {
+        self.msg_take(ep, usize::MAX).map(|d| d.map(|d| match d.out {
+            Outcome::Data { frame, .. } => frame,
+            _ => unreachable!("a message that fits"),
+        }))
+    }
+
+    /// The most urgent queued message of `ep` as a finished receive of `cap` bytes; one too
+    /// long stays queued and the receive fails with `MCAPI_ERR_MSG_TRUNCATED` and its size.
+    pub fn msg_take(&mut self, ep: Ep, cap: usize) -> Result<Option<Done>, Status> {
         let l = self.local_mut(ep).ok_or(Status::ErrEndpInvalid)?;
         if l.queued == 0 {
             return Ok(None);
         }
-        let m = l.queue.iter_mut().find_map(|q| q.pop_front()).expect("a message is queued");
+        let q = l.queue.iter_mut().find(|q| !q.is_empty()).expect("a message is queued");
+        let len = q.front().expect("not empty").frame.len() - HEADER_LEN;
+        if len > cap {
+            return Ok(Some(Done { status: Status::ErrMsgTruncated, size: len, out: Outcome::Nothing }));
+        }
+        let m = q.pop_front().expect("not empty");
         l.queued -= 1;
         self.resume_blocked(ep);
-        Ok(Some(m.frame))
+        Ok(Some(received(m.frame, cap)))
     }
 
     /// Receive on local endpoint `ep` into a buffer of `cap` bytes: at once when a message
@@ -228,8 +256,8 @@ impl Node {
     pub fn msg_recv(&mut self, ep: Ep, cap: usize, user: [usize; 3]) -> Result<ReqId, Status> {
         let l = self.local(ep).ok_or(Status::ErrEndpInvalid)?;
         if l.posted.is_empty() {
-            if let Some(frame) = self.msg_try_recv(ep)? {
-                return self.reqs.done_now(received(frame, cap), user);
+            if let Some(done) = self.msg_take(ep, cap)? {
+                return self.reqs.done_now(done, user);
             }
         }
         let rid = self.reqs.start(Waits::MsgRecv { ep, cap }, user)?;
@@ -237,12 +265,12 @@ impl Node {
         Ok(rid)
     }
 
-    /// Like [`Node::msg_try_recv`], but only when no receive is posted before this one.
-    pub fn msg_try_recv_first(&mut self, ep: Ep) -> Result<Option<Vec<u8>>, Status> {
+    /// Like [`Node::msg_take`], but only when no receive is posted before this one.
+    pub fn msg_take_first(&mut self, ep: Ep, cap: usize) -> Result<Option<Done>, Status> {
         if !self.local(ep).ok_or(Status::ErrEndpInvalid)?.posted.is_empty() {
             return Ok(None);
         }
-        self.msg_try_recv(ep)
+        self.msg_take(ep, cap)
     }
 
     /// Messages queued at local endpoint `ep`.

@@ -12,6 +12,7 @@
 //! are flow-controlled by credits: the receiver grants its free receive buffers when it
 //! opens, and one more each time a packet is released or a scalar taken.
 
+pub mod attributes;
 mod channels;
 mod endpoints;
 mod messages;
@@ -24,7 +25,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use crate::wire::{Frame, Kind, WireError};
-pub use endpoints::{EpAttrs, EpInfo};
+pub use attributes::EpAttrs;
+pub use endpoints::EpInfo;
 pub use messages::received;
 pub use requests::{Done, Outcome, ReqId, Waits};
 pub use status::Status;
@@ -46,10 +48,9 @@ pub struct Config {
     pub max_payload: usize,
     /// Lowest priority (0 is the most urgent).
     pub max_priority: u8,
-    /// Messages an endpoint queues before it refuses more.
+    /// Messages an endpoint queues before it refuses more, and packets a channel buffers
+    /// (`MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS`).
     pub queue_limit: usize,
-    /// Free receive buffers a packet channel grants.
-    pub packet_window: u32,
     /// Free receive slots a scalar channel grants.
     pub scalar_window: u32,
     /// Messages taken from a peer before an acknowledgement goes back on its own.
@@ -60,7 +61,7 @@ pub struct Config {
 
 impl Config {
     pub fn new(rank: Rank, domain: u32, node: u32) -> Config {
-        Config { rank, domain, node, max_payload: 1 << 20, max_priority: 10, queue_limit: 256, packet_window: 64, scalar_window: 1024, ack_every: 32, max_endpoints: 1024 }
+        Config { rank, domain, node, max_payload: 1 << 20, max_priority: 10, queue_limit: 64, scalar_window: 1024, ack_every: 32, max_endpoints: 1024 }
     }
 }
 
@@ -150,13 +151,19 @@ pub struct Node {
     /// Messages and packets dropped because their endpoint or channel was gone.
     gone: u64,
     pending: channels::Pending,
+    /// Requests cancelled lately, newest last.
+    cancelled: VecDeque<ReqId>,
+    /// Packet buffers given back (`mcapi_pktchan_release_test`), newest last.
+    released: VecDeque<usize>,
+    /// Attribute queries waiting for an answer, and the rank asked.
+    attr_asked: HashMap<ReqId, Rank>,
 }
 
 impl Node {
     pub fn new(cfg: Config) -> Node {
         let mut nodes = HashMap::new();
         nodes.insert(cfg.node, Whereabouts::At(cfg.rank));
-        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: HashMap::new(), stops: HashMap::new(), nodes, wanted: HashMap::new(), out: VecDeque::new(), loopback: VecDeque::new(), lent: HashMap::new(), refused: 0, gone: 0, pending: Default::default() }
+        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: HashMap::new(), stops: HashMap::new(), nodes, wanted: HashMap::new(), out: VecDeque::new(), loopback: VecDeque::new(), lent: HashMap::new(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: VecDeque::new(), attr_asked: HashMap::new() }
     }
 
     pub fn config(&self) -> &Config {
@@ -273,6 +280,9 @@ impl Node {
             Kind::Scalar => self.on_scalar(from, f),
             Kind::Close => self.on_close(from, f),
             Kind::Blocked => self.on_blocked(from, f),
+            Kind::AttrQuery => self.on_attr_query(from, f),
+            Kind::Deleted => self.on_deleted(from, f),
+            Kind::AttrReply => self.on_attr_reply(from, f, &bytes[crate::wire::HEADER_LEN..]),
         }
         Ok(())
     }
@@ -309,6 +319,11 @@ impl Node {
         }
         self.remote_lost(rank);
         self.channels_lost(rank);
+        let asked: Vec<ReqId> = self.attr_asked.iter().filter(|(_, r)| **r == rank).map(|(id, _)| *id).collect();
+        for rid in asked {
+            self.attr_asked.remove(&rid);
+            self.reqs.complete(rid, Done::status(Status::ErrTransmission));
+        }
     }
 
     /// Ranks this node waits on: messages not yet taken, or channels and gets open to them.
@@ -353,11 +368,16 @@ impl Node {
         self.reqs.user(rid)
     }
 
-    /// Cancel a pending request. Sends that left this node and connects that were asked
-    /// cannot be taken back.
+    /// Cancel a request and release it. A pending operation is withdrawn where it can be (a
+    /// receive, a get, an open, a send still held here); a send that left is delivered whole,
+    /// a connect or close goes on. Of a finished request only the request goes.
     pub fn cancel(&mut self, rid: ReqId) -> Result<(), Status> {
-        let Some(waits) = self.reqs.waits(rid) else {
+        if !self.reqs.is_valid(rid) {
             return Err(Status::ErrRequestInvalid);
+        }
+        let Some(waits) = self.reqs.waits(rid) else {
+            self.reqs.release(rid);
+            return Ok(());
         };
         match waits {
             Waits::MsgRecv { ep, .. } => self.eps.unpost(ep, rid),
@@ -370,17 +390,47 @@ impl Node {
             Waits::Open { ep } => self.cancel_open(ep, rid),
             Waits::MsgSend => {
                 if !self.unhold(rid) {
-                    return Err(Status::ErrRequestInvalid);
+                    self.forget_send(rid);
                 }
             }
             Waits::ChanSend { ep } => {
-                if !self.unhold_chan(ep, rid) {
-                    return Err(Status::ErrRequestInvalid);
+                self.unhold_chan(ep, rid);
+            }
+            Waits::Connect => {
+                if let Some(c) = self.pending.connects.get_mut(&rid) {
+                    c.detached = true;
                 }
             }
-            Waits::Connect | Waits::Close { .. } => return Err(Status::ErrRequestInvalid),
+            Waits::Attrs => {
+                self.attr_asked.remove(&rid);
+            }
+            Waits::Close { ep } => {
+                if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
+                    c.close_req = None;
+                }
+            }
         }
-        self.reqs.complete(rid, Done::status(Status::ErrRequestCancelled));
+        self.reqs.release(rid);
+        self.cancelled.push_back(rid);
+        if self.cancelled.len() > 1024 {
+            self.cancelled.pop_front();
+        }
         Ok(())
+    }
+
+    /// Whether `rid` was cancelled lately (a wait in another thread reports so).
+    pub fn was_cancelled(&self, rid: ReqId) -> bool {
+        self.cancelled.contains(&rid)
+    }
+
+    /// A send that left goes on without its request.
+    fn forget_send(&mut self, rid: ReqId) {
+        for p in self.peers.values_mut() {
+            for r in p.unacked.iter_mut() {
+                if r.rid == Some(rid) {
+                    r.rid = None;
+                }
+            }
+        }
     }
 }

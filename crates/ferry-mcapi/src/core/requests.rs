@@ -11,7 +11,7 @@ pub struct ReqId(pub u32);
 /// Slots are numbered in the low bits of a handle, generations in the high ones.
 const SLOT_BITS: u32 = 16;
 /// Requests alive at once (`MCAPI_ERR_REQUEST_LIMIT` beyond).
-pub const MAX_REQUESTS: usize = (1 << SLOT_BITS) - 1;
+pub const MAX_REQUESTS: usize = 1024;
 
 /// What a completed request hands back.
 #[derive(Debug, PartialEq, Eq)]
@@ -24,6 +24,8 @@ pub enum Outcome {
     Handle(Ep),
     /// A packet lent to the user: address and length of its bytes (pktchan_recv_i).
     Packet { addr: usize, len: usize },
+    /// The attributes of a remote endpoint.
+    Attrs(super::attributes::Snapshot),
 }
 
 /// A finished request.
@@ -59,6 +61,8 @@ pub enum Waits {
     PktRecv { ep: Ep },
     /// A send side close waiting for its packets to leave.
     Close { ep: Ep },
+    /// The attributes of a remote endpoint, asked of its node.
+    Attrs,
 }
 
 struct Slot {
@@ -153,6 +157,15 @@ impl Requests {
         match self.slot(rid)?.state.as_ref()? {
             State::Done { done, .. } => Some(done),
             State::Pending { .. } => None,
+        }
+    }
+
+    /// Free a request, finished or not.
+    pub fn release(&mut self, rid: ReqId) {
+        if let Some(s) = self.slot_mut(rid) {
+            s.state = None;
+            self.free.push((rid.0 & ((1 << SLOT_BITS) - 1)) - 1);
+            self.live -= 1;
         }
     }
 

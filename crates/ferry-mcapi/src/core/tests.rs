@@ -155,12 +155,13 @@ fn errors_of_message_calls() {
     assert_eq!(net.nodes[0].msg_send(a, Ep(12345), &[], 0, [0; 3]), Err(Status::ErrEndpInvalid));
     assert_eq!(net.nodes[0].msg_recv(to_b, 10, [0; 3]), Err(Status::ErrEndpInvalid));
     assert_eq!(net.nodes[0].delete_endpoint(to_b), Err(Status::ErrEndpNotOwner));
-    // Truncation: what fits, and the status says so.
+    // Truncation: the status and the message's size; the message stays.
     net.nodes[0].msg_send(a, a, b"0123456789", 0, [0; 3]).expect("send to self");
     net.settle();
     let rid = net.nodes[0].msg_recv(a, 4, [0; 3]).expect("recv");
     let d = net.wait(0, rid);
-    assert_eq!((d.status, payload(&d)), (Status::ErrMsgTruncated, &b"0123"[..]));
+    assert_eq!((d.status, d.size), (Status::ErrMsgTruncated, 10));
+    assert_eq!(net.nodes[0].msg_available(a), Ok(1));
     assert_eq!(net.nodes[0].delete_endpoint(a), Ok(()));
     assert_eq!(net.nodes[0].delete_endpoint(a), Err(Status::ErrEndpInvalid));
 }
@@ -174,7 +175,6 @@ fn a_posted_receive_takes_the_next_message_and_can_be_cancelled() {
     let r1 = net.nodes[1].msg_recv(b, 8, [0; 3]).expect("recv");
     let r2 = net.nodes[1].msg_recv(b, 8, [0; 3]).expect("recv");
     assert_eq!(net.nodes[1].cancel(r2), Ok(()));
-    assert_eq!(net.nodes[1].take(r2).map(|d| d.status), Some(Status::ErrRequestCancelled));
     assert!(!net.nodes[1].request_valid(r2));
     net.nodes[0].msg_send(a, to_b, b"x", 0, [0; 3]).expect("send");
     let d = net.wait(1, r1);
@@ -187,7 +187,8 @@ fn a_posted_receive_takes_the_next_message_and_can_be_cancelled() {
 fn flood(seed: u64, senders: u32, per_sender: u32, limit: u32, take_every: u32) {
     let mut net = Net::new(senders + 1, seed, |_| {});
     let b = net.nodes[0].create_endpoint(Some(2)).expect("create");
-    net.nodes[0].set_attrs(b, EpAttrs { recv_buffers: limit, timeout: u32::MAX, kind: 1 }).expect("attrs");
+    let a = net.nodes[0].endpoint_attrs(b).expect("local");
+    net.nodes[0].set_attrs(b, EpAttrs { recv_buffers: limit, ..a }).expect("attrs");
     let mut eps = Vec::new();
     for s in 1..=senders as usize {
         let a = net.nodes[s].create_endpoint(Some(1)).expect("create");
@@ -287,6 +288,12 @@ proptest! {
 }
 
 fn connected(net: &mut Net, via: usize, scalar: bool) -> (Ep, Ep) {
+    let (hs, hr, _, _) = connected_via(net, via, scalar);
+    (hs, hr)
+}
+
+/// The channel's handles, and the handles `via` got of its endpoints.
+fn connected_via(net: &mut Net, via: usize, scalar: bool) -> (Ep, Ep, Ep, Ep) {
     let s = net.nodes[0].create_endpoint(Some(1)).expect("create");
     let r = net.nodes[1].create_endpoint(Some(2)).expect("create");
     let to_s = net.get(via, 10, 1);
@@ -303,12 +310,12 @@ fn connected(net: &mut Net, via: usize, scalar: bool) -> (Ep, Ep) {
         Outcome::Handle(h) => h,
         o => panic!("{o:?}"),
     };
-    (hs, hr)
+    (hs, hr, to_s, to_r)
 }
 
 #[test]
 fn packets_keep_order_through_a_small_window_and_are_lent_until_released() {
-    let mut net = Net::new(3, 11, |c| c.packet_window = 4);
+    let mut net = Net::new(3, 11, |c| c.queue_limit = 4);
     let (hs, hr) = connected(&mut net, 2, false);
     let mut held = Vec::new();
     for i in 0..50u32 {
@@ -365,20 +372,48 @@ fn channel_misuse_gets_its_status() {
 #[test]
 fn close_and_connect_again() {
     let mut net = Net::new(2, 13, |_| {});
-    let (hs, hr) = connected(&mut net, 0, false);
+    let (hs, hr, _, to_r) = connected_via(&mut net, 0, false);
     net.nodes[0].pkt_send(hs, b"last", [0; 3]).expect("send");
-    let c = net.nodes[0].send_close(hs, [0; 3]).expect("close");
-    assert_eq!(net.wait(0, c).status, Status::Success);
+    let cs = net.nodes[0].close(hs, false, true, [0; 3]).expect("close");
+    assert_eq!(net.nodes[0].pkt_send(hs, b"x", [0; 3]), Err(Status::ErrChanInvalid), "the handle goes with its close");
     net.settle();
+    assert!(!net.nodes[0].is_done(cs), "a close finishes when both sides closed");
     let (addr, len) = net.nodes[1].pkt_try_recv(hr).expect("recv").expect("a packet");
     assert_eq!(len, 4);
     assert_eq!(net.nodes[1].pkt_try_recv(hr), Err(Status::ErrChanNotOpen), "the sender closed");
-    let c = net.nodes[1].recv_close(hr, [0; 3]).expect("close");
-    assert_eq!(net.wait(1, c).status, Status::Success);
+    assert_eq!(net.nodes[1].close(hr, true, false, [0; 3]), Err(Status::ErrChanType));
+    assert_eq!(net.nodes[1].close(hr, false, true, [0; 3]), Err(Status::ErrChanDirection));
+    let cr = net.nodes[1].close(hr, false, false, [0; 3]).expect("close");
+    assert_eq!(net.wait(1, cr).status, Status::Success);
+    assert_eq!(net.wait(0, cs).status, Status::Success);
+    assert_eq!(net.nodes[1].pkt_release_test(addr), Ok(false));
     net.nodes[1].pkt_release(addr).expect("a lent packet outlives its channel");
-    let to_r = net.get(0, 11, 2);
+    assert_eq!(net.nodes[1].pkt_release_test(addr), Ok(true));
     let c = net.nodes[0].connect(hs, to_r, true, [0; 3]).expect("connect");
     assert_eq!(net.wait(0, c).status, Status::Success);
+    // A second get of an endpoint makes it unfit for a channel.
+    let again = net.get(0, 11, 2);
+    assert_eq!(again, to_r);
+    let other = net.nodes[0].create_endpoint(Some(5)).expect("create");
+    let c = net.nodes[0].connect(other, again, false, [0; 3]).expect("connect");
+    assert_eq!(net.wait(0, c).status, Status::ErrChanConnected);
+}
+
+#[test]
+fn a_truncated_receive_leaves_the_message_and_cancel_releases() {
+    let mut net = Net::new(1, 16, |_| {});
+    let a = net.nodes[0].create_endpoint(Some(1)).expect("create");
+    let r = net.nodes[0].msg_recv(a, 2, [0; 3]).expect("recv");
+    net.nodes[0].msg_send(a, a, b"long", 0, [0; 3]).expect("send");
+    let d = net.wait(0, r);
+    assert_eq!((d.status, d.size), (Status::ErrMsgTruncated, 4));
+    assert_eq!(net.nodes[0].msg_available(a), Ok(1), "the message stays");
+    let r = net.nodes[0].msg_recv(a, 8, [0; 3]).expect("recv");
+    assert_eq!(payload(&net.wait(0, r)), b"long");
+    let r = net.nodes[0].msg_recv(a, 8, [0; 3]).expect("recv");
+    assert_eq!(net.nodes[0].cancel(r), Ok(()));
+    assert!(!net.nodes[0].request_valid(r) && net.nodes[0].was_cancelled(r));
+    assert_eq!(net.nodes[0].cancel(r), Err(Status::ErrRequestInvalid));
 }
 
 #[test]

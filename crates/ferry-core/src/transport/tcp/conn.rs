@@ -4,7 +4,8 @@
 //! with `writev` and report which requests they complete.
 
 use std::collections::VecDeque;
-use std::io::{self, IoSlice, Read, Write};
+use std::os::fd::AsRawFd;
+use std::io::{self, IoSlice, Read};
 
 use ferry_wire::{Header, Limits, HEADER_LEN};
 
@@ -185,7 +186,7 @@ impl Conn {
                     slices.push(IoSlice::new(&f.payload.bytes()[f.sent - HEADER_LEN..]));
                 }
             }
-            let n = match self.stream.write_vectored(&slices) {
+            let n = match send_nosignal(self.stream.as_raw_fd(), &slices) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -224,9 +225,9 @@ impl Route for Conn {
         let mut sent = 0;
         while sent < total {
             let r = if sent < HEADER_LEN {
-                self.stream.write_vectored(&[IoSlice::new(&header[sent..]), IoSlice::new(payload)])
+                send_nosignal(self.stream.as_raw_fd(), &[IoSlice::new(&header[sent..]), IoSlice::new(payload)])
             } else {
-                self.stream.write(&payload[sent - HEADER_LEN..])
+                send_nosignal(self.stream.as_raw_fd(), &[IoSlice::new(&payload[sent - HEADER_LEN..])])
             };
             match r {
                 Ok(n) => sent += n,
@@ -309,5 +310,22 @@ impl Route for Conn {
 
     fn mark_read_closed(&mut self) {
         self.peer_closed = true;
+    }
+}
+
+/// `writev` that does not raise SIGPIPE when the peer has gone: a C program that loads the
+/// library has not ignored the signal, which would kill it; the error comes back as EPIPE.
+fn send_nosignal(fd: std::os::fd::RawFd, slices: &[IoSlice<'_>]) -> io::Result<usize> {
+    // SAFETY: an all-zero msghdr is valid (no address, no control data).
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    // IoSlice has the layout of iovec on Unix; sendmsg only reads through the pointer.
+    msg.msg_iov = slices.as_ptr() as *mut libc::iovec;
+    msg.msg_iovlen = slices.len() as _;
+    // SAFETY: `msg` describes `slices`, which outlive the call; `fd` is our open socket.
+    let n = unsafe { libc::sendmsg(fd, &msg, libc::MSG_NOSIGNAL) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
     }
 }
