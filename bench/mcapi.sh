@@ -24,7 +24,7 @@ set -u
 usage() {
     cat <<'EOF'
 usage: bench/mcapi.sh [-o DIR] [-r ROUNDS] [-i ITERS] [-b BYTES] [-n COUNT] [-T SECONDS]
-                      [-C CONFIGS] [-k SECONDS] [-q]
+                      [-C CONFIGS] [-k SECONDS] [-q] [-S]
 
   -o DIR      results directory (default: build/bench-mcapi)
   -r ROUNDS   rounds of runs per configuration (default: 3)
