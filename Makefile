@@ -11,7 +11,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PKGS := gcc make
 TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev
 
-.PHONY: all build demo test test-long bench bench-scripts deps-demo deps-test clean
+.PHONY: all build demo test test-long bench bench-scripts bench-mcapi deps-demo deps-test clean
 
 all: build
 
@@ -70,6 +70,12 @@ test-long: test
 # results in $(BUILD)/bench/results, figures and summary.md in $(BUILD)/bench/report.
 bench: deps-test build
 	$(FERRY) bench --plot $(BUILD)/bench/report
+
+# The S4 evaluation of the MCAPI library (docs/mcapi.md): MCAPI on shared memory and TCP beside
+# a raw TCP socket, memcpy and Ferry's MPI; tables in $(BUILD)/bench-mcapi/summary.txt.
+# `bash bench/mcapi.sh -q` is a quick run.
+bench-mcapi: deps-test build
+	bash bench/mcapi.sh -o $(BUILD)/bench-mcapi
 
 # The shell drivers that came before `ferry bench`: TCP and shared-memory point-to-point,
 # the overlap benchmark, collectives and Ferry's allgather algorithms.
