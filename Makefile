@@ -61,7 +61,7 @@ test: deps-test build
 	bash tests/hostile-peers.sh
 	bash tests/fit.sh
 	bash tests/bench-quick.sh
-	bash tests/mcapi.sh stress
+	bash tests/mcapi.sh
 
 test-long: test
 	bash tests/fuzz.sh

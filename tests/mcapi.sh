@@ -8,6 +8,8 @@
 #
 #   job    under the launcher: `ferry run -n N --timeout T prog` (FERRY_RANK, FERRY_SIZE set
 #          by it).
+#   split  the same, on two emulated hosts: nodes 0 and 1 on one (FERRY_HOST_ID), 2 and 3 on
+#          the other, ...: shared memory within each, TCP between them.
 #   hand   N copies started here, without a launcher, in random order with small delays, each
 #          with FERRY_RANK=i FERRY_SIZE=N and FERRY_MCAPI_RENDEZVOUS=<a fresh directory> where
 #          the nodes find each other.
@@ -121,9 +123,13 @@ PY
 
 # run_job NAME N EXE LOG: under the launcher.
 run_job() {
-    local np=$2 exe=$3 log=$4
-    timeout -k 5 $((run_timeout + 30)) "$FERRY" run -n "$np" --timeout "$run_timeout" "$exe" \
-        > "$log.out" 2> "$log.err" < /dev/null
+    local np=$2 exe=$3 log=$4 mode=${5:-job}
+    local -a wrap=()
+    if [ "$mode" = split ]; then
+        wrap=(sh -c 'FERRY_HOST_ID=emulated-host-$((FERRY_RANK / 2)) exec "$0" "$@"')
+    fi
+    timeout -k 5 $((run_timeout + 30)) "$FERRY" run -n "$np" --timeout "$run_timeout" \
+        "${wrap[@]}" "$exe" > "$log.out" 2> "$log.err" < /dev/null
 }
 
 # run_by_hand MODE N EXE LOG KILLED: N copies without a launcher; returns 0 when every node
@@ -247,7 +253,7 @@ for src in "${sources[@]}"; do
             rm -f "$log".*
             why=""
             t0=$(now_ns)
-            if [ "$mode" = job ]; then
+            if [ "$mode" = job ] || [ "$mode" = split ]; then
                 if [ -n "$killed" ]; then
                     echo "FAIL $label -n $np: a program with killed nodes runs only by hand"
                     failed=$((failed + 1))
@@ -258,7 +264,7 @@ for src in "${sources[@]}"; do
                     failed=$((failed + 1))
                     continue
                 fi
-                run_job "$name" "$np" "$exe" "$log"
+                run_job "$name" "$np" "$exe" "$log" "$mode"
                 rc=$?
                 [ $rc -eq 0 ] || why="exit status $rc"
             else

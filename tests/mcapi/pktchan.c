@@ -1,5 +1,5 @@
 /* nodes: 3 4 */
-/* launch: job hand */
+/* launch: job split hand */
 /*
  * Packet channels. Node 0 owns the send endpoint, node 1 the receive endpoint, node 2 connects
  * them (a third party); other nodes only join the barriers. Opens issued before the connect

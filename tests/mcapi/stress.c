@@ -1,5 +1,5 @@
-/* nodes: 3 4 */
-/* launch: job hand */
+/* nodes: 3 4 8 */
+/* launch: job split hand */
 /*
  * Stress: 100,000 messages from every node but 0 to one endpoint of node 0, which is slow on
  * purpose (it starts late and pauses often), so that its queue fills and the senders are held
