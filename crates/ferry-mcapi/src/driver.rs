@@ -13,7 +13,7 @@
 //! between passes (briefly while the node has work in flight, long when it has none).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -28,12 +28,13 @@ use crate::core::{Config, Node, OutBytes, Whereabouts};
 pub const CONTEXT: u32 = 0x4d43_4150;
 const FRAMES: Pattern = Pattern { ctx: CONTEXT, src: None, tag: None };
 
-/// How long a blocking call polls before it sleeps.
-const SPIN: Duration = Duration::from_micros(50);
-/// Longest sleep of a blocking call between looks (timers: whereabouts, timeouts).
+/// Longest a blocking call keeps the lock (and sleeps) between looks (timers: whereabouts,
+/// timeouts; other threads of the node).
 const NAP: Duration = Duration::from_millis(5);
 /// Sleep of the communication thread while the node has work in flight, and when it has none.
 const BUSY_NAP: Duration = Duration::from_millis(1);
+/// Sleep of the communication thread while a thread of the application holds the node.
+const APP_NAP: Duration = Duration::from_millis(5);
 const IDLE_NAP: Duration = Duration::from_millis(50);
 
 /// One initialised node.
@@ -53,8 +54,6 @@ pub struct Runtime {
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
-/// Threads asleep in a blocking call.
-static SLEEPERS: AtomicU32 = AtomicU32::new(0);
 
 pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|p| p.into_inner())
@@ -147,20 +146,17 @@ impl Runtime {
         self.pump_out();
     }
 
-    /// Poll the engine until a frame arrives (or the oldest one being received is whole), or
-    /// `for_` passes, holding the lock.
-    fn spin(&mut self, for_: Duration) {
+    /// Drive the engine until a frame arrives (or the oldest one being received is whole), or
+    /// `until`, holding the lock.
+    fn wait_for_frames(&mut self, until: Instant) {
         let receiving = &self.receiving;
-        let _ = self.engine.wait_until_deadline(Some(Instant::now() + for_), |e| e.peek(&FRAMES).is_some() || receiving.front().is_some_and(|r| e.is_done(r.0)));
+        let _ = self.engine.wait_until_deadline(Some(until), |e| e.peek(&FRAMES).is_some() || receiving.front().is_some_and(|r| e.is_done(r.0)) || e.has_lost_peers());
     }
 }
 
-/// Wake threads asleep in a blocking call (something they wait for may have happened).
-pub fn wake_sleepers(rt: &Runtime) {
-    if SLEEPERS.load(Ordering::Acquire) > 0 {
-        let _ = rt.engine.waker().wake();
-    }
-}
+/// Wake threads asleep in a blocking call. They sleep inside the engine holding the lock,
+/// so nothing another thread does can concern them before they wake: nothing to do.
+pub fn wake_sleepers(_rt: &Runtime) {}
 
 /// Why a blocking wait ended without its condition.
 #[derive(Debug, PartialEq, Eq)]
@@ -169,14 +165,14 @@ pub enum WaitEnd {
     NotInitialised,
 }
 
-/// Block until `done` holds for the node, or `deadline`. Takes the lock itself.
+/// Block until `done` holds for the node, or `deadline`. Takes the lock itself, and lets go
+/// of it at least every `NAP` so that other threads of the node may call in.
 pub fn block_until(mut done: impl FnMut(&mut Runtime) -> bool, deadline: Option<Instant>) -> Result<(), WaitEnd> {
-    let mut g = lock();
     loop {
+        let mut g = lock();
         let rt = g.as_mut().ok_or(WaitEnd::NotInitialised)?;
         rt.pump();
         if done(rt) {
-            wake_sleepers(rt);
             return Ok(());
         }
         let now = Instant::now();
@@ -184,27 +180,13 @@ pub fn block_until(mut done: impl FnMut(&mut Runtime) -> bool, deadline: Option<
             return Err(WaitEnd::TimedOut);
         }
         rt.flush();
-        let left = deadline.map_or(SPIN, |d| d.saturating_duration_since(now).min(SPIN));
-        rt.spin(left);
+        // The engine polls while bytes move and for `FERRY_SPIN_US` after, then sleeps until a
+        // socket or a local peer wakes it; it returns when a frame for the node arrives.
+        let until = deadline.map_or(now + NAP, |d| d.min(now + NAP));
+        rt.wait_for_frames(until);
         rt.pump();
         if done(rt) {
-            wake_sleepers(rt);
             return Ok(());
-        }
-        rt.flush();
-        if !rt.engine.prepare_sleep() {
-            rt.engine.end_sleep();
-            continue;
-        }
-        let fd = rt.engine.event_fd();
-        let nap = deadline.map_or(NAP, |d| d.saturating_duration_since(Instant::now()).min(NAP));
-        SLEEPERS.fetch_add(1, Ordering::AcqRel);
-        drop(g);
-        sleep_on(fd, nap);
-        g = lock();
-        SLEEPERS.fetch_sub(1, Ordering::AcqRel);
-        if let Some(rt) = g.as_mut() {
-            rt.engine.end_sleep();
         }
     }
 }
@@ -213,7 +195,7 @@ fn sleep_on(fd: std::os::fd::RawFd, nap: Duration) {
     let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
     let ms = nap.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
     // SAFETY: one valid pollfd on this stack frame; the descriptor belongs to the engine,
-    // which finalize drops only after the communication thread stopped and with the lock.
+    // which is dropped only after the communication thread stopped.
     unsafe { libc::poll(&mut p, 1, ms) };
 }
 
@@ -239,7 +221,6 @@ impl CommThread {
                             let _ = rt.engine.progress(Some(Duration::ZERO));
                             rt.pump();
                             rt.flush();
-                            wake_sleepers(rt);
                             if rt.node.unsettled() > 0 || rt.node.reqs.live() > 0 || !rt.sends.is_empty() || !rt.receiving.is_empty() {
                                 BUSY_NAP
                             } else {
@@ -247,7 +228,8 @@ impl CommThread {
                             }
                         }
                     },
-                    Err(_) => BUSY_NAP,
+                    // A thread of the application drives the engine.
+                    Err(_) => APP_NAP,
                 };
                 if !flag.load(Ordering::Acquire) {
                     sleep_on(fd, nap);

@@ -573,6 +573,11 @@ impl Engine {
     /// The peers lost (without goodbye) since the last call, each named once, so that the
     /// face can fail its own state for them. Their requests have completed with
     /// [`EngineError::PeerLost`] already.
+    /// Whether peers were lost since the last [`take_lost_peers`](Self::take_lost_peers).
+    pub fn has_lost_peers(&self) -> bool {
+        !self.newly_lost.is_empty()
+    }
+
     pub fn take_lost_peers(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.newly_lost)
     }
