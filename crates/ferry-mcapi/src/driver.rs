@@ -215,6 +215,12 @@ impl CommThread {
         let handle = std::thread::Builder::new().name("ferry-mcapi".into()).spawn(move || {
             while !flag.load(Ordering::Acquire) {
                 let nap = match RUNTIME.try_lock() {
+                    // A thread of the application drives the engine: stay away for a while,
+                    // without looking at the engine's descriptor (that thread consumes it).
+                    Err(_) => {
+                        std::thread::park_timeout(APP_NAP);
+                        continue;
+                    }
                     Ok(mut g) => match g.as_mut() {
                         None => break,
                         Some(rt) => {
@@ -228,8 +234,6 @@ impl CommThread {
                             }
                         }
                     },
-                    // A thread of the application drives the engine.
-                    Err(_) => APP_NAP,
                 };
                 if !flag.load(Ordering::Acquire) {
                     sleep_on(fd, nap);
@@ -245,6 +249,7 @@ impl CommThread {
     pub fn stop(self) {
         self.stop.store(true, Ordering::Release);
         (self.wake)();
+        self.handle.thread().unpark();
         let _ = self.handle.join();
     }
 }
