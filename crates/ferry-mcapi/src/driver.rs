@@ -51,6 +51,8 @@ pub struct Runtime {
     /// `mcapi_finalize` ran: the node takes no calls, but its process keeps answering its
     /// peers (and may initialise again) until it exits.
     pub finalized: bool,
+    /// Passes of `pump`.
+    passes: u32,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -69,13 +71,22 @@ impl Runtime {
     pub fn start(domain: u32, node: u32) -> Result<Runtime, String> {
         let (job, engine) = Job::start_node(domain, node).map_err(|e| e.to_string())?;
         let cfg = Config::new(job.rank(), domain, node);
-        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now(), finalized: false })
+        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now(), finalized: false, passes: 0 })
     }
 
     /// Move frames both ways until nothing moves at once.
     pub fn pump(&mut self) {
         // Inbound: whole frames, and frames whose last piece arrived.
-        while let Some((mid, st)) = self.engine.improbe(&FRAMES) {
+        loop {
+            // A whole frame (the usual case) comes in the buffer it arrived in; frames behind
+            // a larger one still arriving wait for it, so that order is kept.
+            if self.receiving.is_empty() {
+                if let Some((st, buf)) = self.engine.take_whole(&FRAMES) {
+                    self.deliver(st.source, buf);
+                    continue;
+                }
+            }
+            let Some((mid, st)) = self.engine.improbe(&FRAMES) else { break };
             let mut buf = vec![0u8; st.bytes];
             // SAFETY: `buf` lives in `receiving` (its heap block does not move) until the
             // request completes.
@@ -87,21 +98,21 @@ impl Runtime {
         while self.receiving.front().is_some_and(|r| self.engine.is_done(r.0)) {
             let (rid, from, buf) = self.receiving.pop_front().expect("looked at");
             if let Some(Ok(_)) = self.engine.take(rid) {
-                if let Err(e) = self.node.deliver(from, buf) {
-                    if self.refused_logged < 16 {
-                        ferry_core::warn!("mcapi", "refused a frame from rank {from}: {e}");
-                        self.refused_logged += 1;
-                    }
-                }
+                self.deliver(from, buf);
             }
         }
         for r in self.engine.take_lost_peers() {
             ferry_core::warn!("mcapi", "lost rank {r}: calls that need it fail with MCAPI_ERR_TRANSMISSION");
             self.node.peer_lost(r);
         }
-        for r in self.node.ranks_waited_on() {
-            if self.engine.is_peer_gone(r) {
-                self.node.peer_lost(r);
+        // Peers that left after their goodbye are not reported as lost: look for those this
+        // node still waits on, now and then.
+        self.passes = self.passes.wrapping_add(1);
+        if self.passes % 256 == 0 && self.node.unsettled() > 0 {
+            for r in self.node.ranks_waited_on() {
+                if self.engine.is_peer_gone(r) {
+                    self.node.peer_lost(r);
+                }
             }
         }
         let wanted = self.node.wanted_nodes();
@@ -117,6 +128,15 @@ impl Runtime {
             self.next_locate = Instant::now() + Duration::from_millis(10);
         }
         self.pump_out();
+    }
+
+    fn deliver(&mut self, from: u32, frame: Vec<u8>) {
+        if let Err(e) = self.node.deliver(from, frame) {
+            if self.refused_logged < 16 {
+                ferry_core::warn!("mcapi", "refused a frame from rank {from}: {e}");
+                self.refused_logged += 1;
+            }
+        }
     }
 
     fn pump_out(&mut self) {

@@ -100,7 +100,23 @@ impl EngineKnobs {
             single_copy: config::shm_single_copy()?,
         })
     }
+
+    /// The knobs of a process whose messages each carry a header of `header` bytes in
+    /// front of the user's data (an MCAPI node): the eager limits that were not set grow by
+    /// it, so that data of exactly the default limit (a 32 KiB packet) still goes eagerly.
+    pub(super) fn with_header(mut self, header: usize) -> EngineKnobs {
+        if !config::EAGER_LIMIT.is_set() {
+            self.eager_limit += header;
+        }
+        if !config::SHM_EAGER_LIMIT.is_set() {
+            self.shm_eager_limit += header;
+        }
+        self
+    }
 }
+
+/// Bytes an MCAPI frame puts in front of the data it carries (with room to spare).
+pub(super) const MCAPI_HEADER: usize = 64;
 
 impl Job {
     /// Become a rank of the job the environment describes: connect to the launcher if there
@@ -144,7 +160,10 @@ impl Job {
             }
         };
 
-        let knobs = EngineKnobs::from_env()?;
+        let mut knobs = EngineKnobs::from_env()?;
+        if node.is_some() {
+            knobs = knobs.with_header(MCAPI_HEADER);
+        }
         let locals = local_ranks(&cards, rank);
         // More ranks than cores on this host: waits give the core away from the start.
         let oversubscribed = is_oversubscribed(locals.len(), std::thread::available_parallelism().map_or(1, |n| n.get()));

@@ -205,7 +205,7 @@ fn start_from_hosts_file(path: &str, domain: u32, node: u32) -> Result<(Job, Eng
     let any = IpAddr::V4(Ipv4Addr::UNSPECIFIED);
     let listener = listen(any, cards[rank as usize].addr.ip(), Some((port, port))).map_err(JobError::Listen)?;
     crate::info!("init", "node {node} of domain {domain}: rank {rank} of {size} from {path}, listening on port {port}");
-    let knobs = EngineKnobs::from_env()?;
+    let knobs = EngineKnobs::from_env()?.with_header(super::job::MCAPI_HEADER);
     let peers = Peers { rank, size, secret: file.secret.into_bytes(), cards, lost_peer_fatal: false, retry_refused: true };
     let engine = build_engine(peers, listener.socket, &knobs, None)?;
     let node = NodeState { domain, node, finder: Finder::HostsFile(file.nodes.iter().map(|e| e.node).collect()) };
@@ -248,7 +248,7 @@ fn start_by_rendezvous(domain: u32, node: u32) -> Result<(Job, Engine), JobError
     let unknown = SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0);
     let mut cards = vec![tcp_card(unknown, "localhost"); max as usize];
     cards[rank as usize] = BusinessCard { addr: me.addr, id: GlobalId { front: "localhost".into(), host: "localhost".into(), pid: me.pid } };
-    let knobs = EngineKnobs::from_env()?;
+    let knobs = EngineKnobs::from_env()?.with_header(super::job::MCAPI_HEADER);
     let peers = Peers { rank, size: max, secret: secret.into_bytes(), cards, lost_peer_fatal: false, retry_refused: false };
     let engine = build_engine(peers, listener.socket, &knobs, None)?;
     let node = NodeState { domain, node, finder: Finder::Rendezvous { slots, seen: HashMap::new() } };

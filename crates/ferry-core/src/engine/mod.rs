@@ -294,6 +294,13 @@ impl Engine {
         self.proto.improbe(pat)
     }
 
+    /// Take the oldest matching unexpected message whole, in the buffer it arrived in, when
+    /// it is an eager one (see [`Protocol::take_whole`]); else `None`, and
+    /// [`Engine::improbe`] takes it.
+    pub fn take_whole(&mut self, pat: &Pattern) -> Option<(Status, Vec<u8>)> {
+        self.proto.take_whole(pat)
+    }
+
     /// Receive a message taken by [`Engine::improbe`].
     ///
     /// # Safety

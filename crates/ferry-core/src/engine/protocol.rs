@@ -405,6 +405,22 @@ impl Protocol {
         Some(Status { source: env.src, tag: env.tag, bytes: msg_len(m), cancelled: false, truncated: false })
     }
 
+    /// Remove the oldest matching unexpected message and hand over its bytes, if it is a whole
+    /// eager message that wants no acknowledgement (no copy: the buffer it arrived in).
+    /// `None` when there is none, or when the oldest must be received with
+    /// [`improbe`](Self::improbe) and [`imrecv`](Self::imrecv).
+    pub fn take_whole(&mut self, pat: &Pattern) -> Option<(Status, Vec<u8>)> {
+        let (_, mid) = self.queues.peek(pat)?;
+        let whole = matches!(self.inmsgs.get(mid), Some(InMsg { kind: InKind::Eager { complete: true, bound: None, .. }, sync: None, .. }));
+        if !whole {
+            return None;
+        }
+        let (env, mid) = self.queues.take(pat)?;
+        let m = self.inmsgs.remove(&mid)?;
+        let InKind::Eager { data, .. } = m.kind else { unreachable!("checked above") };
+        Some((Status { source: env.src, tag: env.tag, bytes: data.len(), cancelled: false, truncated: false }, data))
+    }
+
     /// Remove the oldest matching unexpected message; receive it later with
     /// [`imrecv`](Self::imrecv).
     pub fn improbe(&mut self, pat: &Pattern) -> Option<(u64, Status)> {

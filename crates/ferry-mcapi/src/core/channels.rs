@@ -535,6 +535,7 @@ impl Node {
         if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
             if !c.sender && !c.scalar && c.open {
                 c.owed += 1;
+                self.owe(ep);
                 self.credit(ep, false);
             }
         }
@@ -576,9 +577,17 @@ impl Node {
                 let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above");
                 let (_, v) = c.scalars.pop_front().expect("not empty");
                 c.owed += 1;
+                self.owe(h);
                 self.credit(h, false);
                 Ok(Some(v))
             }
+        }
+    }
+
+    /// Remember that `ep`'s channel owes credits (for [`Node::flush_credits`]).
+    fn owe(&mut self, ep: Ep) {
+        if !self.owing.contains(&ep) {
+            self.owing.push(ep);
         }
     }
 
@@ -598,7 +607,7 @@ impl Node {
     }
 
     pub(super) fn flush_credits(&mut self) {
-        for ep in self.local_endpoints() {
+        for ep in std::mem::take(&mut self.owing) {
             self.credit(ep, true);
         }
     }

@@ -157,13 +157,15 @@ pub struct Node {
     released: VecDeque<usize>,
     /// Attribute queries waiting for an answer, and the rank asked.
     attr_asked: HashMap<ReqId, Rank>,
+    /// Channel endpoints that owe their sender credits.
+    owing: Vec<Ep>,
 }
 
 impl Node {
     pub fn new(cfg: Config) -> Node {
         let mut nodes = HashMap::new();
         nodes.insert(cfg.node, Whereabouts::At(cfg.rank));
-        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: HashMap::new(), stops: HashMap::new(), nodes, wanted: HashMap::new(), out: VecDeque::new(), loopback: VecDeque::new(), lent: HashMap::new(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: VecDeque::new(), attr_asked: HashMap::new() }
+        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: HashMap::new(), stops: HashMap::new(), nodes, wanted: HashMap::new(), out: VecDeque::new(), loopback: VecDeque::new(), lent: HashMap::new(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: VecDeque::new(), attr_asked: HashMap::new(), owing: Vec::new() }
     }
 
     pub fn config(&self) -> &Config {
@@ -203,11 +205,15 @@ impl Node {
     /// Send every acknowledgement and credit still owed (before the node waits, or when
     /// the communication thread finds nothing else to do).
     pub fn flush_owed(&mut self) {
-        let owed: Vec<Rank> = self.peers.iter().filter(|(_, p)| p.taken > p.acked && !p.lost).map(|(&r, _)| r).collect();
-        for r in owed {
-            self.send_ack(r);
+        if self.peers.values().any(|p| p.taken > p.acked && !p.lost) {
+            let owed: Vec<Rank> = self.peers.iter().filter(|(_, p)| p.taken > p.acked && !p.lost).map(|(&r, _)| r).collect();
+            for r in owed {
+                self.send_ack(r);
+            }
         }
-        self.flush_credits();
+        if !self.owing.is_empty() {
+            self.flush_credits();
+        }
     }
 
     /// Frames refused so far.
