@@ -294,6 +294,31 @@ fn probe_and_matched_probe_see_the_oldest_unexpected_message() {
 }
 
 #[test]
+fn take_whole_hands_over_eager_messages_only_and_keeps_their_order() {
+    let mut net = Net::new(2, 64, 17);
+    let a = pattern(10, 1);
+    let b = pattern(3000, 2);
+    let c = pattern(20, 3);
+    let sends: Vec<ReqId> = [&a, &b, &c].iter().map(|m| unsafe { net.ranks[0].isend(1, 0, 5, m.as_ptr(), m.len(), false) }).collect();
+    net.settle();
+    let any = pat(0, None, None);
+    let (st, data) = net.ranks[1].take_whole(&any).expect("the eager message, whole");
+    assert_eq!((st.bytes, &data), (10, &a));
+    assert_eq!(net.ranks[1].take_whole(&any), None, "the oldest is a rendezvous announcement");
+    let (mid, st) = net.ranks[1].improbe(&any).expect("the announcement");
+    assert_eq!(st.bytes, 3000);
+    let mut buf = vec![0u8; 3000];
+    let r = unsafe { net.ranks[1].imrecv(mid, buf.as_mut_ptr(), buf.len()) };
+    net.settle();
+    assert_eq!(take_ok(&mut net.ranks[1], r).bytes, 3000);
+    assert_eq!(net.ranks[1].take_whole(&any).map(|(_, d)| d), Some(c));
+    assert_eq!(net.ranks[1].take_whole(&any), None);
+    for s in sends {
+        take_ok(&mut net.ranks[0], s);
+    }
+}
+
+#[test]
 fn single_copy_reads_replace_the_data_frames() {
     let mut net = Net::new(2, 64, 17);
     for r in 0..2 {
