@@ -23,5 +23,13 @@ if [ -n "$bad" ]; then
   echo "$bad"
   fail=1
 fi
-[ $fail = 0 ] && echo "ok   purity: pure crates depend on no I/O crate; the protocol core does no I/O"
+# So does the MCAPI node core (and its frame codec) inside ferry-mcapi: no engine, no driver.
+mcapi=$(ls crates/ferry-mcapi/src/core/*.rs crates/ferry-mcapi/src/wire.rs | grep -v '/tests.rs$')
+bad=$(grep -nE 'mio::|libc::|std::(net|time|thread|fs|process|io)|Instant|SystemTime|ferry_core|crate::(driver|api)|(debug|info|warn|error)!|println!|eprintln!' $mcapi || true)
+if [ -n "$bad" ]; then
+  echo "FAIL purity: the MCAPI node core reaches I/O:"
+  echo "$bad"
+  fail=1
+fi
+[ $fail = 0 ] && echo "ok   purity: pure crates depend on no I/O crate; the protocol core and the MCAPI node core do no I/O"
 exit $fail

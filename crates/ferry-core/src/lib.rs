@@ -12,4 +12,4 @@ pub mod sync;
 pub mod transport;
 
 // The faces start from a job and reach nothing else of the bootstrap.
-pub use bootstrap::{Job, JobError};
+pub use bootstrap::{Job, JobError, Locate, NodeMode};

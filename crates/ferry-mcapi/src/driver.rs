@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use ferry_core::bootstrap::Locate;
+use ferry_core::Locate;
 use ferry_core::engine::{Engine, Pattern, ReqId as EngineReq};
 use ferry_core::Job;
 

@@ -103,13 +103,13 @@ pub unsafe extern "C" fn mcapi_initialize(domain_id: u32, node_id: u32, attrs: *
 /// file), or, for nodes that meet in a rendezvous, `FERRY_SIZE` when it is set.
 unsafe fn fill_info(info: *mut Info, rt: &Runtime) {
     let nodes = match rt.job.mode() {
-        ferry_core::bootstrap::NodeMode::Rendezvous => std::env::var("FERRY_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(rt.job.size()),
+        ferry_core::NodeMode::Rendezvous => std::env::var("FERRY_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(rt.job.size()),
         _ => rt.job.size(),
     };
     let launch = match rt.job.mode() {
-        ferry_core::bootstrap::NodeMode::Launcher => 1,
-        ferry_core::bootstrap::NodeMode::Rendezvous => 2,
-        ferry_core::bootstrap::NodeMode::HostsFile => 3,
+        ferry_core::NodeMode::Launcher => 1,
+        ferry_core::NodeMode::Rendezvous => 2,
+        ferry_core::NodeMode::HostsFile => 3,
     };
     // SAFETY: written under the node's lock, before the pointer is handed out; the caller's
     // info is valid.
@@ -252,7 +252,7 @@ pub unsafe extern "C" fn mcapi_node_get_attribute(domain_id: u32, node_id: u32, 
         let known = {
             let mut g = driver::lock();
             let Some(rt) = driver::active(&mut g) else { return ((), Status::ErrNodeNotInit) };
-            node_id == rt.node.config().node || matches!(rt.job.locate(&mut rt.engine, node_id), ferry_core::bootstrap::Locate::At(_))
+            node_id == rt.node.config().node || matches!(rt.job.locate(&mut rt.engine, node_id), ferry_core::Locate::At(_))
         };
         if domain_id > MAX_DOMAIN {
             return ((), Status::ErrDomainInvalid);
