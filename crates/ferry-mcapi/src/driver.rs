@@ -115,9 +115,8 @@ impl Runtime {
                 }
             }
         }
-        let wanted = self.node.wanted_nodes();
-        if !wanted.is_empty() && Instant::now() >= self.next_locate {
-            for n in wanted {
+        if self.node.wants_nodes() && Instant::now() >= self.next_locate {
+            for n in self.node.wanted_nodes() {
                 let w = match self.job.locate(&mut self.engine, n) {
                     Locate::At(r) => Whereabouts::At(r),
                     Locate::Never => Whereabouts::Never,

@@ -14,6 +14,7 @@
 
 pub mod attributes;
 mod channels;
+mod close;
 mod endpoints;
 mod messages;
 pub mod requests;
@@ -227,6 +228,11 @@ impl Node {
     }
 
     // ----- whereabouts --------------------------------------------------------------------
+
+    /// Whether some node is to be located.
+    pub fn wants_nodes(&self) -> bool {
+        !self.wanted.is_empty()
+    }
 
     /// Nodes the driver should locate.
     pub fn wanted_nodes(&self) -> Vec<u32> {
