@@ -62,6 +62,7 @@ test: deps-test build
 	bash tests/fit.sh
 	bash tests/bench-quick.sh
 	bash tests/mcapi.sh
+	bash tests/mcapi-bench-quick.sh
 
 test-long: test
 	bash tests/fuzz.sh
