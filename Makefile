@@ -43,12 +43,19 @@ $(BUILD)/examples/%: examples/%.c include/mpi.h build
 	@mkdir -p $(BUILD)/examples
 	bin/mpicc -O2 -Wall -o $@ $<
 
-demo: deps-demo build $(BUILD)/examples/ring $(BUILD)/examples/halo
+$(BUILD)/examples/mcapi_%: examples/mcapi_%.c include/mcapi.h build
+	@mkdir -p $(BUILD)/examples
+	bin/mcapicc -O2 -Wall -o $@ $<
+
+demo: deps-demo build $(BUILD)/examples/ring $(BUILD)/examples/halo $(BUILD)/examples/mcapi_pipeline
 	@echo "== ring: a token travels around 4 ranks =="
 	$(FERRY) run -n 4 --timeout 60 $(BUILD)/examples/ring
 	@echo
 	@echo "== halo: 1-D halo exchange and Jacobi sweeps on 4 ranks =="
 	$(FERRY) run -n 4 --timeout 60 $(BUILD)/examples/halo
+	@echo
+	@echo "== mcapi_pipeline: 3 MCAPI nodes, a packet channel, a scalar channel and a message =="
+	$(FERRY) run -n 3 --timeout 60 $(BUILD)/examples/mcapi_pipeline
 
 test: deps-test build
 	$(CARGO) test --release --workspace
