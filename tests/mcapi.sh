@@ -10,6 +10,8 @@
 #          by it).
 #   split  the same, on two emulated hosts: nodes 0 and 1 on one (FERRY_HOST_ID), 2 and 3 on
 #          the other, ...: shared memory within each, TCP between them.
+#   hydra  under MPICH's launcher through PMI-1: `mpiexec.mpich -n N` (FERRY_RANK and
+#          FERRY_SIZE set from its PMI_RANK and PMI_SIZE); skipped when it is not installed.
 #   hand   N copies started here, without a launcher, in random order with small delays, each
 #          with FERRY_RANK=i FERRY_SIZE=N and FERRY_MCAPI_RENDEZVOUS=<a fresh directory> where
 #          the nodes find each other.
@@ -127,6 +129,12 @@ run_job() {
     local -a wrap=()
     if [ "$mode" = split ]; then
         wrap=(sh -c 'FERRY_HOST_ID=emulated-host-$((FERRY_RANK / 2)) exec "$0" "$@"')
+    fi
+    if [ "$mode" = hydra ]; then
+        timeout -k 5 $((run_timeout + 30)) mpiexec.mpich -n "$np" \
+            sh -c 'FERRY_RANK=$PMI_RANK FERRY_SIZE=$PMI_SIZE exec "$0" "$@"' "$exe" \
+            > "$log.out" 2> "$log.err" < /dev/null
+        return
     fi
     timeout -k 5 $((run_timeout + 30)) "$FERRY" run -n "$np" --timeout "$run_timeout" \
         "${wrap[@]}" "$exe" > "$log.out" 2> "$log.err" < /dev/null
@@ -253,7 +261,11 @@ for src in "${sources[@]}"; do
             rm -f "$log".*
             why=""
             t0=$(now_ns)
-            if [ "$mode" = job ] || [ "$mode" = split ]; then
+            if [ "$mode" = hydra ] && ! command -v mpiexec.mpich > /dev/null; then
+                echo "skip $label -n $np: mpiexec.mpich is not installed"
+                continue
+            fi
+            if [ "$mode" = job ] || [ "$mode" = split ] || [ "$mode" = hydra ]; then
                 if [ -n "$killed" ]; then
                     echo "FAIL $label -n $np: a program with killed nodes runs only by hand"
                     failed=$((failed + 1))

@@ -1,5 +1,5 @@
 /* nodes: 2 4 8 */
-/* launch: job split hand hosts */
+/* launch: job split hydra hand hosts */
 /*
  * Messages: blocking and non-blocking send and receive between node 0 and node 1, sizes 0 to
  * MCAPI_MAX_MSG_SIZE checked byte by byte; MCAPI_ERR_MSG_SIZE one byte over; a truncated
