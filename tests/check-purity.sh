@@ -23,9 +23,10 @@ if [ -n "$bad" ]; then
   echo "$bad"
   fail=1
 fi
-# So does the MCAPI node core (and its frame codec) inside ferry-mcapi: no engine, no driver.
+# So does the MCAPI node core (and its frame codec) inside ferry-mcapi: no engine, no driver
+# (of ferry-core only the hash map of small keys, which is plain code).
 mcapi=$(ls crates/ferry-mcapi/src/core/*.rs crates/ferry-mcapi/src/wire.rs | grep -v '/tests.rs$')
-bad=$(grep -nE 'mio::|libc::|std::(net|time|thread|fs|process|io)|Instant|SystemTime|ferry_core|crate::(driver|api)|(debug|info|warn|error)!|println!|eprintln!' $mcapi || true)
+bad=$(grep -nE 'mio::|libc::|std::(net|time|thread|fs|process|io)|Instant|SystemTime|ferry_core::([^f]|f[^a])|ferry_core::\{|crate::(driver|api)|(debug|info|warn|error)!|println!|eprintln!' $mcapi || true)
 if [ -n "$bad" ]; then
   echo "FAIL purity: the MCAPI node core reaches I/O:"
   echo "$bad"

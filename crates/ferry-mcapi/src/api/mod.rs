@@ -174,9 +174,11 @@ impl Drop for Waiting {
     }
 }
 
-/// Wait for `rid` until `deadline`; on time out the request stays pending.
-pub(crate) fn wait_request(rid: ReqId, deadline: Option<Instant>) -> Result<Done, Status> {
-    let _claim = Waiting::claim(rid)?;
+/// Wait for `rid` until `deadline`; on time out the request stays pending. `shared`: the
+/// caller holds the request (a second waiter on it is refused); a blocking call waiting on
+/// its own request need not say so.
+pub(crate) fn wait_request(rid: ReqId, deadline: Option<Instant>, shared: bool) -> Result<Done, Status> {
+    let _claim = if shared { Some(Waiting::claim(rid)?) } else { None };
     let mut taken = None;
     let mut cancelled = false;
     let r = block_until(
@@ -205,7 +207,7 @@ pub(crate) fn wait_request(rid: ReqId, deadline: Option<Instant>) -> Result<Done
 
 /// Wait for a request a blocking call started; on time out take it back if the core can.
 pub(crate) fn wait_blocking(rid: ReqId, timeout: u32) -> Result<Done, Status> {
-    match wait_request(rid, deadline(timeout)) {
+    match wait_request(rid, deadline(timeout), false) {
         Err(Status::Timeout) => {
             let _ = with_node(|rt| rt.node.cancel(rid));
             Err(Status::Timeout)

@@ -62,7 +62,7 @@ pub unsafe extern "C" fn mcapi_wait(request: *mut Request, size: *mut usize, tim
             Ok(r) => r,
             Err(s) => return (MCAPI_FALSE, s),
         };
-        match wait_request(rid, deadline(timeout)) {
+        match wait_request(rid, deadline(timeout), true) {
             Ok(d) => {
                 // SAFETY: checked non-null above.
                 unsafe { *size = d.size };

@@ -6,7 +6,9 @@
 //! packets or takes scalars. A received packet is lent to the user in the very buffer it
 //! arrived in, until `mcapi_pktchan_release`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use ferry_core::fastmap::FastMap;
 
 use super::requests::{Done, Outcome, ReqId, Waits};
 use super::{Ep, Node, OutBytes, Rank, Status};
@@ -75,9 +77,9 @@ pub(super) struct Connecting {
 /// Channel state that belongs to no endpoint yet.
 #[derive(Default)]
 pub(super) struct Pending {
-    pub connects: HashMap<ReqId, Connecting>,
+    pub connects: FastMap<ReqId, Connecting>,
     /// `Open` grants that arrived before the send side heard of its connection.
-    pub early_opens: HashMap<u32, (Rank, u32, u32)>,
+    pub early_opens: FastMap<u32, (Rank, u32, u32)>,
 }
 
 fn reply_status(r: Reply) -> Status {

@@ -2,7 +2,9 @@
 //! numbers, and finding an endpoint of another node (`Query`, answered by `Found` once it
 //! exists).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use ferry_core::fastmap::FastMap;
 
 use super::attributes::EpAttrs;
 use super::channels::Chan;
@@ -39,7 +41,7 @@ pub(super) struct LocalEp {
     pub queued: usize,
     /// Posted receives (`msg_recv_i`), oldest first.
     pub posted: VecDeque<ReqId>,
-    pub refusing: HashMap<Rank, Refusing>,
+    pub refusing: FastMap<Rank, Refusing>,
     pub attrs: EpAttrs,
     pub chan: Option<Chan>,
     /// Successful gets of this endpoint, and the node of the last getter.
@@ -63,22 +65,22 @@ struct Slot {
 pub(super) struct Table {
     slots: Vec<Slot>,
     free: Vec<u32>,
-    ports: HashMap<u32, Ep>,
-    remotes: HashMap<(u32, u32), Ep>,
+    ports: FastMap<u32, Ep>,
+    remotes: FastMap<(u32, u32), Ep>,
     locals: usize,
     max_locals: usize,
     next_any: u32,
     /// Gets of our own ports that do not exist yet.
-    local_gets: HashMap<u32, Vec<ReqId>>,
+    local_gets: FastMap<u32, Vec<ReqId>>,
     /// Queries of other nodes for ports that do not exist yet: (rank, cookie, node).
-    queries: HashMap<u32, Vec<(Rank, u64, u32)>>,
+    queries: FastMap<u32, Vec<(Rank, u64, u32)>>,
     /// Gets waiting for an answer, and the rank asked.
-    asked: HashMap<ReqId, Rank>,
+    asked: FastMap<ReqId, Rank>,
 }
 
 impl Table {
     pub fn new(max_locals: usize) -> Table {
-        Table { slots: Vec::new(), free: Vec::new(), ports: HashMap::new(), remotes: HashMap::new(), locals: 0, max_locals, next_any: FIRST_ANY_PORT, local_gets: HashMap::new(), queries: HashMap::new(), asked: HashMap::new() }
+        Table { slots: Vec::new(), free: Vec::new(), ports: FastMap::default(), remotes: FastMap::default(), locals: 0, max_locals, next_any: FIRST_ANY_PORT, local_gets: FastMap::default(), queries: FastMap::default(), asked: FastMap::default() }
     }
 
     fn add(&mut self, e: Entry) -> Ep {
@@ -201,7 +203,7 @@ impl Node {
         };
         let attrs = EpAttrs { kind: 1, priority: 0, buffer: 0, memory: 0, max_payload: self.cfg.max_payload as u32, timeout: u32::MAX, recv_buffers: self.cfg.queue_limit as u32 };
         let queue = (0..=self.cfg.max_priority).map(|_| VecDeque::new()).collect();
-        let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: HashMap::new(), attrs, chan: None, get_count: 0, get_source: None, getters: Vec::new() };
+        let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: FastMap::default(), attrs, chan: None, get_count: 0, get_source: None, getters: Vec::new() };
         let ep = self.eps.add(super::endpoints::Entry::Local(Box::new(l)));
         self.eps.ports.insert(port, ep);
         self.eps.locals += 1;

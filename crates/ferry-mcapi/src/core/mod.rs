@@ -22,7 +22,9 @@ pub mod status;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use ferry_core::fastmap::FastMap;
 use std::sync::Arc;
 
 use crate::wire::{Frame, Kind, WireError};
@@ -136,17 +138,17 @@ pub struct Node {
     cfg: Config,
     pub(crate) reqs: requests::Requests,
     eps: endpoints::Table,
-    peers: HashMap<Rank, Peer>,
-    stops: HashMap<(Rank, u32), Stop>,
+    peers: FastMap<Rank, Peer>,
+    stops: FastMap<(Rank, u32), Stop>,
     /// Where nodes run (filled by the driver).
-    nodes: HashMap<u32, Whereabouts>,
+    nodes: FastMap<u32, Whereabouts>,
     /// Nodes whose whereabouts the driver should find, and the requests waiting on them.
-    wanted: HashMap<u32, Vec<(ReqId, u32)>>,
+    wanted: FastMap<u32, Vec<(ReqId, u32)>>,
     out: VecDeque<(Rank, OutBytes)>,
     loopback: VecDeque<Vec<u8>>,
     /// Packets lent to the user, by the address of their bytes: the frame and the channel
     /// endpoint it came through.
-    lent: HashMap<usize, (Vec<u8>, Ep)>,
+    lent: FastMap<usize, (Vec<u8>, Ep)>,
     /// Frames refused (malformed): for the driver's log.
     refused: u64,
     /// Messages and packets dropped because their endpoint or channel was gone.
@@ -157,16 +159,16 @@ pub struct Node {
     /// Packet buffers given back (`mcapi_pktchan_release_test`), newest last.
     released: VecDeque<usize>,
     /// Attribute queries waiting for an answer, and the rank asked.
-    attr_asked: HashMap<ReqId, Rank>,
+    attr_asked: FastMap<ReqId, Rank>,
     /// Channel endpoints that owe their sender credits.
     owing: Vec<Ep>,
 }
 
 impl Node {
     pub fn new(cfg: Config) -> Node {
-        let mut nodes = HashMap::new();
+        let mut nodes = FastMap::default();
         nodes.insert(cfg.node, Whereabouts::At(cfg.rank));
-        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: HashMap::new(), stops: HashMap::new(), nodes, wanted: HashMap::new(), out: VecDeque::new(), loopback: VecDeque::new(), lent: HashMap::new(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: VecDeque::new(), attr_asked: HashMap::new(), owing: Vec::new() }
+        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: FastMap::default(), stops: FastMap::default(), nodes, wanted: FastMap::default(), out: VecDeque::new(), loopback: VecDeque::new(), lent: FastMap::default(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: VecDeque::new(), attr_asked: FastMap::default(), owing: Vec::new() }
     }
 
     pub fn config(&self) -> &Config {
