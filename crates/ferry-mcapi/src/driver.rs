@@ -5,12 +5,13 @@
 //! engine's routes (shared memory on a host under a launcher, TCP otherwise), its
 //! authentication and its flow control carry MCAPI as they carry MPI. The node core is
 //! behind one lock: a call takes it, feeds the core, moves frames both ways (`pump`) and
-//! lets go. A blocking call polls the engine for a short while holding the lock, then
-//! sleeps without it on the engine's descriptor, so that other threads of the node may call
-//! in; a call that may have finished what a sleeper waits for wakes it. The communication
-//! thread does a pass whenever it gets the lock, so that messages, acknowledgements and
-//! credits move while the application computes; it sleeps on the engine's descriptor
-//! between passes (briefly while the node has work in flight, long when it has none).
+//! lets go. A blocking call waits inside the engine holding the lock: the engine polls while
+//! bytes move and for `FERRY_SPIN_US` after, then sleeps until a socket or a local peer wakes
+//! it; the call lets go of the lock at least every `NAP`, so that other threads of the node
+//! may call in. The communication thread does a pass whenever it gets the lock, so that
+//! messages, acknowledgements and credits move while the application computes outside the
+//! library; it sleeps on the engine's descriptor between passes (briefly while the node has
+//! work in flight, long when it has none), and keeps away while the application drives.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,9 +19,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use ferry_core::Locate;
 use ferry_core::engine::{Engine, Pattern, ReqId as EngineReq};
-use ferry_core::Job;
+use ferry_core::{Job, Locate};
 
 use crate::core::{Config, Node, OutBytes, Whereabouts};
 
@@ -172,10 +172,6 @@ impl Runtime {
         let _ = self.engine.wait_until_deadline(Some(until), |e| e.peek(&FRAMES).is_some() || receiving.front().is_some_and(|r| e.is_done(r.0)) || e.has_lost_peers());
     }
 }
-
-/// Wake threads asleep in a blocking call. They sleep inside the engine holding the lock,
-/// so nothing another thread does can concern them before they wake: nothing to do.
-pub fn wake_sleepers(_rt: &Runtime) {}
 
 /// Why a blocking wait ended without its condition.
 #[derive(Debug, PartialEq, Eq)]

@@ -109,13 +109,12 @@ pub(crate) fn call<T>(status: *mut McapiStatus, fail: T, body: impl FnOnce() -> 
     }
 }
 
-/// Run `f` on the initialised node, under its lock, waking sleepers afterwards.
+/// Run `f` on the initialised node, under its lock, and move the frames it made.
 pub(crate) fn with_node<T>(f: impl FnOnce(&mut Runtime) -> Result<T, Status>) -> Result<T, Status> {
     let mut g = driver::lock();
     let rt = driver::active(&mut g).ok_or(Status::ErrNodeNotInit)?;
     let r = f(rt);
     rt.pump();
-    driver::wake_sleepers(rt);
     r
 }
 
