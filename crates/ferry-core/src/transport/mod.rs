@@ -19,6 +19,7 @@
 pub mod business_card;
 pub mod frame;
 pub mod mem;
+pub mod paths;
 pub mod shm;
 pub mod tcp;
 
