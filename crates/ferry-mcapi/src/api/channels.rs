@@ -1,23 +1,14 @@
 //! Packet and scalar channels: connect, open, send, receive, release, close.
 
-use super::{call, ep, put_request, wait_blocking, with_node, write_out, McapiStatus, Request, OUT_HANDLE, OUT_PACKET};
-use crate::core::{Done, Outcome, ReqId, Status};
-
-fn started(request: *mut Request, r: Result<ReqId, Status>) -> ((), Status) {
-    match r {
-        Ok(rid) => {
-            ((), put_request(request, rid))
-        }
-        Err(s) => ((), s),
-    }
-}
+use super::{call, ep, start_request, wait_blocking, with_node, write_out, McapiStatus, Request, OUT_HANDLE, OUT_PACKET};
+use crate::core::{Done, Outcome, Status};
 
 unsafe fn connect(send: u32, recv: u32, scalar: bool, request: *mut Request, status: *mut McapiStatus) {
     call(status, (), || {
         if request.is_null() {
             return ((), Status::ErrParameter);
         }
-        started(request, with_node(|rt| rt.node.connect(ep(send), ep(recv), scalar, [0; 3])))
+        ((), start_request(request, |rt| rt.node.connect(ep(send), ep(recv), scalar, [0; 3])))
     })
 }
 
@@ -26,7 +17,7 @@ unsafe fn open(handle: *mut u32, endpoint: u32, scalar: bool, sender: bool, requ
         if request.is_null() || handle.is_null() {
             return ((), Status::ErrParameter);
         }
-        started(request, with_node(|rt| rt.node.open(ep(endpoint), scalar, sender, [OUT_HANDLE, handle as usize, 0])))
+        ((), start_request(request, |rt| rt.node.open(ep(endpoint), scalar, sender, [OUT_HANDLE, handle as usize, 0])))
     })
 }
 
@@ -35,7 +26,7 @@ unsafe fn close(handle: u32, scalar: bool, sender: bool, request: *mut Request, 
         if request.is_null() {
             return ((), Status::ErrParameter);
         }
-        started(request, with_node(|rt| rt.node.close(ep(handle), scalar, sender, [0; 3])))
+        ((), start_request(request, |rt| rt.node.close(ep(handle), scalar, sender, [0; 3])))
     })
 }
 
@@ -119,13 +110,11 @@ pub unsafe extern "C" fn mcapi_pktchan_send_i(handle: u32, buffer: *const u8, si
         }
         // SAFETY: the caller's buffer of `size` bytes.
         let data = if size == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(buffer, size) } };
-        started(
-            request,
-            with_node(|rt| match rt.node.pkt_send(ep(handle), data, [0; 3])? {
-                Some(rid) => Ok(rid),
-                None => rt.node.reqs.done_now(Done { status: Status::Success, size, out: Outcome::Nothing }, [0; 3]),
-            }),
-        )
+        let st = start_request(request, |rt| match rt.node.pkt_send(ep(handle), data, [0; 3])? {
+            Some(rid) => Ok(rid),
+            None => rt.node.reqs.done_now(Done { status: Status::Success, size, out: Outcome::Nothing }, [0; 3]),
+        });
+        ((), st)
     })
 }
 
@@ -155,7 +144,7 @@ pub unsafe extern "C" fn mcapi_pktchan_recv_i(handle: u32, buffer: *mut *mut u8,
         if request.is_null() || buffer.is_null() {
             return ((), Status::ErrParameter);
         }
-        started(request, with_node(|rt| rt.node.pkt_recv(ep(handle), [OUT_PACKET, buffer as usize, 0])))
+        ((), start_request(request, |rt| rt.node.pkt_recv(ep(handle), [OUT_PACKET, buffer as usize, 0])))
     })
 }
 

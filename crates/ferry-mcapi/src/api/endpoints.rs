@@ -1,6 +1,6 @@
 //! Endpoints: create, get (blocking with a timeout, or a request), delete, attributes.
 
-use super::{call, ep, put_request, wait_blocking, with_node, McapiStatus, Request, INVALID, MAX_DOMAIN, MAX_NODE, MAX_PORT, OUT_HANDLE, PORT_ANY, TIMEOUT_INFINITE};
+use super::{call, ep, start_request, wait_blocking, with_node, McapiStatus, Request, INVALID, MAX_DOMAIN, MAX_NODE, MAX_PORT, OUT_HANDLE, PORT_ANY, TIMEOUT_INFINITE};
 use crate::core::attributes;
 use crate::core::{Done, Outcome, Status};
 
@@ -43,12 +43,7 @@ pub unsafe extern "C" fn mcapi_endpoint_get_i(domain_id: u32, node_id: u32, port
         if let Err(s) = get_args(domain_id, node_id, port_id) {
             return ((), s);
         }
-        match with_node(|rt| rt.node.get_endpoint(domain_id, node_id, port_id, [OUT_HANDLE, endpoint as usize, 0])) {
-            Ok(rid) => {
-                ((), put_request(request, rid))
-            }
-            Err(s) => ((), s),
-        }
+        ((), start_request(request, |rt| rt.node.get_endpoint(domain_id, node_id, port_id, [OUT_HANDLE, endpoint as usize, 0])))
     })
 }
 

@@ -1,6 +1,6 @@
 //! Messages: send and receive, blocking and not, and the count waiting.
 
-use super::{call, ep, put_request, status_of, wait_blocking, with_node, write_out, McapiStatus, Request, OUT_MSG};
+use super::{call, ep, start_request, status_of, wait_blocking, with_node, write_out, McapiStatus, Request, OUT_MSG};
 use crate::core::{Outcome, Status};
 use crate::wire::HEADER_LEN;
 
@@ -23,16 +23,11 @@ pub unsafe extern "C" fn mcapi_msg_send_i(send: u32, recv: u32, buffer: *const u
         }
         // SAFETY: checked above.
         let data = unsafe { bytes(buffer, size) };
-        let r = with_node(|rt| match rt.node.msg_send(ep(send), ep(recv), data, priority, [0; 3])? {
+        let st = start_request(request, |rt| match rt.node.msg_send(ep(send), ep(recv), data, priority, [0; 3])? {
             Some(rid) => Ok(rid),
             None => rt.node.reqs.done_now(crate::core::Done { status: Status::Success, size, out: Outcome::Nothing }, [0; 3]),
         });
-        match r {
-            Ok(rid) => {
-                ((), put_request(request, rid))
-            }
-            Err(s) => ((), s),
-        }
+        ((), st)
     })
 }
 
@@ -69,12 +64,7 @@ pub unsafe extern "C" fn mcapi_msg_recv_i(recv: u32, buffer: *mut u8, size: usiz
         if request.is_null() || (buffer.is_null() && size > 0) {
             return ((), Status::ErrParameter);
         }
-        match with_node(|rt| rt.node.msg_recv(ep(recv), size, [OUT_MSG, buffer as usize, size])) {
-            Ok(rid) => {
-                ((), put_request(request, rid))
-            }
-            Err(s) => ((), s),
-        }
+        ((), start_request(request, |rt| rt.node.msg_recv(ep(recv), size, [OUT_MSG, buffer as usize, size])))
     })
 }
 

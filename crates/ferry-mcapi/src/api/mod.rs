@@ -215,22 +215,24 @@ pub(crate) fn wait_blocking(rid: ReqId, timeout: u32) -> Result<Done, Status> {
     }
 }
 
-/// Store a request handle for the caller; the status of a call that started it:
-/// `MCAPI_PENDING` until it finishes.
-pub(crate) fn put_request(request: *mut Request, rid: ReqId) -> Status {
-    // SAFETY: checked non-null by the caller of this helper.
-    unsafe { *request = rid.0 };
-    let g = driver::lock();
-    let Some(rt) = g.as_ref() else { return Status::ErrNodeNotInit };
-    match rt.node.peek(rid) {
-        // Finished already: its results are where the caller asked for them at once (the
-        // request still waits to be released by a wait).
-        Some(done) => {
-            write_out(done, rt.node.user_words(rid).unwrap_or_default());
-            Status::Success
-        }
-        None => Status::Pending,
-    }
+/// Start a request with `f`, under one hold of the node's lock; store its handle for the
+/// caller. The call's status: `MCAPI_PENDING`, or `MCAPI_SUCCESS` when the operation finished
+/// within the call (its results are then where the caller asked for them at once; the
+/// request still waits to be released by a wait).
+pub(crate) fn start_request(request: *mut Request, f: impl FnOnce(&mut Runtime) -> Result<ReqId, Status>) -> Status {
+    let r = with_node(|rt| {
+        let rid = f(rt)?;
+        // SAFETY: checked non-null by the caller of this helper.
+        unsafe { *request = rid.0 };
+        Ok(match rt.node.peek(rid) {
+            Some(done) => {
+                write_out(done, rt.node.user_words(rid).unwrap_or_default());
+                Status::Success
+            }
+            None => Status::Pending,
+        })
+    });
+    r.unwrap_or_else(|s| s)
 }
 
 pub(crate) fn ep(h: u32) -> Ep {
