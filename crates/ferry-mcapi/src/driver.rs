@@ -206,14 +206,6 @@ pub fn block_until(mut done: impl FnMut(&mut Runtime) -> bool, deadline: Option<
     }
 }
 
-fn sleep_on(fd: std::os::fd::RawFd, nap: Duration) {
-    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-    let ms = nap.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
-    // SAFETY: one valid pollfd on this stack frame; the descriptor belongs to the engine,
-    // which is dropped only after the communication thread stopped.
-    unsafe { libc::poll(&mut p, 1, ms) };
-}
-
 /// The communication thread.
 pub struct CommThread {
     stop: Arc<AtomicBool>,
@@ -251,7 +243,8 @@ impl CommThread {
                     },
                 };
                 if !flag.load(Ordering::Acquire) {
-                    sleep_on(fd, nap);
+                    // The engine, and so `fd`, lives until after this thread is joined.
+                    ferry_core::sync::wait_readable(fd, nap);
                 }
             }
         })?;

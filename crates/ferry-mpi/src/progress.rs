@@ -140,12 +140,9 @@ impl ProgressThread {
                         WAITING.fetch_sub(1, Ordering::Relaxed);
                     }
                     Pass::Idle if flag.load(Ordering::Acquire) => {}
-                    Pass::Idle => {
-                        let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-                        // SAFETY: one valid pollfd on this stack frame; `fd` stays open until
-                        // the engine is dropped, which finalize does only after joining us.
-                        unsafe { libc::poll(&mut p, 1, IDLE.as_millis() as libc::c_int) };
-                    }
+                    // `fd` stays open until the engine is dropped, which finalize does only
+                    // after joining us.
+                    Pass::Idle => ferry_core::sync::wait_readable(fd, IDLE),
                 }
             }
             if let Some(b) = &bell {

@@ -3,5 +3,7 @@
 //! rings, sockets or ranks.
 
 pub mod futex;
+pub mod readable;
 
 pub use futex::{futex_wait, futex_wake};
+pub use readable::wait_readable;
