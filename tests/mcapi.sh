@@ -90,24 +90,9 @@ header_line() {
     sed -n "s|^[[:space:]]*/\*[[:space:]]*$2:\([^*]*\)\*/.*|\1|p" "$1" | head -n 1
 }
 
-selected() {
-    local name=$1 f
-    [ ${#filters[@]} -eq 0 ] && return 0
-    for f in "${filters[@]}"; do
-        case "$name" in *"$f"*) return 0 ;; esac
-    done
-    return 1
-}
+# shellcheck source=tests/runner-lib.sh
+. "$repo/tests/runner-lib.sh"
 
-now_ns() { date +%s%N; }
-
-show_tail() {
-    local file=$1 label=$2
-    if [ -s "$file" ]; then
-        echo "    --- $label (last lines)"
-        tail -n 15 "$file" | sed 's/^/    | /'
-    fi
-}
 
 # Free TCP ports on 127.0.0.1, one per line.
 free_ports() {

@@ -127,14 +127,8 @@ mkdir -p "$work/bin" "$work/log" || exit 2
 passed=0
 failed=0
 
-selected() {
-    local name=$1 f
-    [ ${#filters[@]} -eq 0 ] && return 0
-    for f in "${filters[@]}"; do
-        case "$name" in *"$f"*) return 0 ;; esac
-    done
-    return 1
-}
+# shellcheck source=tests/runner-lib.sh
+. "$repo/tests/runner-lib.sh"
 
 np_selected() {
     [ -z "$np_only" ] || [ "$np_only" = "$1" ]
@@ -197,15 +191,6 @@ mpich_skip_reason() {
         head -n 1 | sed 's/[[:space:]]*$//'
 }
 
-now_ns() { date +%s%N; }
-
-show_tail() {
-    local file=$1 label=$2
-    if [ -s "$file" ]; then
-        echo "    --- $label (last lines)"
-        tail -n 15 "$file" | sed 's/^/    | /'
-    fi
-}
 
 report_fail() {
     local what=$1 why=$2 log=$3
