@@ -25,6 +25,8 @@
 
 #include <mcapi.h>
 
+#include "../plain.h"
+
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,27 +65,6 @@ static inline void bench_check(const char *call, mcapi_status_t st)
 {
     if (st != MCAPI_SUCCESS)
         bench_fail(call, st);
-}
-
-static inline double bench_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* A byte count with an optional suffix K, M or G (powers of 1024); -1 if the text is not one. */
-static inline long bench_parse_size(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
-    else if (*end == 'g' || *end == 'G')
-        v <<= 30, end++;
-    return *end == '\0' && end != s && v >= 0 ? v : -1;
 }
 
 static inline void *bench_alloc(size_t n)

@@ -46,25 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static long parse_size(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
-    else if (*end == 'g' || *end == 'G')
-        v <<= 30, end++;
-    return *end == '\0' && end != s && v >= 0 ? v : -1;
-}
+#include "../plain.h"
 
 __attribute__((noreturn))
 static void die(const char *what)
@@ -131,11 +113,11 @@ static void pingpong_measure(int fd, char *buf, long min, long max, long iters)
         double t0 = 0.0, t_prev = 0.0;
         for (long k = 0; k < warmup + iters; k++) {
             if (k == warmup)
-                t0 = t_prev = now();
+                t0 = t_prev = bench_now();
             write_all(fd, buf, (size_t)size);
             read_all(fd, buf, (size_t)size);
             if (k >= warmup) {
-                double t = now();
+                double t = bench_now();
                 trip[k - warmup] = t - t_prev;
                 t_prev = t;
             }
@@ -170,11 +152,11 @@ static void stream_measure(int fd, char *buf, long min, long max, long bytes)
         double t0 = 0.0;
         for (long k = 0; k < warmup + count; k++) {
             if (k == warmup)
-                t0 = now();
+                t0 = bench_now();
             write_all(fd, buf, (size_t)size);
         }
         read_all(fd, &ack, 1);
-        double elapsed = now() - t0;
+        double elapsed = bench_now() - t0;
         printf("%ld %.3f %ld\n", size, (double)(count * size) / elapsed / 1e6, count * size);
         fflush(stdout);
     }
@@ -208,16 +190,16 @@ int main(int argc, char **argv)
     long iters = 10000, bytes = 1L << 30;
     const char *env = getenv("FERRY_BENCH_BYTES");
     if (env != NULL)
-        bytes = parse_size(env);
+        bytes = bench_parse_size(env);
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "-s") == 0 && a + 1 < argc)
-            min = parse_size(argv[++a]);
+            min = bench_parse_size(argv[++a]);
         else if (strcmp(argv[a], "-m") == 0 && a + 1 < argc)
-            max = parse_size(argv[++a]);
+            max = bench_parse_size(argv[++a]);
         else if (!stream && strcmp(argv[a], "-i") == 0 && a + 1 < argc)
-            iters = parse_size(argv[++a]);
+            iters = bench_parse_size(argv[++a]);
         else if (stream && strcmp(argv[a], "-b") == 0 && a + 1 < argc)
-            bytes = parse_size(argv[++a]);
+            bytes = bench_parse_size(argv[++a]);
         else
             usage_exit();
     }
