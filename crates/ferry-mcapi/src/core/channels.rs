@@ -471,7 +471,7 @@ impl Node {
 
     fn lend(&mut self, bytes: Vec<u8>, ep: Ep) -> (usize, usize) {
         let addr = bytes.as_ptr() as usize + HEADER_LEN;
-        self.released.retain(|a| *a != addr);
+        self.released.forget(addr);
         let len = bytes.len() - HEADER_LEN;
         self.lent.insert(addr, (bytes, ep));
         (addr, len)
@@ -530,10 +530,7 @@ impl Node {
     /// Give a lent packet back; its channel gets a credit for it.
     pub fn pkt_release(&mut self, addr: usize) -> Result<(), Status> {
         let (_, ep) = self.lent.remove(&addr).ok_or(Status::ErrBufInvalid)?;
-        self.released.push_back(addr);
-        if self.released.len() > 4096 {
-            self.released.pop_front();
-        }
+        self.released.add(addr);
         if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
             if !c.sender && !c.scalar && c.open {
                 c.owed += 1;
@@ -554,7 +551,7 @@ impl Node {
     pub fn pkt_release_test(&self, addr: usize) -> Result<bool, Status> {
         if self.lent.contains_key(&addr) {
             Ok(false)
-        } else if self.released.contains(&addr) {
+        } else if self.released.contains(addr) {
             Ok(true)
         } else {
             Err(Status::ErrBufInvalid)

@@ -133,6 +133,40 @@ struct Stop {
     held: VecDeque<Held>,
 }
 
+/// The addresses of the last `RELEASED` packet buffers given back, each with the number of its
+/// release, so that forgetting the oldest never forgets a buffer released again since.
+#[derive(Default)]
+struct Released {
+    by_addr: FastMap<usize, u64>,
+    order: VecDeque<(usize, u64)>,
+    count: u64,
+}
+
+const RELEASED: usize = 4096;
+
+impl Released {
+    fn add(&mut self, addr: usize) {
+        self.count += 1;
+        self.by_addr.insert(addr, self.count);
+        self.order.push_back((addr, self.count));
+        if self.order.len() > RELEASED {
+            let (old, n) = self.order.pop_front().expect("not empty");
+            if self.by_addr.get(&old) == Some(&n) {
+                self.by_addr.remove(&old);
+            }
+        }
+    }
+
+    /// The buffer at `addr` is lent again.
+    fn forget(&mut self, addr: usize) {
+        self.by_addr.remove(&addr);
+    }
+
+    fn contains(&self, addr: usize) -> bool {
+        self.by_addr.contains_key(&addr)
+    }
+}
+
 /// One MCAPI node.
 pub struct Node {
     cfg: Config,
@@ -156,8 +190,8 @@ pub struct Node {
     pending: channels::Pending,
     /// Requests cancelled lately, newest last.
     cancelled: VecDeque<ReqId>,
-    /// Packet buffers given back (`mcapi_pktchan_release_test`), newest last.
-    released: VecDeque<usize>,
+    /// Packet buffers given back lately (`mcapi_pktchan_release_test`).
+    released: Released,
     /// Attribute queries waiting for an answer, and the rank asked.
     attr_asked: FastMap<ReqId, Rank>,
     /// Channel endpoints that owe their sender credits.
@@ -168,7 +202,7 @@ impl Node {
     pub fn new(cfg: Config) -> Node {
         let mut nodes = FastMap::default();
         nodes.insert(cfg.node, Whereabouts::At(cfg.rank));
-        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: FastMap::default(), stops: FastMap::default(), nodes, wanted: FastMap::default(), out: VecDeque::new(), loopback: VecDeque::new(), lent: FastMap::default(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: VecDeque::new(), attr_asked: FastMap::default(), owing: Vec::new() }
+        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: FastMap::default(), stops: FastMap::default(), nodes, wanted: FastMap::default(), out: VecDeque::new(), loopback: VecDeque::new(), lent: FastMap::default(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: Released::default(), attr_asked: FastMap::default(), owing: Vec::new() }
     }
 
     pub fn config(&self) -> &Config {
