@@ -58,6 +58,10 @@ enum Commands {
     /// Exit status: 0; 1 when a build or run failed (the others still count); 2 when nothing
     /// could start (bad options, no implementation).
     Bench(bench::BenchArgs),
+    /// The agent of a job across hosts, started by `ferry run` on each host through the
+    /// launcher template; it speaks to the head over its stdin and stdout.
+    #[command(hide = true)]
+    Agent,
 }
 
 #[derive(Args)]
@@ -74,9 +78,48 @@ struct RunArgs {
     /// Set an environment variable in every rank (repeatable).
     #[arg(long = "env", value_name = "NAME=VALUE", value_parser = parse_env_assignment)]
     env: Vec<(String, String)>,
+    /// Run across the hosts FILE lists, one per line: `HOST [slots=K] [front=NAME]`, and
+    /// `proxy ADDR:PORT front=NAME` for a relay serving a private cluster (docs/clusters.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "host")]
+    hostfile: Option<std::path::PathBuf>,
+    /// Run across these hosts: `a,b:2,c` (`:K` slots; default 1).
+    #[arg(long, value_name = "LIST")]
+    host: Option<String>,
+    /// How an agent is started on a host: a command prefix where `{host}` is replaced and
+    /// to which `ferry agent` is appended.
+    #[arg(long, value_name = "TEMPLATE", default_value = "ssh {host}")]
+    launcher: String,
+    /// The order of ranks over the hosts: `given` (the hostfile's) or `public-first`
+    /// (private hosts get the higher ranks and open their connections outward).
+    #[arg(long, value_name = "POLICY", default_value = "given", value_parser = ["given", "public-first"])]
+    rank_policy: String,
+    /// Print the host of every rank and the path of every connection once the job has
+    /// started (jobs across hosts).
+    #[arg(long)]
+    show_paths: bool,
     /// The program to run and its arguments.
     #[arg(value_name = "PROGRAM", required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<OsString>,
+}
+
+/// The hosts of a job across hosts, when `--hostfile` or `--host` names them.
+fn hosts_options(run: &RunArgs) -> Result<Option<launcher::head::HostsOptions>, String> {
+    use launcher::hosts;
+    let list = match (&run.hostfile, &run.host) {
+        (Some(path), _) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            hosts::parse_hostfile(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        (None, Some(list)) => hosts::parse_host_list(list).map_err(|e| format!("--host {list}: {e}"))?,
+        (None, None) => {
+            if run.show_paths || run.rank_policy != "given" {
+                return Err("--show-paths and --rank-policy go with --hostfile or --host".into());
+            }
+            return Ok(None);
+        }
+    };
+    let policy = if run.rank_policy == "public-first" { hosts::RankPolicy::PublicFirst } else { hosts::RankPolicy::Given };
+    Ok(Some(launcher::head::HostsOptions { list, launcher: run.launcher.clone(), policy, show_paths: run.show_paths }))
 }
 
 fn parse_env_assignment(s: &str) -> Result<(String, String), String> {
@@ -99,7 +142,7 @@ fn translate_np(mut args: Vec<OsString>) -> Vec<OsString> {
                 args[i] = OsString::from("--np");
                 i += 2;
             }
-            Some("-n" | "--np" | "--timeout" | "--env") => i += 2,
+            Some("-n" | "--np" | "--timeout" | "--env" | "--hostfile" | "--host" | "--launcher" | "--rank-policy") => i += 2,
             Some("--") => break,
             Some(a) if a.starts_with('-') => i += 1,
             _ => break, // the program: the rest is its own
@@ -112,17 +155,29 @@ fn main() {
     let cli = Cli::parse_from(translate_np(std::env::args_os().collect()));
     let code = match cli.command {
         Commands::Run(run) => {
+            let hosts = match hosts_options(&run) {
+                Ok(h) => h,
+                Err(e) => {
+                    eprintln!("ferry run: {e}");
+                    std::process::exit(2);
+                }
+            };
             let mut command = run.command.into_iter();
             let program = command.next().expect("clap requires PROGRAM");
-            launcher::run(launcher::RunOptions {
+            let opts = launcher::RunOptions {
                 ranks: run.ranks,
                 tag_output: run.tag_output,
                 timeout: run.timeout.map(Duration::from_secs),
                 env: run.env,
                 program,
                 args: command.collect(),
-            })
+            };
+            match hosts {
+                Some(h) => launcher::head::run(&opts, h),
+                None => launcher::run(opts),
+            }
         }
+        Commands::Agent => launcher::agent::run(),
         Commands::Info => {
             print!("{}", info::render());
             0

@@ -18,6 +18,7 @@
 //! |     32 |    8 | payload length in bytes                 |
 
 mod frame;
+pub mod launch;
 pub mod pmi;
 
 pub use frame::{flags, Header, Kind, WireError, Limits, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION};

@@ -18,7 +18,11 @@
 //! a broken barrier, 124 for `--timeout`, 127 when the program is not found and 126 when it
 //! cannot be executed.
 
+pub mod agent;
 mod failure;
+pub mod head;
+pub mod hosts;
+mod link;
 mod output;
 mod rank;
 mod signals;
@@ -33,12 +37,12 @@ use rank::{ExitKind, LaunchSpec, Rank};
 use signals::SignalPipe;
 
 /// Between SIGTERM and SIGKILL when the launcher stops a job.
-const STOP_GRACE: Duration = Duration::from_secs(1);
+pub(crate) const STOP_GRACE: Duration = Duration::from_secs(1);
 /// Between a forwarded SIGINT/SIGTERM and SIGKILL.
-const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+pub(crate) const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
 /// How long to wait for output pipes after every rank has exited (a rank's child may hold
 /// them open).
-const DRAIN_GRACE: Duration = Duration::from_millis(500);
+pub(crate) const DRAIN_GRACE: Duration = Duration::from_millis(500);
 
 /// What `ferry run` was asked to do.
 #[derive(Debug, Clone)]
@@ -132,9 +136,11 @@ impl Job {
             size: opts.ranks,
             env: &opts.env,
             tag_output: opts.tag_output,
+            share_stdin: true,
+            cwd: None,
         };
         for index in 0..opts.ranks {
-            match Rank::spawn(&spec, index) {
+            match Rank::spawn(&spec, index, (index, opts.ranks)) {
                 Ok(rank) => job.ranks.push(rank),
                 Err(error) => {
                     // The ranks already started are stopped and reaped by the loop.
@@ -276,13 +282,8 @@ impl Job {
             if self.stopping || self.server.state(rank) == Some(RankState::Aborted) {
                 continue; // a consequence of the stop, or reported by its Abort action
             }
-            match kind {
-                ExitKind::Signaled { signal, core_dumped } => self.fail(Failure::Signaled { rank, pid, signal, core_dumped }),
-                ExitKind::Exited(0) if self.server.state(rank) == Some(RankState::Initialized) => {
-                    self.fail(Failure::NoFinalize { rank, pid })
-                }
-                ExitKind::Exited(0) => {}
-                ExitKind::Exited(code) => self.fail(Failure::Exited { rank, pid, code }),
+            if let Some(failure) = failure::judge_end(rank, pid, None, kind, self.server.state(rank)) {
+                self.fail(failure);
             }
         }
         self.apply(deferred);
@@ -372,13 +373,13 @@ fn death_rank(kind: ExitKind) -> u8 {
     }
 }
 
-fn pollfd(fd: i32, events: libc::c_short) -> libc::pollfd {
+pub(crate) fn pollfd(fd: i32, events: libc::c_short) -> libc::pollfd {
     libc::pollfd { fd, events, revents: 0 }
 }
 
 /// poll(2), rounding the timeout up so a timer is never polled for early in a loop.
 /// EINTR (a signal) just returns: the signal pipe is then readable.
-fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) {
+pub(crate) fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) {
     let ms = match timeout {
         None => -1,
         Some(t) => i32::try_from(t.as_micros().div_ceil(1000)).unwrap_or(i32::MAX),

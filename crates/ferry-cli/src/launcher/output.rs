@@ -18,18 +18,12 @@ pub enum Sink {
 /// One output pipe of one rank.
 pub struct OutputStream {
     pipe: File,
-    sink: Sink,
-    tag: Option<Vec<u8>>,
-    /// Bytes of a line whose newline has not arrived yet.
-    pending: Vec<u8>,
-    /// Part of the current line was already written (a piece of an overlong line), so the
-    /// rest must not be tagged again.
-    mid_line: bool,
+    lines: Lines,
 }
 
 impl OutputStream {
     pub fn new(pipe: File, sink: Sink, tag: Option<String>) -> OutputStream {
-        OutputStream { pipe, sink, tag: tag.map(String::into_bytes), pending: Vec::new(), mid_line: false }
+        OutputStream { pipe, lines: Lines::new(sink, tag) }
     }
 
     pub fn fd(&self) -> RawFd {
@@ -39,25 +33,57 @@ impl OutputStream {
     /// Read what the pipe holds and forward every complete line. `false` once the pipe is
     /// at its end (the partial last line, if any, has then been written too).
     pub fn pump(&mut self) -> bool {
-        let mut buf = [0u8; 64 * 1024];
-        match self.pipe.read(&mut buf) {
-            Ok(0) => {
-                self.flush_partial();
-                false
-            }
-            Ok(n) => {
-                self.forward(&buf[..n]);
+        match self.read_chunk() {
+            Some(chunk) => {
+                self.lines.forward(&chunk);
                 true
             }
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => true,
-            Err(_) => {
+            None => {
                 self.flush_partial();
                 false
             }
         }
     }
 
-    fn forward(&mut self, data: &[u8]) {
+    /// Read what the pipe holds as it is (empty when nothing is there now); `None` at its
+    /// end. For an agent, which passes output on to the head unsplit.
+    pub fn read_chunk(&mut self) -> Option<Vec<u8>> {
+        let mut buf = vec![0u8; 64 * 1024];
+        match self.pipe.read(&mut buf) {
+            Ok(0) => None,
+            Ok(n) => {
+                buf.truncate(n);
+                Some(buf)
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => Some(Vec::new()),
+            Err(_) => None,
+        }
+    }
+
+    pub fn flush_partial(&mut self) {
+        self.lines.flush_partial();
+    }
+}
+
+/// One rank's output stream as lines: what arrives in pieces (from a pipe, or from an agent
+/// on another host) is written a whole line at a time, each optionally tagged.
+pub struct Lines {
+    sink: Sink,
+    tag: Option<Vec<u8>>,
+    /// Bytes of a line whose newline has not arrived yet.
+    pending: Vec<u8>,
+    /// Part of the current line was already written (a piece of an overlong line), so the
+    /// rest must not be tagged again.
+    mid_line: bool,
+}
+
+impl Lines {
+    pub fn new(sink: Sink, tag: Option<String>) -> Lines {
+        Lines { sink, tag: tag.map(String::into_bytes), pending: Vec::new(), mid_line: false }
+    }
+
+    /// Forward the complete lines of `data`; keep the rest for later.
+    pub fn forward(&mut self, data: &[u8]) {
         let mut out = Vec::with_capacity(data.len() + 64);
         let mut rest = data;
         while let Some(nl) = rest.iter().position(|&b| b == b'\n') {

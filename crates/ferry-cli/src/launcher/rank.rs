@@ -32,6 +32,11 @@ pub struct LaunchSpec<'a> {
     pub size: u32,
     pub env: &'a [(String, String)],
     pub tag_output: bool,
+    /// Rank 0 reads the launcher's stdin (when that is not a terminal); an agent, whose
+    /// stdin is its line to the head, gives every rank /dev/null.
+    pub share_stdin: bool,
+    /// The working directory; `None`: the launcher's own.
+    pub cwd: Option<&'a std::path::Path>,
 }
 
 pub struct Rank {
@@ -53,11 +58,15 @@ impl Rank {
     /// them; `FERRY_RANK`/`FERRY_SIZE` say the same under our own names, for programs that
     /// are not MPI, such as an MCAPI program choosing its node id), stdout and stderr through pipes, stdin from ours for rank 0 when it is not a
     /// terminal (else, and for the other ranks, /dev/null), in a new process group.
-    pub fn spawn(spec: &LaunchSpec<'_>, index: u32) -> io::Result<Rank> {
+    /// `local`: the rank's index among the ranks of its host, and their number.
+    pub fn spawn(spec: &LaunchSpec<'_>, index: u32, local: (u32, u32)) -> io::Result<Rank> {
         let (ours, theirs) = UnixStream::pair()?;
         let child_fd = theirs.as_raw_fd();
         let mut cmd = Command::new(spec.program);
         cmd.args(spec.args);
+        if let Some(dir) = spec.cwd {
+            cmd.current_dir(dir);
+        }
         for var in FOREIGN_PMI_VARS {
             cmd.env_remove(var);
         }
@@ -67,13 +76,13 @@ impl Rank {
         cmd.env("PMI_FD", child_fd.to_string())
             .env("PMI_RANK", index.to_string())
             .env("PMI_SIZE", spec.size.to_string())
-            .env("MPI_LOCALNRANKS", spec.size.to_string())
-            .env("MPI_LOCALRANKID", index.to_string())
+            .env("MPI_LOCALNRANKS", local.1.to_string())
+            .env("MPI_LOCALRANKID", local.0.to_string())
             .env("FERRY_RANK", index.to_string())
             .env("FERRY_SIZE", spec.size.to_string());
         // SAFETY: isatty only inspects descriptor 0.
         let stdin_is_terminal = unsafe { libc::isatty(0) } == 1;
-        cmd.stdin(if index == 0 && !stdin_is_terminal { Stdio::inherit() } else { Stdio::null() })
+        cmd.stdin(if spec.share_stdin && index == 0 && !stdin_is_terminal { Stdio::inherit() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // Its own group: a terminal's ^C reaches the ranks only through us, and stopping a
@@ -210,7 +219,7 @@ impl Rank {
     }
 }
 
-fn nonblocking_file(fd: OwnedFd) -> File {
+pub(super) fn nonblocking_file(fd: OwnedFd) -> File {
     // SAFETY: fcntl on a descriptor we own. Failure leaves it blocking, which poll-driven
     // single reads tolerate.
     unsafe {

@@ -69,6 +69,8 @@ pub struct PmiServer {
     size: u32,
     kvsname: String,
     kvs: HashMap<String, String>,
+    /// Keys the launcher seeded: ranks may read them, not overwrite them.
+    seeded: Vec<String>,
     ranks: Vec<RankSlot>,
     barrier_waiting: u32,
     barrier_broken: bool,
@@ -100,7 +102,32 @@ impl PmiServer {
         let ranks = (0..size)
             .map(|_| RankSlot { state: RankState::NotInitialized, in_barrier: false, gone: false, splitter: LineSplitter::new() })
             .collect();
-        Ok(PmiServer { size, kvsname: kvsname.to_owned(), kvs, ranks, barrier_waiting: 0, barrier_broken: false })
+        let seeded = vec![JOB_SECRET_KEY.to_owned(), PMI_PROCESS_MAPPING_KEY.to_owned()];
+        Ok(PmiServer { size, kvsname: kvsname.to_owned(), kvs, seeded, ranks, barrier_waiting: 0, barrier_broken: false })
+    }
+
+    /// Put `key` = `value` into the key-value space before the ranks start, out of their
+    /// reach: a launcher's facts about the job (where its ranks run, its relays). Replaces
+    /// an earlier seed, `PMI_process_mapping` included.
+    pub fn seed(&mut self, key: &str, value: &str) -> Result<(), PmiError> {
+        check_value("key", key)?;
+        check_value("value", value)?;
+        if key.len() >= KEYLEN_MAX as usize || value.len() >= VALLEN_MAX as usize {
+            return Err(PmiError::TooLong { what: "seeded key or value", len: key.len().max(value.len()), max: VALLEN_MAX as usize - 1 });
+        }
+        if key == JOB_SECRET_KEY {
+            return Err(PmiError::InvalidArgument { what: "seeded key", value: key.into(), why: "the job secret is seeded once, by new" });
+        }
+        if !self.seeded.iter().any(|k| k == key) {
+            self.seeded.push(key.to_owned());
+        }
+        self.kvs.insert(key.to_owned(), value.to_owned());
+        Ok(())
+    }
+
+    /// The value of `key` in the key-value space, as a rank would get it.
+    pub fn value(&self, key: &str) -> Option<&str> {
+        self.kvs.get(key).map(String::as_str)
     }
 
     pub fn size(&self) -> u32 {
@@ -227,7 +254,7 @@ impl PmiServer {
         if value.len() >= VALLEN_MAX as usize {
             return self.refuse_semantic(rank, kind, &format!("value is {} bytes; the limit is {}", value.len(), VALLEN_MAX - 1));
         }
-        if key == JOB_SECRET_KEY || key == PMI_PROCESS_MAPPING_KEY {
+        if self.seeded.iter().any(|k| *k == key) {
             return self.refuse_semantic(rank, kind, &format!("key {key} is reserved"));
         }
         self.kvs.insert(key, value);
@@ -397,6 +424,21 @@ mod tests {
         assert_eq!(replies_to(&actions, 2), ["cmd=put_result rc=-1 msg=key_ferry-job-secret_is_reserved\n"]);
         assert!(matches!(actions[1], Action::Refused { rank: 2, .. }));
         assert_eq!(ask(&mut s, 2, "cmd=get key=ferry-job-secret"), [format!("cmd=get_result rc=0 msg=success value={SECRET}\n")]);
+    }
+
+    #[test]
+    fn seeds_keys_the_ranks_cannot_overwrite() {
+        let mut s = server(2);
+        s.seed("PMI_process_mapping", "(vector,(0,2,1))").expect("valid");
+        s.seed("ferry-proxies", "f1=1.2.3.4:5").expect("valid");
+        assert!(s.seed("ferry-job-secret", "00").is_err());
+        assert!(s.seed("bad key", "x").is_err());
+        init(&mut s, 1);
+        assert_eq!(ask(&mut s, 1, "cmd=get key=PMI_process_mapping"), ["cmd=get_result rc=0 msg=success value=(vector,(0,2,1))\n"]);
+        let actions = s.handle_line(1, b"cmd=put key=ferry-proxies value=evil");
+        assert_eq!(replies_to(&actions, 1), ["cmd=put_result rc=-1 msg=key_ferry-proxies_is_reserved\n"]);
+        assert_eq!(s.value("ferry-proxies"), Some("f1=1.2.3.4:5"));
+        assert_eq!(s.value("nope"), None);
     }
 
     #[test]
