@@ -122,6 +122,40 @@ pub fn apply_order(ids: &[GlobalId], order: &[usize]) -> Vec<GlobalId> {
     order.iter().map(|&i| ids[i].clone()).collect()
 }
 
+/// How one rank of a job reaches a peer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Either side connects when it first needs the other, straight to its address: both
+    /// are in one cluster, or both are public, so each can reach the other.
+    OnDemand,
+    /// This rank, the higher of the two, opens the connection along this path as soon as
+    /// the job starts, since the peer may be unable to reach it.
+    Open(Path),
+    /// The peer opens the connection ([`Reach::Open`] on its side): this rank waits for it.
+    Await,
+}
+
+/// How rank `me` reaches rank `peer` of a job whose ranks have the global ids `ids`. Between
+/// a private process and one of another cluster the higher rank connects (S5); that is what
+/// [`connection`] and [`describe`] report for every pair.
+pub fn reach(ids: &[GlobalId], me: usize, peer: usize) -> Reach {
+    let (a, b) = (&ids[me], &ids[peer]);
+    if same_cluster(a, b) || (is_public(a) && is_public(b)) {
+        Reach::OnDemand
+    } else if initiator(me, peer) == me {
+        Reach::Open(choose(a, b))
+    } else {
+        Reach::Await
+    }
+}
+
+/// Which of the `n` proxies serving one front node relays the connection between ranks `a`
+/// and `b`: the pairs of a job spread evenly over them.
+pub fn pick_proxy(n: usize, a: usize, b: usize) -> usize {
+    assert!(n > 0, "a relayed path has a proxy");
+    (a + b) % n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +320,62 @@ mod tests {
             for (lo, hi) in proxied_pairs(&ranked) {
                 prop_assert!(!is_public(&ranked[lo]) && !is_public(&ranked[hi]));
                 prop_assert!(!same_cluster(&ranked[lo], &ranked[hi]));
+            }
+        }
+    }
+
+    #[test]
+    fn reach_matches_the_connections_described() {
+        // Two public hosts, c1 (two nodes behind f1) and c2 (one behind f2).
+        let ids = vec![id("p1", "p1", 1), id("p2", "p2", 2), id("f1", "c1a", 3), id("f1", "c1b", 4), id("f2", "c2a", 5)];
+        assert_eq!(reach(&ids, 0, 1), Reach::OnDemand);
+        assert_eq!(reach(&ids, 2, 3), Reach::OnDemand);
+        assert_eq!(reach(&ids, 2, 0), Reach::Open(via_nat("f1")));
+        assert_eq!(reach(&ids, 0, 2), Reach::Await);
+        assert_eq!(reach(&ids, 4, 3), Reach::Open(via_proxy("f1")));
+        assert_eq!(reach(&ids, 3, 4), Reach::Await);
+    }
+
+    #[test]
+    fn proxies_share_the_pairs() {
+        let mut count = [0; 2];
+        for (a, b) in [(4, 2), (4, 3), (5, 2), (5, 3)] {
+            count[pick_proxy(2, a, b)] += 1;
+            assert_eq!(pick_proxy(2, a, b), pick_proxy(2, b, a));
+        }
+        assert_eq!(count, [2, 2]);
+        assert_eq!(pick_proxy(1, 7, 9), 0);
+    }
+
+    proptest! {
+        #[test]
+        fn every_pair_has_exactly_one_opener_on_the_described_path(
+            hosts in proptest::collection::vec((0u8..4, 0u8..3), 2..9)
+        ) {
+            // front 0..2 private clusters; 3: a public host of its own.
+            let ids: Vec<GlobalId> = hosts
+                .iter()
+                .enumerate()
+                .map(|(i, &(f, h))| if f == 3 { id(&format!("p{h}"), &format!("p{h}"), i as u32) } else { id(&format!("f{f}"), &format!("c{f}{h}"), i as u32) })
+                .collect();
+            for a in 0..ids.len() {
+                for b in 0..ids.len() {
+                    if a == b {
+                        continue;
+                    }
+                    match (reach(&ids, a, b), reach(&ids, b, a)) {
+                        (Reach::OnDemand, Reach::OnDemand) => {
+                            prop_assert_eq!(choose(&ids[a], &ids[b]), Path::Direct);
+                            prop_assert_eq!(choose(&ids[b], &ids[a]), Path::Direct);
+                        }
+                        (Reach::Open(p), Reach::Await) => {
+                            prop_assert!(a > b);
+                            prop_assert_eq!(p, connection(&ids, a, b).path);
+                        }
+                        (Reach::Await, Reach::Open(_)) => prop_assert!(a < b),
+                        other => prop_assert!(false, "{a}<->{b}: {other:?}"),
+                    }
+                }
             }
         }
     }

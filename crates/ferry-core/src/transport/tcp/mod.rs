@@ -7,10 +7,12 @@
 
 pub mod conn;
 pub mod connector;
+pub mod dial;
 pub mod handshake;
 
 pub use conn::Conn;
 pub use connector::{Connector, ConnectorEvent};
+pub use dial::{Dial, DialPlan, RelayCredentials};
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
