@@ -13,10 +13,13 @@ for crate in ferry-wire ferry-data ferry-coll ferry-model ferry-sim ferry-plot; 
   done
 done
 # The sans-IO core of the engine lives inside ferry-core, beside the drivers: its files (and
-# the path choice across clusters) may reach no socket, ring, clock, thread, file or log.
+# the path choice across clusters, and the relay's frames, handshakes and decisions) may
+# reach no socket, ring, clock, thread, file or log.
 core="crates/ferry-core/src/engine/protocol.rs crates/ferry-core/src/engine/matching.rs
       crates/ferry-core/src/engine/request.rs crates/ferry-core/src/engine/slab.rs
-      crates/ferry-core/src/transport/frame.rs crates/ferry-core/src/transport/paths.rs"
+      crates/ferry-core/src/transport/frame.rs crates/ferry-core/src/transport/paths.rs
+      crates/ferry-core/src/transport/relay/wire.rs crates/ferry-core/src/transport/relay/handshake.rs
+      crates/ferry-core/src/transport/relay/policy.rs crates/ferry-core/src/transport/relay/registry.rs"
 bad=$(grep -nE 'mio::|libc::|std::(net|time|thread|fs|process|io)|Instant|SystemTime|transport::(shm|tcp)|crate::(bootstrap|config|log)|(debug|info|warn|error)!|println!|eprintln!' $core || true)
 if [ -n "$bad" ]; then
   echo "FAIL purity: the protocol core reaches I/O:"

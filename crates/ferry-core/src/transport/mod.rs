@@ -20,6 +20,7 @@ pub mod business_card;
 pub mod frame;
 pub mod mem;
 pub mod paths;
+pub mod relay;
 pub mod shm;
 pub mod tcp;
 
