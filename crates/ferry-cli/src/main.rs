@@ -97,6 +97,9 @@ struct RunArgs {
     /// started (jobs across hosts).
     #[arg(long)]
     show_paths: bool,
+    /// The site key file (mode 0600) of the relays the hostfile lists (`ferry proxy`).
+    #[arg(long, value_name = "FILE")]
+    proxy_key: Option<std::path::PathBuf>,
     /// The program to run and its arguments.
     #[arg(value_name = "PROGRAM", required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<OsString>,
@@ -119,7 +122,7 @@ fn hosts_options(run: &RunArgs) -> Result<Option<launcher::head::HostsOptions>, 
         }
     };
     let policy = if run.rank_policy == "public-first" { hosts::RankPolicy::PublicFirst } else { hosts::RankPolicy::Given };
-    Ok(Some(launcher::head::HostsOptions { list, launcher: run.launcher.clone(), policy, show_paths: run.show_paths }))
+    Ok(Some(launcher::head::HostsOptions { list, launcher: run.launcher.clone(), policy, show_paths: run.show_paths, proxy_key: run.proxy_key.clone() }))
 }
 
 fn parse_env_assignment(s: &str) -> Result<(String, String), String> {
@@ -142,7 +145,7 @@ fn translate_np(mut args: Vec<OsString>) -> Vec<OsString> {
                 args[i] = OsString::from("--np");
                 i += 2;
             }
-            Some("-n" | "--np" | "--timeout" | "--env" | "--hostfile" | "--host" | "--launcher" | "--rank-policy") => i += 2,
+            Some("-n" | "--np" | "--timeout" | "--env" | "--hostfile" | "--host" | "--launcher" | "--rank-policy" | "--proxy-key") => i += 2,
             Some("--") => break,
             Some(a) if a.starts_with('-') => i += 1,
             _ => break, // the program: the rest is its own

@@ -37,6 +37,8 @@ pub enum Failure {
     /// The agent of a host went away (killed, or its connection dropped) while ranks of
     /// that host were still running; `why`: what is known of how.
     HostLost { host: String, ranks: Vec<u32>, why: String },
+    /// A relay of the job was lost or refused a member.
+    Relay(String),
 }
 
 /// How a rank's end reads, given where it stood in PMI: `None` for a clean end.
@@ -71,6 +73,7 @@ impl Failure {
             Failure::NoFinalize { rank, pid, host } => {
                 format!("rank {rank} ({}) exited without calling MPI_Finalize; stopping the job", process(*pid, host))
             }
+            Failure::Relay(why) => format!("{why}; stopping the job"),
             Failure::HostLost { host, ranks, why } => {
                 let list: Vec<String> = ranks.iter().map(u32::to_string).collect();
                 format!("lost host {host} ({why}) while its {} {} still ran; stopping the job", plural(ranks.len(), "rank"), list.join(","))
@@ -109,7 +112,7 @@ impl Failure {
         match self {
             Failure::Exited { code, .. } => *code,
             Failure::Signaled { signal, .. } | Failure::Interrupted { signal, .. } => 128 + signal,
-            Failure::NoFinalize { .. } | Failure::BarrierBroken { .. } | Failure::HostLost { .. } => 1,
+            Failure::NoFinalize { .. } | Failure::BarrierBroken { .. } | Failure::HostLost { .. } | Failure::Relay(_) => 1,
             // An exit status has 8 bits; an abort code that would read as success becomes 1.
             Failure::Aborted { code, .. } => match code & 0xff {
                 0 => 1,

@@ -23,6 +23,7 @@ use super::failure::{self, Failure};
 use super::hosts::{self, Host, HostList, RankPolicy};
 use super::link::{agent_command, AgentLink};
 use super::output::{Lines, Sink};
+use super::relays::Relays;
 use super::rank::ExitKind;
 use super::signals::SignalPipe;
 use super::{poll, pollfd, RunOptions, DRAIN_GRACE, INTERRUPT_GRACE, STOP_GRACE};
@@ -40,6 +41,8 @@ pub struct HostsOptions {
     pub launcher: String,
     pub policy: RankPolicy,
     pub show_paths: bool,
+    /// The site key file of the relays the hostfile lists.
+    pub proxy_key: Option<std::path::PathBuf>,
 }
 
 pub fn run(opts: &RunOptions, hosts: HostsOptions) -> i32 {
@@ -58,6 +61,7 @@ enum Source {
     Orders(usize),
     Reports(usize),
     Complaints(usize),
+    Relay(usize),
 }
 
 struct RankSlot {
@@ -82,6 +86,9 @@ struct Head {
     timeout: Option<(Instant, u64)>,
     done_at: Option<Instant>,
     show_paths: bool,
+    relays: Option<Relays>,
+    /// Relay control connections already reported lost.
+    relays_lost: Vec<bool>,
 }
 
 /// Variables of the head's environment that every rank gets too: Ferry's knobs and where
@@ -110,6 +117,18 @@ impl Head {
         let mut server = PmiServer::new(opts.ranks, &kvsname, &secret).map_err(|e| e.to_string())?;
         let nodes: Vec<usize> = placement.iter().map(|&h| agent_of(h)).collect();
         server.seed(PMI_PROCESS_MAPPING_KEY, &hosts::process_mapping(&nodes)).map_err(|e| e.to_string())?;
+        let relays = if hosts.list.proxies.is_empty() {
+            None
+        } else {
+            let key = hosts.proxy_key.as_deref().ok_or("the hostfile lists relays: --proxy-key FILE must give their site key")?;
+            let fronts = placement.iter().map(|&h| hosts.list.hosts[h].front_name().to_owned()).collect();
+            let relays = Relays::register(&hosts.list.proxies, key, &secret, fronts)?;
+            for (k, v) in relays.seeds() {
+                server.seed(k, &v).map_err(|e| e.to_string())?;
+            }
+            Some(relays)
+        };
+        let relays_lost = vec![false; relays.as_ref().map_or(0, |r| r.fds().len())];
 
         let program = resolve_program(&opts.program);
         let cwd = std::env::current_dir().map(|d| d.as_os_str().as_bytes().to_vec()).unwrap_or_default();
@@ -141,6 +160,8 @@ impl Head {
             timeout: opts.timeout.map(|t| (Instant::now() + t, t.as_secs())),
             done_at: None,
             show_paths: hosts.show_paths,
+            relays,
+            relays_lost,
         };
         for &h in &used {
             let host: &Host = &hosts.list.hosts[h];
@@ -214,6 +235,12 @@ impl Head {
                 sources.push(Source::Complaints(i));
             }
         }
+        if let Some(relays) = &self.relays {
+            for (i, fd) in relays.fds().into_iter().enumerate().filter(|(i, _)| !self.relays_lost[*i]) {
+                fds.push(pollfd(fd, libc::POLLIN));
+                sources.push(Source::Relay(i));
+            }
+        }
         (fds, sources)
     }
 
@@ -240,6 +267,14 @@ impl Head {
                     self.agent_gone(i);
                 }
             },
+            Source::Relay(i) => {
+                // A relay says nothing unasked: readable means it closed, or broke the protocol.
+                self.relays_lost[i] = true;
+                if let Some(relays) = &self.relays {
+                    let what = relays.describe(i);
+                    self.fail(Failure::Relay(format!("lost {what}: its control connection closed")));
+                }
+            }
             Source::Complaints(i) => {
                 if let Some(err) = self.agents[i].stderr.as_mut() {
                     if !err.pump() {
@@ -276,6 +311,11 @@ impl Head {
             }
             FromAgent::Pmi { bytes, .. } => {
                 let actions = self.server.receive(rank, &bytes);
+                // Members are registered before the barrier that ends the card exchange is
+                // released: no rank asks a relay for a peer the relay does not know yet.
+                if let Some(Err(e)) = self.relays.as_mut().map(|r| r.add_members(&self.server)) {
+                    self.fail(Failure::Relay(e));
+                }
                 self.apply(actions);
                 self.maybe_show_paths();
             }

@@ -25,6 +25,7 @@ pub mod hosts;
 mod link;
 mod output;
 mod rank;
+mod relays;
 mod signals;
 
 use std::ffi::OsString;

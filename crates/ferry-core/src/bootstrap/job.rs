@@ -13,13 +13,14 @@ use std::io;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
+use super::dial_plan::{parse_job_id, parse_proxies, plan, PROXIES_KEY, RELAY_JOB_KEY};
 use super::node::{self, NodeState};
 use super::{PmiClient, PmiError};
 use crate::config::{self, BadValue};
 use crate::engine::{Engine, EngineConfig, ShmConfig};
 use crate::transport::business_card::{sanitize_name, BusinessCard, CardError, GlobalId};
 use crate::transport::shm::{self, HostConfig, HostShm, ShmError};
-use crate::transport::tcp::{choose_address, interfaces, listen, Listener, TransportError};
+use crate::transport::tcp::{choose_address, interfaces, listen, DialPlan, Listener, TransportError};
 
 /// Why a process could not become a rank of its job.
 #[derive(Debug, thiserror::Error)]
@@ -172,8 +173,15 @@ impl Job {
             (true, Some(p)) => join_host(p.kvsname(), rank, locals, &cards[rank as usize].id, &knobs)?,
             _ => None,
         };
+        let plan = match pmi.as_mut() {
+            Some(p) => Some(dial_plan(p, &cards, rank, &secret)?),
+            None => None,
+        };
         let peers = Peers { rank, size, secret, cards, lost_peer_fatal: node.is_none(), retry_refused: false };
         let mut engine = build_engine(peers, listener.socket, &knobs, shm)?;
+        if let Some(plan) = plan {
+            engine.set_dial_plan(&plan);
+        }
         engine.set_oversubscribed(oversubscribed);
         // Checked last, so that the other ranks of this host, which do not know yet, are not
         // left waiting for this one in the shared-memory set-up.
@@ -290,6 +298,21 @@ fn identity(host_id: Option<String>, front_node: Option<String>, hostname: &str)
         None => host.clone(),
     };
     GlobalId { front, host, pid: std::process::id() }
+}
+
+/// This rank's way to each peer, with the relays the launcher seeded (none: all direct).
+fn dial_plan(p: &mut PmiClient, cards: &[BusinessCard], rank: u32, secret: &[u8]) -> Result<DialPlan, JobError> {
+    let bad = |key: &str, why: String| JobError::Pmi(PmiError::Io(format!("the launcher's {key} is malformed: {why}")));
+    let proxies = match p.get(PROXIES_KEY)? {
+        Some(v) => parse_proxies(&v).map_err(|e| bad(PROXIES_KEY, e))?,
+        None => Vec::new(),
+    };
+    let job = match p.get(RELAY_JOB_KEY)? {
+        Some(v) => Some(parse_job_id(&v).map_err(|e| bad(RELAY_JOB_KEY, e))?),
+        None => None,
+    };
+    let ids: Vec<GlobalId> = cards.iter().map(|c| c.id.clone()).collect();
+    Ok(plan(&ids, rank, &proxies, job, secret))
 }
 
 /// Publish `me` under `ferry-card-<rank>`, meet every rank in the PMI barrier, and read all

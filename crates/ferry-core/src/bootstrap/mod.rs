@@ -8,6 +8,7 @@
 //! `node` does the same for an MCAPI node, which may also start without a launcher, from a
 //! hosts file (`hosts_file`, a pure parser) or a same-host rendezvous (`rendezvous`).
 
+pub mod dial_plan;
 pub mod hosts_file;
 pub mod job;
 pub mod node;

@@ -37,7 +37,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::transport::business_card::BusinessCard;
 use crate::transport::shm::{read_remote_exact, HostShm, Link, ShmRoute, StatusBoard};
-use crate::transport::tcp::{Connector, ConnectorEvent};
+use crate::transport::tcp::{Connector, ConnectorEvent, DialPlan};
 use crate::transport::{OutFrame, RecvOutcome, Route, RouteError, SendOutcome};
 use crate::{debug, error, warn};
 pub use matching::{Envelope, Pattern};
@@ -414,6 +414,18 @@ impl Engine {
             Ok(_) => {}
             Err(e) => self.route_failed(peer, e),
         }
+    }
+
+    /// How each peer is to be reached when the job spans private clusters (see
+    /// [`DialPlan`]); connects at once to the peers that cannot reach this rank.
+    pub fn set_dial_plan(&mut self, plan: &DialPlan) {
+        self.connector.set_plan(plan);
+        for &peer in &plan.eager {
+            if self.routes[peer as usize].is_none() && !self.connector.is_connecting(peer) {
+                self.connector.connect(self.poll.registry(), peer);
+            }
+        }
+        self.connector_events();
     }
 
     /// Take what connection set-up produced.

@@ -12,7 +12,7 @@
 //! way the attempt waits, and fails only once `connect_timeout` has passed since it began.
 
 use std::collections::VecDeque;
-use std::io;
+use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,9 @@ use ferry_wire::{Header, Limits};
 use mio::{Interest, Registry, Token};
 
 use super::conn::Conn;
+use super::dial::{Dial, DialPlan, RelayCredentials};
 use super::handshake::{decide, Acceptor, AcceptorStep, Decision, HandshakeError, Initiator, Out};
+use crate::transport::relay::{ClientStep, RelayClient};
 use crate::transport::{Deliver, OutFrame, Payload, RecvOutcome, Route, Sink};
 use crate::{debug, warn};
 
@@ -62,9 +64,21 @@ pub enum ConnectorEvent {
     Failed { peer: u32, msg: String },
 }
 
+/// An outbound connection through a relay: the relay handshake first, then ours.
+struct RelayLeg {
+    client: RelayClient,
+    init: Initiator,
+    /// Our Hello, sent once the relay has opened the second leg.
+    hello: Out,
+}
+
 enum Phase {
     /// Outbound TCP connect in progress; Hello is queued.
     Connecting(Initiator),
+    /// Outbound TCP connect to a relay in progress.
+    RelayConnecting(Box<RelayLeg>),
+    /// Connected to a relay, which has not yet opened the second leg.
+    Relaying(Box<RelayLeg>),
     Initiating(Initiator),
     Accepting(Acceptor),
 }
@@ -120,6 +134,9 @@ pub struct Connector {
     retry_refused: bool,
     /// Whether the engine holds an established route to each peer.
     established: Vec<bool>,
+    /// How each peer is reached (all direct on one network).
+    plan: Vec<Dial>,
+    relay: Option<RelayCredentials>,
     connect_timeout: Duration,
     sndbuf: usize,
     /// Poller tokens from here on are connection slots.
@@ -147,6 +164,8 @@ impl Connector {
             retry_delay: vec![FIRST_RETRY_DELAY; n],
             retry_refused: false,
             established: vec![false; n],
+            plan: vec![Dial::Direct; n],
+            relay: None,
             connect_timeout,
             sndbuf,
             token_base,
@@ -168,6 +187,14 @@ impl Connector {
     /// instead of failing at once.
     pub fn set_retry_refused(&mut self, yes: bool) {
         self.retry_refused = yes;
+    }
+
+    /// How each peer is to be reached (see [`DialPlan`]); peers beyond the plan stay direct.
+    pub fn set_plan(&mut self, plan: &DialPlan) {
+        for (slot, dial) in self.plan.iter_mut().zip(&plan.dial) {
+            *slot = dial.clone();
+        }
+        self.relay = plan.relay.clone();
     }
 
     /// Set or replace the address `peer` is dialled at; an attempt waiting for it goes ahead.
@@ -229,6 +256,21 @@ impl Connector {
     /// An attempt to reach `peer` that began at `since`; `delay`: the pause before the next
     /// one should this be refused.
     fn dial(&mut self, registry: &Registry, peer: u32, since: Instant, delay: Duration) {
+        match &self.plan[peer as usize] {
+            Dial::Direct => {}
+            // The peer connects to us; what waits for it is sent once it has.
+            Dial::Await => return,
+            Dial::Unreachable(why) => {
+                let msg = format!("cannot reach rank {peer}: {why}");
+                self.events.push_back(ConnectorEvent::Failed { peer, msg });
+                return;
+            }
+            Dial::Relay(proxy) => {
+                let proxy = *proxy;
+                self.dial_relay(registry, peer, proxy);
+                return;
+            }
+        }
         let addr = self.addrs[peer as usize];
         if is_unknown_addr(&addr) {
             debug!("tcp", "address of rank {peer} not known yet: waiting for it");
@@ -251,6 +293,80 @@ impl Connector {
             }
             Err(e) if self.retry_refused && e.kind() == io::ErrorKind::ConnectionRefused => self.retry_later(peer, since, delay, &e),
             Err(e) => self.events.push_back(ConnectorEvent::Failed { peer, msg: format!("cannot connect to rank {peer} at {addr}: {e}") }),
+        }
+    }
+
+    /// Connect to `peer` through the relay at `proxy`.
+    fn dial_relay(&mut self, registry: &Registry, peer: u32, proxy: SocketAddr) {
+        let Some(creds) = self.relay.clone() else {
+            let msg = format!("rank {peer} is reached through the relay at {proxy}, but this job has no relay credentials");
+            self.events.push_back(ConnectorEvent::Failed { peer, msg });
+            return;
+        };
+        debug!("tcp", "connecting to rank {peer} through the relay at {proxy}");
+        match mio::net::TcpStream::connect(proxy) {
+            Ok(stream) => {
+                let (init, hello) = Initiator::start(self.me, peer, nonce());
+                let client = RelayClient::new(creds.job, creds.key, self.me, peer, nonce());
+                let leg = Box::new(RelayLeg { client, init, hello });
+                if let Some(c) = self.add_slot(registry, stream, Phase::RelayConnecting(leg), Some(peer), proxy) {
+                    self.connecting[peer as usize] = Some(c);
+                }
+            }
+            Err(e) => self.events.push_back(ConnectorEvent::Failed { peer, msg: format!("cannot connect to the relay at {proxy} for rank {peer}: {e}") }),
+        }
+    }
+
+    /// Read the relay's side of its handshake on connection `c`; once the relay has opened
+    /// the second leg, say our Hello through it.
+    fn relay_read(&mut self, registry: &Registry, c: usize) {
+        let mut buf = [0u8; 1024];
+        loop {
+            let Some(slot) = self.slots.get_mut(c).and_then(Option::as_mut) else { return };
+            let Phase::Relaying(leg) = &mut slot.phase else { return };
+            let (peer, relay) = (leg.init.peer(), slot.from);
+            let n = match slot.conn.stream.read(&mut buf) {
+                Ok(0) => {
+                    self.failed(registry, c, format!("the relay at {relay} closed the connection to rank {peer}"));
+                    return;
+                }
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.failed(registry, c, format!("the relay at {relay} for rank {peer}: {e}"));
+                    return;
+                }
+            };
+            match leg.client.on_bytes(&buf[..n]) {
+                Ok(ClientStep::NeedMore) => {}
+                // A request of a hundred bytes on a fresh connection fits its send buffer.
+                Ok(ClientStep::Send(bytes)) => match slot.conn.stream.write(&bytes) {
+                    Ok(w) if w == bytes.len() => {}
+                    Ok(_) | Err(_) => {
+                        self.failed(registry, c, format!("cannot write to the relay at {relay} for rank {peer}"));
+                        return;
+                    }
+                },
+                Ok(ClientStep::Established { consumed }) if consumed == n => {
+                    debug!("tcp", "the relay at {relay} opened the way to rank {peer}");
+                    let placeholder = Phase::Accepting(Acceptor::new(0, [0; 32]));
+                    let Phase::Relaying(leg) = std::mem::replace(&mut slot.phase, placeholder) else { unreachable!() };
+                    slot.phase = Phase::Initiating(leg.init);
+                    slot.conn.push(out_frame(leg.hello));
+                    self.on_writable(registry, c);
+                    return;
+                }
+                Ok(ClientStep::Established { .. }) => {
+                    // The far side speaks only after our Hello.
+                    self.failed(registry, c, format!("the relay at {relay} passed on bytes for rank {peer} before our hello"));
+                    return;
+                }
+                Err(e) => {
+                    self.failed(registry, c, format!("the relay at {relay} did not connect us to rank {peer}: {e}"));
+                    return;
+                }
+            }
         }
     }
 
@@ -334,7 +450,11 @@ impl Connector {
             self.close(registry, c);
         }
         let unreachable: Vec<usize> = (0..self.slots.len())
-            .filter(|&c| self.slots[c].as_ref().is_some_and(|s| matches!(s.phase, Phase::Connecting(_)) && now - s.opened > self.connect_timeout))
+            .filter(|&c| {
+                self.slots[c].as_ref().is_some_and(|s| {
+                    matches!(s.phase, Phase::Connecting(_) | Phase::RelayConnecting(_) | Phase::Relaying(_)) && now - s.opened > self.connect_timeout
+                })
+            })
             .collect();
         for c in unreachable {
             let s = self.slots[c].as_ref().expect("found above");
@@ -361,9 +481,10 @@ impl Connector {
 
     fn on_writable(&mut self, registry: &Registry, c: usize) {
         let Some(slot) = self.slots.get_mut(c).and_then(Option::as_mut) else { return };
-        if let Phase::Connecting(_) = slot.phase {
+        if let Phase::Connecting(_) | Phase::RelayConnecting(_) = slot.phase {
+            let relayed = matches!(slot.phase, Phase::RelayConnecting(_));
             match slot.conn.stream.take_error() {
-                Ok(Some(e)) if self.retry_refused && e.kind() == io::ErrorKind::ConnectionRefused && slot.peer.is_some() => {
+                Ok(Some(e)) if self.retry_refused && !relayed && e.kind() == io::ErrorKind::ConnectionRefused && slot.peer.is_some() => {
                     let (peer, since) = (slot.peer.expect("checked"), slot.opened);
                     let delay = self.retry_delay[peer as usize];
                     self.close(registry, c);
@@ -372,7 +493,8 @@ impl Connector {
                 }
                 Ok(Some(e)) | Err(e) => {
                     let peer = slot.peer.unwrap_or(0);
-                    let msg = format!("cannot connect to rank {peer} at {}: {e}", slot.from);
+                    let via = if relayed { " through the relay" } else { "" };
+                    let msg = format!("cannot connect to rank {peer}{via} at {}: {e}", slot.from);
                     self.failed(registry, c, msg);
                     return;
                 }
@@ -381,8 +503,11 @@ impl Connector {
             if slot.conn.stream.peer_addr().is_err() {
                 return; // not connected yet
             }
-            let Phase::Connecting(init) = std::mem::replace(&mut slot.phase, Phase::Accepting(Acceptor::new(0, [0; 32]))) else { unreachable!() };
-            slot.phase = Phase::Initiating(init);
+            slot.phase = match std::mem::replace(&mut slot.phase, Phase::Accepting(Acceptor::new(0, [0; 32]))) {
+                Phase::Connecting(init) => Phase::Initiating(init),
+                Phase::RelayConnecting(leg) => Phase::Relaying(leg),
+                _ => unreachable!("matched above"),
+            };
         }
         let mut none = Vec::new();
         if let Err(e) = slot.conn.flush(&mut none) {
@@ -394,8 +519,13 @@ impl Connector {
     fn on_readable(&mut self, registry: &Registry, c: usize) {
         loop {
             let Some(slot) = self.slots.get_mut(c).and_then(Option::as_mut) else { return };
-            if matches!(slot.phase, Phase::Connecting(_)) {
-                return;
+            match slot.phase {
+                Phase::Connecting(_) | Phase::RelayConnecting(_) => return,
+                Phase::Relaying(_) => {
+                    self.relay_read(registry, c);
+                    return;
+                }
+                _ => {}
             }
             let initiating = matches!(slot.phase, Phase::Initiating(_));
             let mut got = HandshakeFrame::default();
@@ -432,7 +562,7 @@ impl Connector {
         let slot = self.slots[c].as_mut().expect("reading a live slot");
         let mut none = Vec::new();
         match &mut slot.phase {
-            Phase::Connecting(_) => unreachable!("no reads before the connect completes"),
+            Phase::Connecting(_) | Phase::RelayConnecting(_) | Phase::Relaying(_) => unreachable!("no frames before the connection is open"),
             Phase::Initiating(init) => match init.on_frame(&self.secret, &h, &payload) {
                 Ok(Some(out)) => {
                     slot.conn.push(out_frame(out));
