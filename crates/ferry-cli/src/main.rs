@@ -2,13 +2,15 @@
 //! `mpiexec` runs); `ferry info` shows the build and its configuration; `ferry coll` lists
 //! the collective algorithms and exports their schedules as GOAL text; `ferry sim` runs
 //! them in the simulator; `ferry bench` runs the benchmarks under Ferry and other MPI
-//! implementations side by side; `ferry fit` fits performance models to the results.
+//! implementations side by side; `ferry fit` fits performance models to the results;
+//! `ferry proxy` relays connections into a private cluster from its front node.
 
 mod bench;
 mod coll;
 mod fit;
 mod info;
 mod launcher;
+mod proxy;
 mod sim;
 
 use std::ffi::OsString;
@@ -58,6 +60,8 @@ enum Commands {
     /// Exit status: 0; 1 when a build or run failed (the others still count); 2 when nothing
     /// could start (bad options, no implementation).
     Bench(bench::BenchArgs),
+    /// Relay connections into this private cluster for registered jobs (run on its front node).
+    Proxy(proxy::ProxyArgs),
     /// The agent of a job across hosts, started by `ferry run` on each host through the
     /// launcher template; it speaks to the head over its stdin and stdout.
     #[command(hide = true)]
@@ -189,6 +193,7 @@ fn main() {
         Commands::Sim(cmd) => sim::run(cmd),
         Commands::Fit(args) => fit::run(&args),
         Commands::Bench(args) => bench::run(args),
+        Commands::Proxy(args) => proxy::run(args),
     };
     std::process::exit(code);
 }

@@ -30,6 +30,14 @@ fn level() -> u8 {
     parsed
 }
 
+/// Use level `l` unless `FERRY_LOG` chooses one: for a program whose routine lines are its
+/// purpose (the proxy's record of jobs, pairs and denials).
+pub fn set_default_level(l: Level) {
+    if std::env::var_os("FERRY_LOG").is_none_or(|v| v.is_empty()) {
+        LEVEL.store(l as u8, Ordering::Relaxed);
+    }
+}
+
 /// Set the prefix every line carries (e.g. `ferry[rank 3]`).
 pub fn set_prefix(p: String) {
     let _ = PREFIX.set(p);

@@ -1,6 +1,6 @@
 //! The route conformance suite: the same tests over every kind of route (in-memory pair,
-//! shared-memory ring pair, TCP connection over loopback), so each keeps the contract of
-//! `transport::Route` that the engine relies on.
+//! shared-memory ring pair, TCP connection over loopback, TCP connection relayed through a
+//! proxy), so each keeps the contract of `transport::Route` that the engine relies on.
 
 use std::collections::VecDeque;
 
@@ -39,7 +39,42 @@ fn tcp() -> Pair {
     (Box::new(Conn::new(a, 16 << 10)), Box::new(Conn::new(b, 0)))
 }
 
-const KINDS: [(&str, fn() -> Pair); 3] = [("mem", mem), ("shm", shm), ("tcp", tcp)];
+/// One proxy for the whole run, holding one job whose members are the targets of the
+/// relayed pairs (each pair a fresh rank, so no quota is reached).
+struct Relay {
+    proxy: super::relay::proxy::tests::Running,
+    ctl: super::relay::ControlClient,
+    next_rank: u32,
+}
+
+static RELAY: std::sync::Mutex<Option<Relay>> = std::sync::Mutex::new(None);
+const RELAY_JOB: [u8; 16] = [0xc0; 16];
+const RELAY_SECRET: &[u8] = b"conformance job secret";
+
+/// A TCP connection whose two ends meet only through a proxy: the initiator connects to the
+/// proxy, which opens the second leg to the target's listener and relays.
+fn tcp_relay() -> Pair {
+    use super::relay::proxy::tests as p;
+    let mut g = RELAY.lock().unwrap_or_else(|e| e.into_inner());
+    let relay = g.get_or_insert_with(|| {
+        let proxy = p::start(|c| c.pair_buffer = 64 << 10);
+        let ctl = p::control(&proxy, RELAY_JOB, RELAY_SECRET, 1 << 20, &[]);
+        Relay { proxy, ctl, next_rank: 0 }
+    });
+    let (l, addr) = p::target();
+    let (from, to) = (relay.next_rank, relay.next_rank + 1);
+    relay.next_rank += 2;
+    relay.ctl.add_member(to, addr).expect("add the target");
+    let a = p::relay(&relay.proxy, RELAY_JOB, RELAY_SECRET, from, to).expect("relayed connection");
+    let (b, _) = l.accept().expect("the proxy connects");
+    for s in [&a, &b] {
+        s.set_nonblocking(true).expect("non-blocking");
+    }
+    let (a, b) = (mio::net::TcpStream::from_std(a), mio::net::TcpStream::from_std(b));
+    (Box::new(Conn::new(a, 16 << 10)), Box::new(Conn::new(b, 0)))
+}
+
+const KINDS: [(&str, fn() -> Pair); 4] = [("mem", mem), ("shm", shm), ("tcp", tcp), ("tcp-relay", tcp_relay)];
 
 fn header(seq: u64, len: usize) -> Header {
     let mut h = Header::new(Kind::Eager);
@@ -179,7 +214,7 @@ fn a_full_route_queues_and_the_reader_frees_it() {
                 _ => sent.push_back(seq),
             }
         }
-        assert!(refused > 0 || name == "tcp", "{name}: 4 MB into a small route without ever blocking");
+        assert!(refused > 0 || name.starts_with("tcp"), "{name}: 4 MB into a small route without ever blocking");
         let mut to = Collect::default();
         pump(name, a.as_mut(), b.as_mut(), &mut to, sent.len(), &mut done);
         assert_eq!(to.frames.len(), sent.len(), "{name}");

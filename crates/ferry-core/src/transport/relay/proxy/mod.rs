@@ -15,7 +15,7 @@ mod control_conn;
 mod pair;
 mod pending;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::HashMap;
 use std::io;
