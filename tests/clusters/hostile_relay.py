@@ -154,8 +154,7 @@ def flood():
         return False
 
 
-def stalled_reader():
-    # Asks for nothing, reads nothing, keeps writing junk in one frame's worth: refused.
+def unknown_kind():
     s = connect()
     s.sendall(MAGIC + bytes([VERSION, 99]) + b"\0\0")
     return refused(s)
@@ -166,7 +165,7 @@ attack("an oversized frame", oversized)
 attack("a request naming an unknown job", unknown_job)
 attack("a request with a forged proof", forged_member)
 attack("a control connection with a wrong site key", wrong_site_key)
-attack("an unknown frame kind", stalled_reader)
+attack("an unknown frame kind", unknown_kind)
 attack("a flood of 1,000 connections", flood)
 attack("a client that never speaks", silent)
 print("%d of %d attacks refused" % (sum(results), len(results)))
