@@ -13,7 +13,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PKGS := gcc make
 TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client
 
-.PHONY: all build demo test test-long bench bench-scripts bench-mcapi deps-demo deps-test clean
+.PHONY: all build demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
 all: build
 
@@ -88,6 +88,12 @@ bench: deps-test build
 # `bash bench/mcapi.sh -q` is a quick run.
 bench-mcapi: deps-test build
 	bash bench/mcapi.sh -o $(BUILD)/bench-mcapi
+
+# S5's evaluation on the emulated clusters (root): bandwidth, latency, barrier and alltoall,
+# direct vs through NAT vs through a relay; tables in $(BUILD)/bench-clusters/summary.md.
+# `bash bench/clusters.sh -q` is a quick run, `-d MS` adds a WAN delay (needs sch_netem).
+bench-clusters: deps-test build
+	$(SUDO) bash bench/clusters.sh -o $(BUILD)/bench-clusters
 
 # The shell drivers that came before `ferry bench`: TCP and shared-memory point-to-point,
 # the overlap benchmark, collectives and Ferry's allgather algorithms.
