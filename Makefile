@@ -8,9 +8,10 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # System packages: a C compiler for the MPI programs; MPICH and Open MPI for the ABI check,
 # the Hydra launch test and the side-by-side benchmarks; python3 for the hostile-peer test;
-# iproute2 and nftables for the emulated clusters (tests/topology.sh).
+# iproute2 and nftables for the emulated clusters (tests/topology.sh); Slurm and munge for the
+# srun launch test (tests/slurm.sh).
 DEMO_PKGS := gcc make
-TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables
+TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables slurm-wlm munge
 
 .PHONY: all build demo test test-long bench bench-scripts bench-mcapi deps-demo deps-test clean
 
@@ -67,6 +68,7 @@ test: deps-test build
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh
 	$(SUDO) bash tests/topology-check.sh
+	$(SUDO) bash tests/slurm.sh
 	bash tests/hostile-peers.sh
 	bash tests/fit.sh
 	bash tests/bench-quick.sh
