@@ -69,6 +69,7 @@ test: deps-test build
 	bash tests/shm.sh
 	$(SUDO) bash tests/topology-check.sh
 	$(SUDO) bash tests/slurm.sh
+	$(SUDO) bash tests/hydra-hosts.sh
 	bash tests/hostile-peers.sh
 	bash tests/fit.sh
 	bash tests/bench-quick.sh
