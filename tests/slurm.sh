@@ -151,6 +151,20 @@ joined() {
 
 show() { for f in "$out" "$err"; do [ -s "$f" ] && tail -n 12 "$f" | sed 's/^/    | /'; done; }
 
+# PMI itself first: every task puts a small value and one of the longest the client allows,
+# reads its neighbour's back after the fence, and all agree on the job secret rank 0 made.
+probe=target/release/examples/pmi_probe
+[ -x "$probe" ] || cargo build --release -q -p ferry-core --example pmi_probe || die "cannot build $probe"
+out=$work/probe.out err=$work/probe.err
+timeout 40 srun --mpi=pmi2 -n 4 --time=1 "$probe" >"$out" 2>"$err"
+rc=$?
+digests=$(sed -n 's/.*pmi_probe: rank [0-3] of 4 .*value intact, secret digest \([0-9a-f]*\)$/\1/p' "$out" | sort | uniq -c | awk '{ print $1 }')
+if [ $rc = 0 ] && [ "$digests" = 4 ]; then
+  ok "pmi_probe -n 4: keys, the longest values and one job secret ($(grep -o '[0-9]*-byte value' "$out" | head -n 1))"
+else
+  bad "pmi_probe -n 4: exit $rc"; show
+fi
+
 for n in 1 2 4; do
   for p in p2p_basic coll_allgather coll_reduce; do
     t0=$(date +%s.%N)
