@@ -9,9 +9,10 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # System packages: a C compiler for the MPI programs; MPICH and Open MPI for the ABI check,
 # the Hydra launch test and the side-by-side benchmarks; python3 for the hostile-peer test;
 # iproute2 and nftables for the emulated clusters (tests/topology.sh); an ssh server and client
-# for the ssh launcher across them (tests/clusters.sh).
+# for the ssh launcher across them (tests/clusters.sh); Slurm and munge for the srun launch
+# test (tests/slurm.sh).
 DEMO_PKGS := gcc make
-TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client
+TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge
 
 .PHONY: all build demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
@@ -69,6 +70,8 @@ test: deps-test build
 	bash tests/shm.sh
 	$(SUDO) bash tests/topology-check.sh
 	$(SUDO) bash tests/clusters.sh
+	$(SUDO) bash tests/slurm.sh
+	$(SUDO) bash tests/hydra-hosts.sh
 	bash tests/hostile-peers.sh
 	bash tests/fit.sh
 	bash tests/bench-quick.sh

@@ -50,14 +50,22 @@ pub fn enabled(l: Level) -> bool {
 pub fn emit(l: Level, target: &str, msg: std::fmt::Arguments<'_>) {
     if enabled(l) {
         let prefix = PREFIX.get().map(String::as_str).unwrap_or("ferry");
-        let level = match l {
-            Level::Error => "error",
-            Level::Warn => "warning",
-            Level::Info => "info",
-            Level::Debug => "debug",
-        };
-        eprintln!("{prefix}: {level} [{target}] {msg}");
+        // One write per line: the ranks of a job often share one stderr (a launcher's pipe),
+        // and a line written in pieces (as `eprintln!` writes its arguments) interleaves with
+        // the lines of other ranks.
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line(prefix, l, target, msg).as_bytes());
     }
+}
+
+/// A whole log line, newline included.
+fn line(prefix: &str, l: Level, target: &str, msg: std::fmt::Arguments<'_>) -> String {
+    let level = match l {
+        Level::Error => "error",
+        Level::Warn => "warning",
+        Level::Info => "info",
+        Level::Debug => "debug",
+    };
+    format!("{prefix}: {level} [{target}] {msg}\n")
 }
 
 #[macro_export]
@@ -74,3 +82,15 @@ macro_rules! info { ($target:expr, $($arg:tt)*) => { $crate::log_at!($crate::log
 macro_rules! debug { ($target:expr, $($arg:tt)*) => { $crate::log_at!($crate::log::Level::Debug, $target, $($arg)*) }; }
 #[macro_export]
 macro_rules! error { ($target:expr, $($arg:tt)*) => { $crate::log_at!($crate::log::Level::Error, $target, $($arg)*) }; }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_formatted_whole_before_it_is_written() {
+        let l = line("ferry[rank 3]", Level::Info, "init", format_args!("rank {} of {}", 3, 4));
+        assert_eq!(l, "ferry[rank 3]: info [init] rank 3 of 4\n");
+        assert_eq!(line("ferry", Level::Warn, "tcp", format_args!("x")), "ferry: warning [tcp] x\n");
+    }
+}

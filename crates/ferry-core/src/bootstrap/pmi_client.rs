@@ -8,7 +8,7 @@ use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::pmi_wire::{check_value, Command, LineSplitter, PmiError, Response, MAX_LINE, PMI_SUBVERSION, PMI_VERSION};
+use super::pmi_wire::{check_value, Command, LineSplitter, PmiError, Response, PMI_SUBVERSION, PMI_VERSION};
 use super::{generate_job_secret, is_job_secret, JOB_SECRET_FALLBACK_KEY, JOB_SECRET_KEY};
 
 /// Set once a `PmiClient` owns the descriptor in `PMI_FD`, so a second `from_env` in the same
@@ -141,10 +141,10 @@ impl PmiClient {
         };
         // The advertised maxima count C's terminating NUL (Hydra cuts a 1024-byte value to
         // 1023 when it advertises vallen_max=1024). And whatever the server allows, a put
-        // line must fit in MAX_LINE.
-        let overhead = "cmd=put kvsname= key= value=\n".len() + client.kvsname.len();
-        client.keylen_max = keylen_max.saturating_sub(1).min(MAX_LINE / 4);
-        client.vallen_max = vallen_max.saturating_sub(1).min(MAX_LINE - overhead - client.keylen_max);
+        // line must fit in SERVER_LINE_MAX.
+        let (keylen_max, vallen_max) = limits(keylen_max, vallen_max, &client.kvsname);
+        client.keylen_max = keylen_max;
+        client.vallen_max = vallen_max;
         Ok(client)
     }
 
@@ -172,7 +172,8 @@ impl PmiClient {
     }
 
     /// Longest value `put` accepts, in bytes: one less than the server's advertised
-    /// `vallen_max` (1023 under Hydra and `ferry run`), or less if a line could not carry it.
+    /// `vallen_max`, or less so that a put line of the longest key and value fits in
+    /// [`SERVER_LINE_MAX`] (about 930 bytes under Hydra, Slurm and `ferry run`).
     pub fn vallen_max(&self) -> usize {
         self.vallen_max
     }
@@ -249,7 +250,7 @@ impl PmiClient {
                 _ => '?',
             })
             .collect();
-        text.truncate(MAX_LINE - 64);
+        text.truncate(SERVER_LINE_MAX - 64);
         let message = Some(text.trim_end().to_owned()).filter(|m| !m.is_empty());
         let line = Command::Abort { exitcode: code, message }.to_line()?;
         self.send(&line)
@@ -358,6 +359,24 @@ impl PmiClient {
     }
 }
 
+/// Longest request line, newline included, that every PMI-1 server reads whole. MPICH's
+/// simple PMI client never writes more (its line buffer is 1024 bytes), and Slurm's pmi2
+/// plugin relies on that: it reads each request with a single read of 1024 bytes, so the
+/// rest of a longer `put` arrives as a request of its own, which it cannot parse, and the
+/// job hangs.
+pub const SERVER_LINE_MAX: usize = 1024;
+
+/// (longest key, longest value) for a server that advertised `keylen_max` and `vallen_max`
+/// (both counting C's terminating NUL) and named the job's key-value space `kvsname`: a `put`
+/// of both at their longest still fits in [`SERVER_LINE_MAX`]. The value limit is 0 (every
+/// put refused) when the server's names leave no room.
+fn limits(keylen_max: usize, vallen_max: usize, kvsname: &str) -> (usize, usize) {
+    let overhead = "cmd=put kvsname= key= value=\n".len() + kvsname.len();
+    let key = keylen_max.saturating_sub(1).min(SERVER_LINE_MAX / 4);
+    let value = vallen_max.saturating_sub(1).min(SERVER_LINE_MAX.saturating_sub(overhead + key));
+    (key, value)
+}
+
 /// The error for a reply of the right name that refuses, or of a shape we did not expect.
 fn refusal(cmd: &'static str, response: Response) -> PmiError {
     match response {
@@ -463,7 +482,7 @@ pub(super) mod tests {
                 thread::spawn(move || {
                     let mut pmi = PmiClient::from_stream(stream, rank as u32, 3).unwrap();
                     assert_eq!((pmi.rank(), pmi.size(), pmi.appnum(), pmi.kvsname()), (rank as u32, 3, 0, "kvs_test_0"));
-                    assert_eq!((pmi.keylen_max(), pmi.vallen_max()), (63, 1023));
+                    assert_eq!((pmi.keylen_max(), pmi.vallen_max()), (63, 922));
                     assert_eq!(pmi.universe_size().unwrap(), 3);
                     pmi.put(&format!("card-{rank}"), &format!("tcp:127.0.0.1:{}", 4000 + rank)).unwrap();
                     pmi.barrier().unwrap();
@@ -516,10 +535,10 @@ pub(super) mod tests {
         assert!(matches!(pmi.put("a key", "v"), Err(PmiError::InvalidArgument { what: "key", .. })));
         assert!(matches!(pmi.put("k", "a\\b"), Err(PmiError::InvalidArgument { what: "value", .. })));
         assert!(matches!(pmi.put("k", ""), Err(PmiError::InvalidArgument { what: "value", .. })));
-        assert_eq!(pmi.put("k", &"v".repeat(1024)), Err(PmiError::TooLong { what: "value", len: 1024, max: 1023 }));
+        assert_eq!(pmi.put("k", &"v".repeat(923)), Err(PmiError::TooLong { what: "value", len: 923, max: 922 }));
         assert_eq!(pmi.put(&"k".repeat(64), "v"), Err(PmiError::TooLong { what: "key", len: 64, max: 63 }));
-        pmi.put(&"k".repeat(63), &"v".repeat(1023)).unwrap();
-        assert_eq!(pmi.get(&"k".repeat(63)).unwrap().map(|v| v.len()), Some(1023));
+        pmi.put(&"k".repeat(63), &"v".repeat(922)).unwrap();
+        assert_eq!(pmi.get(&"k".repeat(63)).unwrap().map(|v| v.len()), Some(922));
         // The server's own refusals come back as errors.
         assert!(matches!(pmi.put(JOB_SECRET_KEY, "00"), Err(PmiError::Refused { cmd: "put", rc: -1, .. })));
         pmi.finalize().unwrap();
@@ -559,6 +578,23 @@ pub(super) mod tests {
             PmiClient::from_stream(client, 0, 1).unwrap_err(),
             PmiError::Refused { cmd: "init", rc: -1, msg: "go_away".into() }
         );
+    }
+
+    #[test]
+    fn a_put_at_the_limits_fits_one_read_of_slurms_pmi2_plugin() {
+        // Slurm names the key-value space after the job step ("12.0"), Hydra "kvs_<pid>_0".
+        for kvsname in ["12.0", "kvs_31337_0", "kvs_test_0", &"n".repeat(256)] {
+            let (key, value) = limits(64, 1024, kvsname);
+            assert_eq!(key, 63);
+            let put = Command::Put { kvsname: Some(kvsname.into()), key: "k".repeat(key), value: "v".repeat(value) };
+            assert_eq!(put.to_line().unwrap().len(), SERVER_LINE_MAX, "{kvsname}");
+        }
+        assert_eq!(limits(64, 1024, "12.0"), (63, 928));
+        // A server's own smaller limits win; names that leave no room refuse every put.
+        assert_eq!(limits(16, 100, "12.0"), (15, 99));
+        assert_eq!(limits(0, 0, "12.0"), (0, 0));
+        assert_eq!(limits(64, 1024, &"n".repeat(4000)), (63, 0));
+        assert_eq!(limits(usize::MAX, usize::MAX, ""), (256, 1024 - 29 - 256));
     }
 
     #[test]
