@@ -11,6 +11,8 @@
 #   relay   fy-c1-n1, fy-c1-n2 behind fy-c1-front and fy-c2-n1, fy-c2-n2 behind fy-c2-front:
 #           connections between the clusters go through the relay (`ferry proxy`) on the
 #           front node of the lower rank's cluster.
+#   relay2  as relay with two relays on each front node (hostfile proxy lines for both): the
+#           relayed pairs spread over them (4 ranks only; with 2 ranks there is one pair).
 # With 2 ranks (bench/bandwidth.c, bench/latency.c) rank 0 and rank 1 sit in different
 # clusters; with 4 ranks (bench/coll.c barrier and alltoall) two in each.
 #
@@ -70,9 +72,11 @@ for b in bandwidth latency coll; do
 done
 "$FERRY" proxy --make-key "$tmp/site.key" >/dev/null || exit 1
 for f in c1 c2; do
-  addr=198.51.100.1${f#c}
-  ip netns exec "fy-$f-front" "$FERRY" proxy --listen "$addr:7100" --key-file "$tmp/site.key" >"$out/proxy-$f.log" 2>&1 &
-  proxies+=($!)
+  for port in 7100 7101; do
+    addr=198.51.100.1${f#c}
+    ip netns exec "fy-$f-front" "$FERRY" proxy --listen "$addr:$port" --key-file "$tmp/site.key" >"$out/proxy-$f-$port.log" 2>&1 &
+    proxies+=($!)
+  done
 done
 sleep 0.3
 
@@ -84,6 +88,7 @@ printf 'fy-c1-n1 front=fy-c1-front\nfy-c1-n2 front=fy-c1-front\nfy-p-n1\nfy-p-n2
 relays='proxy 198.51.100.11:7100 front=fy-c1-front\nproxy 198.51.100.12:7100 front=fy-c2-front\n'
 printf "fy-c1-n1 front=fy-c1-front\nfy-c2-n1 front=fy-c2-front\n$relays" >"$tmp/relay.2"
 printf "fy-c1-n1 front=fy-c1-front\nfy-c1-n2 front=fy-c1-front\nfy-c2-n1 front=fy-c2-front\nfy-c2-n2 front=fy-c2-front\n$relays" >"$tmp/relay.4"
+{ cat "$tmp/relay.4"; printf 'proxy 198.51.100.11:7101 front=fy-c1-front\nproxy 198.51.100.12:7101 front=fy-c2-front\n'; } >"$tmp/relay2.4"
 
 if [ $quick = 1 ]; then
   bw_args="-m 1M -i 20"; lat_args="-m 1M -i 1000"; coll_args="-c barrier,alltoall -s 8,1K,64K,1M -i 200 -t 0.2"
@@ -106,11 +111,13 @@ for round in $(seq "$rounds"); do
     run $setting 2 latency "$round" $lat_args
     run $setting 4 coll "$round" $coll_args
   done
+  echo "round $round/$rounds: relay2" >&2
+  run relay2 4 coll "$round" $coll_args
 done
 
 # Median over rounds of every (setting, row) value.
 medians() { # BENCH NAME -> "setting size median" lines
-  for setting in direct nat relay; do
+  for setting in direct nat relay relay2; do
     cat "$out"/raw/$setting.$1.*.txt 2>/dev/null | awk -v s=$setting -v name="$2" '$1 == "ROW" && $2 == name { print s, $4, $5 }'
   done | sort -k1,1 -k2,2n | awk '
     { key = $1 " " $2; n[key]++; v[key, n[key]] = $3; if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
@@ -142,6 +149,15 @@ table() { # TITLE BENCH NAME UNIT HIGHER_IS_BETTER
   table "Latency, half round trip" latency latency us 0
   table "MPI_Alltoall, 4 ranks, 2 per cluster, average over ranks" coll alltoall.avg us 0
   table "MPI_Barrier, 4 ranks" coll barrier.avg us 0
+  echo
+  echo "### MPI_Alltoall through one relay per front vs two (us, median of $rounds)"
+  echo
+  echo "| size (B) | relay | relay2 | relay / relay2 |"
+  echo "|---:|---:|---:|---:|"
+  medians coll alltoall.avg | awk '
+    { val[$1, $2] = $3; if (!($2 in seen)) { seen[$2] = 1; sizes[++k] = $2 } }
+    END { for (i = 1; i <= k; i++) { s = sizes[i]; a = val["relay", s]; b = val["relay2", s];
+            printf "| %s | %s | %s | %.2f |\n", s, a, b, (a > 0 && b > 0) ? a / b : 0 } }'
 } >"$out/summary.md"
 cat "$out/summary.md"
 grep -h "ended:" "$out"/proxy-*.log | sed 's/^/relay: /' | tail -n 4 >&2
