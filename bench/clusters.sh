@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # S5's evaluation on the emulated clusters of tests/topology.sh (root): the same benchmarks
-# over three ways between two clusters, in alternating rounds (direct nat relay direct ...),
-# medians over rounds, and the ratios the targets name.
+# over the ways between two clusters, in alternating rounds (direct nat relay relay2 direct
+# ...), medians over rounds, and the ratios the targets name. Every setting runs on the same
+# hosts, whose packets cross the same links and namespaces (node, its front, the WAN, the
+# other front, node); what differs is what the fronts do and how the ranks connect:
 #
-#   direct  every host public: fy-p-n1, fy-p-n2 (2 ranks); with fy-c1-front and fy-c2-front
-#           as two more public hosts (4 ranks). Connections go straight across the WAN.
-#   nat     fy-p-n1, fy-p-n2 public and fy-c1-n1, fy-c1-n2 private behind fy-c1-front, ranks
-#           public first (S5's rank management): the private ranks open their connections
-#           outward through the front's NAT.
-#   relay   fy-c1-n1, fy-c1-n2 behind fy-c1-front and fy-c2-n1, fy-c2-n2 behind fy-c2-front:
-#           connections between the clusters go through the relay (`ferry proxy`) on the
-#           front node of the lower rank's cluster.
-#   relay2  as relay with two relays on each front node (hostfile proxy lines for both): the
+#   direct  both fronts route without NAT or firewall (tests/topology.sh nat cN off): every
+#           node is public and connects straight to every other.
+#   nat     c1's front does NAT and refuses inbound connections, c2's routes: c2's nodes are
+#           public, c1's private, ranks public first (S5's rank management): c1's ranks open
+#           their connections outward through their front's NAT.
+#   relay   both fronts do NAT: connections between the clusters go through the relay
+#           (`ferry proxy`) on the front node of the lower rank's cluster.
+#   relay2  as relay with two relays on each front node (the hostfile lists both): the
 #           relayed pairs spread over them (4 ranks only; with 2 ranks there is one pair).
-# With 2 ranks (bench/bandwidth.c, bench/latency.c) rank 0 and rank 1 sit in different
-# clusters; with 4 ranks (bench/coll.c barrier and alltoall) two in each.
+# With 2 ranks (bench/bandwidth.c, bench/latency.c) fy-c1-n1 and fy-c2-n1, one per cluster;
+# with 4 ranks (bench/coll.c barrier and alltoall) fy-c1-n1, fy-c1-n2, fy-c2-n1, fy-c2-n2.
 #
 # Outputs: DIR/raw/<setting>.<bench>.<round>.txt, DIR/summary.md (the tables), DIR/command.txt.
 
@@ -81,14 +82,17 @@ done
 sleep 0.3
 
 # Hostfiles: <setting>.<ranks>
-printf 'fy-p-n1\nfy-p-n2\n' >"$tmp/direct.2"
-printf 'fy-p-n1\nfy-p-n2\nfy-c1-front\nfy-c2-front\n' >"$tmp/direct.4"
-printf 'fy-c1-n1 front=fy-c1-front\nfy-p-n1\n' >"$tmp/nat.2"
-printf 'fy-c1-n1 front=fy-c1-front\nfy-c1-n2 front=fy-c1-front\nfy-p-n1\nfy-p-n2\n' >"$tmp/nat.4"
+c1='front=fy-c1-front'
+c2='front=fy-c2-front'
 relays='proxy 198.51.100.11:7100 front=fy-c1-front\nproxy 198.51.100.12:7100 front=fy-c2-front\n'
-printf "fy-c1-n1 front=fy-c1-front\nfy-c2-n1 front=fy-c2-front\n$relays" >"$tmp/relay.2"
-printf "fy-c1-n1 front=fy-c1-front\nfy-c1-n2 front=fy-c1-front\nfy-c2-n1 front=fy-c2-front\nfy-c2-n2 front=fy-c2-front\n$relays" >"$tmp/relay.4"
+printf 'fy-c1-n1\nfy-c2-n1\n' >"$tmp/direct.2"
+printf 'fy-c1-n1\nfy-c1-n2\nfy-c2-n1\nfy-c2-n2\n' >"$tmp/direct.4"
+printf "fy-c1-n1 $c1\nfy-c2-n1\n" >"$tmp/nat.2"
+printf "fy-c1-n1 $c1\nfy-c1-n2 $c1\nfy-c2-n1\nfy-c2-n2\n" >"$tmp/nat.4"
+printf "fy-c1-n1 $c1\nfy-c2-n1 $c2\n$relays" >"$tmp/relay.2"
+printf "fy-c1-n1 $c1\nfy-c1-n2 $c1\nfy-c2-n1 $c2\nfy-c2-n2 $c2\n$relays" >"$tmp/relay.4"
 { cat "$tmp/relay.4"; printf 'proxy 198.51.100.11:7101 front=fy-c1-front\nproxy 198.51.100.12:7101 front=fy-c2-front\n'; } >"$tmp/relay2.4"
+fronts() { bash tests/topology.sh nat c1 "$1" && bash tests/topology.sh nat c2 "$2"; }
 
 if [ $quick = 1 ]; then
   bw_args="-m 1M -i 20"; lat_args="-m 1M -i 1000"; coll_args="-c barrier,alltoall -s 8,1K,64K,1M -i 200 -t 0.2"
@@ -96,11 +100,14 @@ else
   bw_args="-m 1M"; lat_args="-m 1M -i 5000"; coll_args="-c barrier,alltoall -s 8,64,512,4K,32K,256K,1M -t 0.5"
 fi
 run() { # SETTING RANKS BENCH ROUND ARGS...
-  local setting=$1 n=$2 bench=$3 round=$4 env=()
+  local setting=$1 n=$2 bench=$3 round=$4
   shift 4
-  # The fronts have two interfaces: advertise the WAN one when they run ranks.
-  [ "$setting" = direct ] && env=(env FERRY_IF=198.51.100.0/24)
-  ip netns exec fy-p-n1 "${env[@]}" "$FERRY" run --hostfile "$tmp/$setting.$n" --launcher 'ip netns exec {host}' \
+  case $setting in
+    direct) fronts off off ;;
+    nat) fronts on off ;;
+    *) fronts on on ;;
+  esac
+  ip netns exec fy-p-n1 "$FERRY" run --hostfile "$tmp/$setting.$n" --launcher 'ip netns exec {host}' \
     --proxy-key "$tmp/site.key" --rank-policy public-first --timeout 300 -n "$n" "$tmp/$bench" "$@" \
     >"$out/raw/$setting.$bench.$round.txt" 2>&1 || echo "FAIL $setting $bench round $round (see $out/raw/$setting.$bench.$round.txt)" >&2
 }

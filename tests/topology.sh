@@ -8,6 +8,9 @@
 #   tests/topology.sh check             verify who reaches whom, and from which address
 #   tests/topology.sh down              remove everything (idempotent)
 #   tests/topology.sh show              print the table of nodes and addresses
+#   tests/topology.sh nat c1|c2 on|off  a front's NAT and firewall: off makes its cluster's
+#                                       nodes public (routed, reachable from the WAN) over
+#                                       the same links, for comparisons on one physical path
 #
 # Needs root, iproute2, nftables and python3 (the tiny TCP listener of `check`).
 #
@@ -263,10 +266,21 @@ building=0
 listeners=""
 trap on_exit EXIT
 need_root_and_tools
+# A front's NAT and firewall on or off; off, the WAN router's routes to the private prefix
+# make its nodes reachable as if they had public addresses.
+nat() {
+  local c=${1:-} state=${2:-}
+  case "$c/$state" in c1/on | c2/on | c1/off | c2/off) ;; *) die "usage: nat c1|c2 on|off" ;; esac
+  [ -d "$STATE" ] || die "no topology (run: $0 up)"
+  in_ns "fy-$c-front" nft delete table ip fy 2>/dev/null || true
+  [ "$state" = off ] || front_rules "10.${c#c}.0.0/24" "$c"
+}
+
 case ${1:-} in
   up) shift; up "$@" ;;
   down) down ;;
   check) check ;;
   show) show ;;
-  *) echo "usage: $0 up [--delay MS] | check | down | show" >&2; exit 2 ;;
+  nat) shift; nat "$@" ;;
+  *) echo "usage: $0 up [--delay MS] | check | down | show | nat c1|c2 on|off" >&2; exit 2 ;;
 esac
