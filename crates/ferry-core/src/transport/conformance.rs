@@ -74,7 +74,10 @@ fn tcp_relay() -> Pair {
     (Box::new(Conn::new(a, 16 << 10)), Box::new(Conn::new(b, 0)))
 }
 
-const KINDS: [(&str, fn() -> Pair); 4] = [("mem", mem), ("shm", shm), ("tcp", tcp), ("tcp-relay", tcp_relay)];
+/// How each kind of route makes a connected pair.
+type MakePair = fn() -> Pair;
+
+const KINDS: [(&str, MakePair); 4] = [("mem", mem), ("shm", shm), ("tcp", tcp), ("tcp-relay", tcp_relay)];
 
 fn header(seq: u64, len: usize) -> Header {
     let mut h = Header::new(Kind::Eager);

@@ -33,7 +33,7 @@ pub fn read_site_key(path: impl AsRef<Path>) -> Result<Vec<u8>, RelayError> {
 /// Hex text (even length, whitespace around it ignored) decodes; anything else is the key.
 fn parse(raw: &[u8]) -> Vec<u8> {
     let text = raw.trim_ascii();
-    if !text.is_empty() && text.len() % 2 == 0 && text.iter().all(u8::is_ascii_hexdigit) {
+    if !text.is_empty() && text.len().is_multiple_of(2) && text.iter().all(u8::is_ascii_hexdigit) {
         let digit = |c: u8| (c as char).to_digit(16).expect("checked hex digit") as u8;
         return text.chunks(2).map(|p| digit(p[0]) << 4 | digit(p[1])).collect();
     }

@@ -33,18 +33,20 @@ impl ControlConn {
 impl Proxy {
     pub(super) fn control_event(&mut self, id: usize, readable: bool, writable: bool) {
         let mut buf = [0u8; 4096];
-        while readable {
-            let Some(c) = self.controls.get_mut(id) else { return };
-            match c.stream.read(&mut buf) {
-                Ok(0) => return self.close_control(id, "control connection closed"),
-                Ok(n) => {
-                    if !self.control_input(id, &buf[..n]) {
-                        return;
+        if readable {
+            loop {
+                let Some(c) = self.controls.get_mut(id) else { return };
+                match c.stream.read(&mut buf) {
+                    Ok(0) => return self.close_control(id, "control connection closed"),
+                    Ok(n) => {
+                        if !self.control_input(id, &buf[..n]) {
+                            return;
+                        }
                     }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return self.close_control(id, &format!("control connection failed: {e}")),
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return self.close_control(id, &format!("control connection failed: {e}")),
             }
         }
         if writable || readable {

@@ -34,7 +34,7 @@ use pair::{Flow, Pair};
 use pending::PendingConn;
 
 /// What a proxy is told at start.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Config {
     pub listen: SocketAddr,
     pub site_key: Vec<u8>,
@@ -57,6 +57,23 @@ pub const DEFAULT_MAX_PENDING_PER_SOURCE: usize = 16;
 pub const DEFAULT_PAIR_BUFFER: usize = 256 << 10;
 pub const DEFAULT_HANDSHAKE_DEADLINE: Duration = Duration::from_secs(5);
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl std::fmt::Debug for Config {
+    /// Everything but the site key, which must not reach a log by accident.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("listen", &self.listen)
+            .field("site_key", &format_args!("<{} bytes>", self.site_key.len()))
+            .field("policy", &self.policy)
+            .field("quotas", &self.quotas)
+            .field("max_pending", &self.max_pending)
+            .field("max_pending_per_source", &self.max_pending_per_source)
+            .field("pair_buffer", &self.pair_buffer)
+            .field("handshake_deadline", &self.handshake_deadline)
+            .field("connect_timeout", &self.connect_timeout)
+            .finish()
+    }
+}
 
 impl Config {
     /// A proxy with the default limits.

@@ -74,13 +74,14 @@ impl Proxy {
         let (acc, hello) = RelayAcceptor::new(nonce());
         let _ = stream.set_nodelay(true);
         let id = self.pending.insert(PendingConn { stream, from, opened: Instant::now(), acc, hello });
+        // Counted at once: dropping the slot, for whatever reason, uncounts it.
+        *self.per_source.entry(ip).or_default() += 1;
         let p = self.pending.get_mut(id).expect("just inserted");
         if let Err(e) = self.poll.registry().register(&mut p.stream, token(id, PENDING), Interest::READABLE | Interest::WRITABLE) {
             self.note(Level::Warn, format!("cannot watch connection from {from}: {e}"));
             self.drop_pending(id);
             return;
         }
-        *self.per_source.entry(ip).or_default() += 1;
         self.pending_event(id, true, true);
     }
 
