@@ -221,8 +221,7 @@ impl Head {
         let mut fds = vec![pollfd(self.signals.fd(), libc::POLLIN)];
         let mut sources = vec![Source::Signals];
         for (i, a) in self.agents.iter().enumerate() {
-            if let Some((fd, queued)) = a.stdin_fd().filter(|(_, q)| *q) {
-                let _ = queued;
+            if let Some(fd) = a.queued_orders_fd() {
                 fds.push(pollfd(fd, libc::POLLOUT));
                 sources.push(Source::Orders(i));
             }
@@ -293,7 +292,9 @@ impl Head {
             | FromAgent::Output { rank, .. }
             | FromAgent::Ended { rank, .. } => *rank,
         };
-        if self.ranks.get(rank as usize).is_none_or(|r| r.agent != agent || r.ended) {
+        // Output may trail a rank's end (its pipes drain after it is reaped); nothing else.
+        let trailing = matches!(msg, FromAgent::Output { .. });
+        if self.ranks.get(rank as usize).is_none_or(|r| r.agent != agent || (r.ended && !trailing)) {
             let host = &self.agents[agent].host;
             ferry_core::warn!("run", "the agent on {host} reported on rank {rank}, which it does not run; ignored");
             return;
@@ -319,8 +320,11 @@ impl Head {
                 self.apply(actions);
                 self.maybe_show_paths();
             }
-            FromAgent::Output { stream: Stream::Stdout, bytes, .. } => self.ranks[rank as usize].stdout.forward(&bytes),
-            FromAgent::Output { stream: Stream::Stderr, bytes, .. } => self.ranks[rank as usize].stderr.forward(&bytes),
+            FromAgent::Output { stream, bytes, .. } => {
+                let r = &mut self.ranks[rank as usize];
+                let lines = if stream == Stream::Stdout { &mut r.stdout } else { &mut r.stderr };
+                lines.forward(&bytes);
+            }
             FromAgent::Ended { how, .. } => {
                 let kind = match how {
                     Ended::Exited(c) => ExitKind::Exited(c),
@@ -334,9 +338,8 @@ impl Head {
     /// Rank `rank` ended as `kind` (`None`: its host was lost with it).
     fn rank_ended(&mut self, rank: u32, kind: Option<ExitKind>) {
         let slot = &mut self.ranks[rank as usize];
+        // Its last output may still be on its way: partial lines are written at the end.
         slot.ended = true;
-        slot.stdout.flush_partial();
-        slot.stderr.flush_partial();
         if let Some(kind) = kind {
             if !self.stopping && self.server.state(rank) != Some(RankState::Aborted) {
                 let host = Some(self.agents[slot.agent].host.clone());
@@ -356,6 +359,12 @@ impl Head {
         let lost: Vec<u32> = (0..self.ranks.len() as u32).filter(|&r| self.ranks[r as usize].agent == agent && !self.ranks[r as usize].ended).collect();
         if lost.is_empty() {
             return;
+        }
+        // Its descriptors close a moment before the process can be reaped: wait that moment
+        // (bounded) so that the report can say how it ended.
+        let until = Instant::now() + Duration::from_millis(100);
+        while self.agents[agent].exit.is_none() && self.agents[agent].try_reap().is_none() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(1));
         }
         let why = match self.agents[agent].exit {
             Some(ExitKind::Signaled { signal, .. }) => format!("its agent was killed by signal {signal}{}", signal_suffix(signal)),

@@ -63,8 +63,9 @@ impl AgentLink {
         Ok(AgentLink { host: host.to_owned(), pid, stdin, queue: Vec::new(), stdout, reader: FrameReader::new(), stderr, exit: None })
     }
 
-    pub fn stdin_fd(&self) -> Option<(i32, bool)> {
-        self.stdin.as_ref().map(|f| (f.as_raw_fd(), !self.queue.is_empty()))
+    /// The agent's stdin, when orders wait to be written to it.
+    pub fn queued_orders_fd(&self) -> Option<i32> {
+        self.stdin.as_ref().filter(|_| !self.queue.is_empty()).map(File::as_raw_fd)
     }
 
     pub fn stdout_fd(&self) -> Option<i32> {
