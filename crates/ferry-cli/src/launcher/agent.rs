@@ -149,9 +149,8 @@ impl Agent {
             sources.push(Source::Head);
         }
         for (i, r) in self.ranks.iter().enumerate() {
-            if let Some(pmi) = &r.pmi {
-                let events = if r.pmi_queue.is_empty() { libc::POLLIN } else { libc::POLLIN | libc::POLLOUT };
-                fds.push(pollfd(pmi.as_raw_fd(), events));
+            if let Some(pfd) = r.pmi_pollfd() {
+                fds.push(pfd);
                 sources.push(Source::Pmi(i));
             }
             for (pipe, stream) in [(&r.stdout, Stream::Stdout), (&r.stderr, Stream::Stderr)] {

@@ -4,7 +4,7 @@
 //! agent say, forwarded as `[host] ` lines).
 
 use std::fs::File;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, Read};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use ferry_wire::launch::{FrameReader, FromAgent, LaunchError, ToAgent};
 
 use super::output::{OutputStream, Sink};
-use super::rank::{nonblocking_file, ExitKind};
+use super::rank::{nonblocking_file, reap, write_queued, ExitKind};
 
 /// The command that starts the agent on `host`: the template's words with `{host}`
 /// replaced, then `ferry agent`. The template must name the host somewhere.
@@ -87,20 +87,9 @@ impl AgentLink {
     /// Write queued orders until the pipe would block.
     pub fn flush(&mut self) {
         let Some(pipe) = self.stdin.as_mut() else { return };
-        while !self.queue.is_empty() {
-            match pipe.write(&self.queue) {
-                Ok(n) => {
-                    self.queue.drain(..n);
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
-                Err(_) => {
-                    // The agent is gone; its stdout's end says so too.
-                    self.stdin = None;
-                    self.queue.clear();
-                    return;
-                }
-            }
+        if write_queued(pipe, &mut self.queue).is_err() {
+            // The agent is gone; its stdout's end says so too.
+            self.stdin = None;
         }
     }
 
@@ -144,18 +133,8 @@ impl AgentLink {
         if self.exit.is_some() {
             return None;
         }
-        let mut status = 0;
-        // SAFETY: waitpid on our own child, writing into a local.
-        if unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) } != self.pid {
-            return None;
-        }
-        let kind = if libc::WIFSIGNALED(status) {
-            ExitKind::Signaled { signal: libc::WTERMSIG(status), core_dumped: libc::WCOREDUMP(status) }
-        } else {
-            ExitKind::Exited(libc::WEXITSTATUS(status))
-        };
-        self.exit = Some(kind);
-        Some(kind)
+        self.exit = reap(self.pid);
+        self.exit
     }
 
     /// Kill the launcher command's process group (the agent itself where the template

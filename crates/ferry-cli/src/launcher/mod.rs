@@ -188,10 +188,8 @@ impl Job {
         let mut fds = vec![pollfd(self.signals.fd(), libc::POLLIN)];
         let mut sources = vec![Source::Signals];
         for (i, r) in self.ranks.iter().enumerate() {
-            if let Some(pmi) = &r.pmi {
-                use std::os::fd::AsRawFd;
-                let events = if r.pmi_queue.is_empty() { libc::POLLIN } else { libc::POLLIN | libc::POLLOUT };
-                fds.push(pollfd(pmi.as_raw_fd(), events));
+            if let Some(pfd) = r.pmi_pollfd() {
+                fds.push(pfd);
                 sources.push(Source::Pmi(i));
             }
             if let Some(out) = &r.stdout {

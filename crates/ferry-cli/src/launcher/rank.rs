@@ -128,19 +128,8 @@ impl Rank {
         if self.exit.is_some() {
             return None;
         }
-        let mut status = 0;
-        // SAFETY: waitpid on our own child, writing into a local.
-        let r = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
-        if r != self.pid {
-            return None;
-        }
-        let kind = if libc::WIFSIGNALED(status) {
-            ExitKind::Signaled { signal: libc::WTERMSIG(status), core_dumped: libc::WCOREDUMP(status) }
-        } else {
-            ExitKind::Exited(libc::WEXITSTATUS(status))
-        };
-        self.exit = Some(kind);
-        Some(kind)
+        self.exit = reap(self.pid);
+        self.exit
     }
 
     /// Send `signal` to the rank's process group. Only while the rank is unreaped: its
@@ -184,6 +173,13 @@ impl Rank {
         }
     }
 
+    /// The PMI socket as poll(2) should watch it: for requests, and for room while replies
+    /// wait to be written.
+    pub fn pmi_pollfd(&self) -> Option<libc::pollfd> {
+        let events = if self.pmi_queue.is_empty() { libc::POLLIN } else { libc::POLLIN | libc::POLLOUT };
+        self.pmi.as_ref().map(|p| libc::pollfd { fd: p.as_raw_fd(), events, revents: 0 })
+    }
+
     /// Queue `bytes` for the rank and write as much as the socket takes now.
     pub fn send_pmi(&mut self, bytes: &[u8]) {
         if self.pmi.is_none() {
@@ -202,21 +198,42 @@ impl Rank {
     /// Write queued replies until the socket would block.
     pub fn flush_pmi(&mut self) {
         let Some(stream) = self.pmi.as_mut() else { return };
-        while !self.pmi_queue.is_empty() {
-            match stream.write(&self.pmi_queue) {
-                Ok(n) => {
-                    self.pmi_queue.drain(..n);
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
-                Err(_) => {
-                    // The rank closed its end; what it did not read no longer matters.
-                    self.pmi_queue.clear();
-                    return;
-                }
+        // A broken socket: the rank closed its end; what it did not read no longer matters.
+        let _ = write_queued(stream, &mut self.pmi_queue);
+    }
+}
+
+/// Reap child `pid` if it has ended, and say how.
+pub(super) fn reap(pid: libc::pid_t) -> Option<ExitKind> {
+    let mut status = 0;
+    // SAFETY: waitpid on our own child, writing into a local.
+    if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != pid {
+        return None;
+    }
+    Some(if libc::WIFSIGNALED(status) {
+        ExitKind::Signaled { signal: libc::WTERMSIG(status), core_dumped: libc::WCOREDUMP(status) }
+    } else {
+        ExitKind::Exited(libc::WEXITSTATUS(status))
+    })
+}
+
+/// Write `queue` to the non-blocking `w` until it is empty or `w` would block; on an error
+/// (the other end is gone) the queue is dropped and the error returned.
+pub(super) fn write_queued(w: &mut impl Write, queue: &mut Vec<u8>) -> io::Result<()> {
+    while !queue.is_empty() {
+        match w.write(queue) {
+            Ok(n) => {
+                queue.drain(..n);
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+            Err(e) => {
+                queue.clear();
+                return Err(e);
             }
         }
     }
+    Ok(())
 }
 
 pub(super) fn nonblocking_file(fd: OwnedFd) -> File {

@@ -7,27 +7,7 @@ use ferry_core::transport::relay::policy::{is_rfc1918, Cidr};
 
 /// Every IPv4 interface address with its network.
 pub fn interface_networks() -> Vec<(Ipv4Addr, Cidr)> {
-    let mut out = Vec::new();
-    let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
-    // SAFETY: getifaddrs fills `head` with a list we walk read-only and free exactly once;
-    // an entry's address and netmask, when present and AF_INET, are sockaddr_in.
-    unsafe {
-        if libc::getifaddrs(&mut head) != 0 {
-            return out;
-        }
-        let mut p = head;
-        while !p.is_null() {
-            let ifa = &*p;
-            if !ifa.ifa_addr.is_null() && (*ifa.ifa_addr).sa_family as i32 == libc::AF_INET {
-                let ip = Ipv4Addr::from(u32::from_be((*(ifa.ifa_addr as *const libc::sockaddr_in)).sin_addr.s_addr));
-                let bits = if ifa.ifa_netmask.is_null() { 32 } else { u32::from_be((*(ifa.ifa_netmask as *const libc::sockaddr_in)).sin_addr.s_addr).count_ones() as u8 };
-                out.push((ip, Cidr::new(ip, bits)));
-            }
-            p = ifa.ifa_next;
-        }
-        libc::freeifaddrs(head);
-    }
-    out
+    ferry_core::transport::tcp::interface_networks().into_iter().map(|(_, ip, bits)| (ip, Cidr::new(ip, bits))).collect()
 }
 
 /// The default member networks: those of the RFC 1918 private interfaces, once each.

@@ -47,9 +47,16 @@ impl From<io::Error> for TransportError {
 
 /// The IPv4 addresses of this host's interfaces, as (interface name, address).
 pub fn interfaces() -> Vec<(String, Ipv4Addr)> {
+    interface_networks().into_iter().map(|(name, ip, _)| (name, ip)).collect()
+}
+
+/// The IPv4 addresses of this host's interfaces with the length of their network prefix, as
+/// (interface name, address, prefix length).
+pub fn interface_networks() -> Vec<(String, Ipv4Addr, u8)> {
     let mut out = Vec::new();
     let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
-    // SAFETY: getifaddrs fills `head` with a list we walk read-only and free exactly once.
+    // SAFETY: getifaddrs fills `head` with a list we walk read-only and free exactly once; an
+    // entry's address and netmask, when present and AF_INET, are sockaddr_in.
     unsafe {
         if libc::getifaddrs(&mut head) != 0 {
             return out;
@@ -60,8 +67,9 @@ pub fn interfaces() -> Vec<(String, Ipv4Addr)> {
             if !ifa.ifa_addr.is_null() && (*ifa.ifa_addr).sa_family as i32 == libc::AF_INET {
                 let sin = &*(ifa.ifa_addr as *const libc::sockaddr_in);
                 let ip = Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr));
+                let bits = if ifa.ifa_netmask.is_null() { 32 } else { u32::from_be((*(ifa.ifa_netmask as *const libc::sockaddr_in)).sin_addr.s_addr).count_ones() as u8 };
                 let name = std::ffi::CStr::from_ptr(ifa.ifa_name).to_string_lossy().into_owned();
-                out.push((name, ip));
+                out.push((name, ip, bits));
             }
             p = ifa.ifa_next;
         }
