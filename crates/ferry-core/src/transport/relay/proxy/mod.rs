@@ -11,6 +11,8 @@
 //! - `job <hex> ended: <pairs> pairs, <bytes> bytes relayed` (bytes: both directions)
 //! - `denied ...: <reason>` and `throttled <n> connections from <ip>: <why>`
 
+#[cfg(test)]
+mod bench;
 mod control_conn;
 mod pair;
 mod pending;

@@ -1,0 +1,117 @@
+//! What the relay costs against a direct connection, measured on loopback in one run:
+//! bandwidth in 1 MiB writes and 8-byte ping-pong round trips, relayed and direct taking
+//! turns (best of 3 each), so that a busy machine hurts both alike.
+//!
+//! `cargo test --release -p ferry-core relay_vs_direct -- --ignored --nocapture`
+//! (`FERRY_BENCH_MIB` changes the volume, 2048 MiB by default).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+use super::tests::{control, relay, start, target, Running};
+
+const CHUNK: usize = 1 << 20;
+const PINGS: usize = 20_000;
+const TRIES: usize = 3;
+
+/// Push `total` bytes from `tx` to `rx` in 1 MiB writes: MB/s, from the first write to the
+/// last byte read.
+fn push(tx: TcpStream, mut rx: TcpStream, total: usize) -> f64 {
+    let t0 = Instant::now();
+    let writer = std::thread::spawn(move || {
+        let mut tx = tx;
+        let chunk = vec![0x5au8; CHUNK];
+        let mut left = total;
+        while left > 0 {
+            let n = left.min(CHUNK);
+            tx.write_all(&chunk[..n]).expect("write");
+            left -= n;
+        }
+        tx
+    });
+    let mut buf = vec![0u8; CHUNK];
+    let mut got = 0;
+    while got < total {
+        match rx.read(&mut buf).expect("read") {
+            0 => panic!("end of stream after {got} of {total} bytes"),
+            n => got += n,
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    drop(writer.join().expect("writer"));
+    total as f64 / secs / 1e6
+}
+
+/// 8-byte round trips per second between `a` and an echo at `b`.
+fn ping(mut a: TcpStream, b: TcpStream) -> f64 {
+    a.set_nodelay(true).expect("nodelay");
+    b.set_nodelay(true).expect("nodelay");
+    let echo = std::thread::spawn(move || {
+        let mut b = b;
+        let mut m = [0u8; 8];
+        while b.read_exact(&mut m).is_ok() {
+            if b.write_all(&m).is_err() {
+                return;
+            }
+        }
+    });
+    let mut m = [7u8; 8];
+    let t0 = Instant::now();
+    for _ in 0..PINGS {
+        a.write_all(&m).expect("ping");
+        a.read_exact(&mut m).expect("pong");
+    }
+    let rate = PINGS as f64 / t0.elapsed().as_secs_f64();
+    drop(a);
+    echo.join().expect("echo");
+    rate
+}
+
+fn direct() -> (TcpStream, TcpStream) {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let a = TcpStream::connect(l.local_addr().expect("addr")).expect("connect");
+    let (b, _) = l.accept().expect("accept");
+    (a, b)
+}
+
+/// A fresh relayed pair from rank `from` to rank 1 (the pair's own quota stays small).
+fn relayed(r: &Running, l: &TcpListener, job: [u8; 16], from: u32) -> (TcpStream, TcpStream) {
+    let a = relay(r, job, b"bench", from, 1).expect("relayed connection");
+    let (b, _) = l.accept().expect("the proxy connects to the target");
+    (a, b)
+}
+
+#[test]
+#[ignore = "a measurement, not a check: run it by name with --ignored --nocapture"]
+fn relay_vs_direct() {
+    let mib: usize = std::env::var("FERRY_BENCH_MIB").ok().and_then(|v| v.parse().ok()).unwrap_or(2048);
+    let total = mib << 20;
+    let r = start(|_| {});
+    let (l, ta) = target();
+    let job = [0xbe; 16];
+    let _ctl = control(&r, job, b"bench", 64, &[(1, ta)]);
+    let mut from = 2;
+    let mut next = || {
+        from += 1;
+        from
+    };
+    let (mut bw_relay, mut bw_direct, mut rt_relay, mut rt_direct) = (0f64, 0f64, 0f64, 0f64);
+    for _ in 0..TRIES {
+        let (a, b) = relayed(&r, &l, job, next());
+        bw_relay = bw_relay.max(push(a, b, total));
+        let (a, b) = direct();
+        bw_direct = bw_direct.max(push(a, b, total));
+        let (a, b) = relayed(&r, &l, job, next());
+        rt_relay = rt_relay.max(ping(a, b));
+        let (a, b) = direct();
+        rt_direct = rt_direct.max(ping(a, b));
+        // Let the proxy close the pairs before the next turn.
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!("bandwidth, {mib} MiB in 1 MiB writes (best of {TRIES}):");
+    println!("  relayed {bw_relay:8.0} MB/s   direct {bw_direct:8.0} MB/s   relayed/direct {:5.1}%", 100.0 * bw_relay / bw_direct);
+    println!("8-byte ping-pong, {PINGS} round trips (best of {TRIES}):");
+    println!("  relayed {rt_relay:8.0} rt/s   direct {rt_direct:8.0} rt/s   relayed/direct {:5.1}%", 100.0 * rt_relay / rt_direct);
+    println!("  latency relayed {:.1} us, direct {:.1} us", 1e6 / rt_relay, 1e6 / rt_direct);
+}
