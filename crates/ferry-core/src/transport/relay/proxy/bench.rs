@@ -3,7 +3,9 @@
 //! turns (best of 3 each), so that a busy machine hurts both alike.
 //!
 //! `cargo test --release -p ferry-core relay_vs_direct -- --ignored --nocapture`
-//! (`FERRY_BENCH_MIB` changes the volume, 2048 MiB by default).
+//! Settings from the environment: `FERRY_BENCH_MIB` the volume (2048 MiB by default),
+//! `FERRY_BENCH_BUFFER` the pair's buffer in bytes (the proxy's default otherwise),
+//! `FERRY_BENCH_SPLICE=0` relays by copying, `FERRY_BENCH_TRIES` the turns (3).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -13,7 +15,6 @@ use super::tests::{control, relay, start, target, Running};
 
 const CHUNK: usize = 1 << 20;
 const PINGS: usize = 20_000;
-const TRIES: usize = 3;
 
 /// Push `total` bytes from `tx` to `rx` in 1 MiB writes: MB/s, from the first write to the
 /// last byte read.
@@ -85,9 +86,15 @@ fn relayed(r: &Running, l: &TcpListener, job: [u8; 16], from: u32) -> (TcpStream
 #[test]
 #[ignore = "a measurement, not a check: run it by name with --ignored --nocapture"]
 fn relay_vs_direct() {
-    let mib: usize = std::env::var("FERRY_BENCH_MIB").ok().and_then(|v| v.parse().ok()).unwrap_or(2048);
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
+    let mib = var("FERRY_BENCH_MIB").unwrap_or(2048);
     let total = mib << 20;
-    let r = start(|_| {});
+    let tries = var("FERRY_BENCH_TRIES").unwrap_or(3);
+    let r = start(|c| {
+        c.pair_buffer = var("FERRY_BENCH_BUFFER").unwrap_or(c.pair_buffer);
+        c.splice = var("FERRY_BENCH_SPLICE") != Some(0);
+        println!("pair buffer {} bytes, splice {}", c.pair_buffer, c.splice);
+    });
     let (l, ta) = target();
     let job = [0xbe; 16];
     let _ctl = control(&r, job, b"bench", 64, &[(1, ta)]);
@@ -97,7 +104,7 @@ fn relay_vs_direct() {
         from
     };
     let (mut bw_relay, mut bw_direct, mut rt_relay, mut rt_direct) = (0f64, 0f64, 0f64, 0f64);
-    for _ in 0..TRIES {
+    for _ in 0..tries {
         let (a, b) = relayed(&r, &l, job, next());
         bw_relay = bw_relay.max(push(a, b, total));
         let (a, b) = direct();
@@ -109,9 +116,9 @@ fn relay_vs_direct() {
         // Let the proxy close the pairs before the next turn.
         std::thread::sleep(Duration::from_millis(50));
     }
-    println!("bandwidth, {mib} MiB in 1 MiB writes (best of {TRIES}):");
+    println!("bandwidth, {mib} MiB in 1 MiB writes (best of {tries}):");
     println!("  relayed {bw_relay:8.0} MB/s   direct {bw_direct:8.0} MB/s   relayed/direct {:5.1}%", 100.0 * bw_relay / bw_direct);
-    println!("8-byte ping-pong, {PINGS} round trips (best of {TRIES}):");
+    println!("8-byte ping-pong, {PINGS} round trips (best of {tries}):");
     println!("  relayed {rt_relay:8.0} rt/s   direct {rt_direct:8.0} rt/s   relayed/direct {:5.1}%", 100.0 * rt_relay / rt_direct);
     println!("  latency relayed {:.1} us, direct {:.1} us", 1e6 / rt_relay, 1e6 / rt_direct);
 }

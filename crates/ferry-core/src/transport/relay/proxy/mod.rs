@@ -16,6 +16,7 @@ mod bench;
 mod control_conn;
 mod pair;
 mod pending;
+mod splice;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -48,6 +49,9 @@ pub struct Config {
     pub max_pending_per_source: usize,
     /// Bytes buffered per direction of a relayed pair.
     pub pair_buffer: usize,
+    /// Relay with splice(2) through a kernel pipe per direction, where the kernel gives one
+    /// of `pair_buffer` bytes; otherwise (and when false) by copying through memory.
+    pub splice: bool,
     /// A connection that has not sent its first frame by then is dropped.
     pub handshake_deadline: Duration,
     /// The second leg must connect within this.
@@ -71,6 +75,7 @@ impl std::fmt::Debug for Config {
             .field("max_pending", &self.max_pending)
             .field("max_pending_per_source", &self.max_pending_per_source)
             .field("pair_buffer", &self.pair_buffer)
+            .field("splice", &self.splice)
             .field("handshake_deadline", &self.handshake_deadline)
             .field("connect_timeout", &self.connect_timeout)
             .finish()
@@ -88,6 +93,7 @@ impl Config {
             max_pending: DEFAULT_MAX_PENDING,
             max_pending_per_source: DEFAULT_MAX_PENDING_PER_SOURCE,
             pair_buffer: DEFAULT_PAIR_BUFFER,
+            splice: true,
             handshake_deadline: DEFAULT_HANDSHAKE_DEADLINE,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
@@ -103,6 +109,8 @@ pub struct Stats {
     /// Bytes in the pairs' buffers now, and the most ever.
     pub buffered: AtomicUsize,
     pub peak_buffered: AtomicUsize,
+    /// Pairs opened so far whose two directions relay by splice (the others copy).
+    pub spliced: AtomicUsize,
 }
 
 const LISTENER: Token = Token(usize::MAX);
@@ -260,13 +268,14 @@ impl Proxy {
             }
             for ev in events.iter() {
                 let (readable, writable) = (ev.is_readable() || ev.is_read_closed() || ev.is_error(), ev.is_writable() || ev.is_write_closed() || ev.is_error());
+                let closing = ev.is_read_closed() || ev.is_error();
                 match ev.token() {
                     LISTENER => self.accept_all(),
                     WAKER => {}
                     Token(t) => match t & 3 {
                         PENDING => self.pending_event(t >> 2, readable, writable),
                         CONTROL => self.control_event(t >> 2, readable, writable),
-                        kind => self.pair_event(t >> 2, kind == PAIR_CLIENT, readable, writable),
+                        kind => self.pair_event(t >> 2, kind == PAIR_CLIENT, readable, writable, closing),
                     },
                 }
             }
@@ -355,11 +364,12 @@ impl Proxy {
     }
 
     /// The poller reported one side of pair `id`.
-    fn pair_event(&mut self, id: usize, client: bool, readable: bool, writable: bool) {
+    fn pair_event(&mut self, id: usize, client: bool, readable: bool, writable: bool, closing: bool) {
         let Some(p) = self.pairs.get_mut(id) else { return };
         let side = if client { &mut p.client } else { &mut p.target };
         side.readable |= readable;
         side.writable |= writable;
+        side.closing |= closing;
         if !client && matches!(p.state, pair::PairState::Connecting { .. }) {
             if writable || readable {
                 self.connect_progress(id);

@@ -175,9 +175,13 @@ impl Proxy {
             }
         };
         let _ = leg.set_nodelay(true);
-        let mut up = Pipe::new(self.cfg.pair_buffer);
+        let mut up = Pipe::new(self.cfg.pair_buffer, self.cfg.splice);
         // A client may send its first relayed bytes right behind the request.
         up.push(early);
+        let down = Pipe::new(self.cfg.pair_buffer.max(HEADER_LEN), self.cfg.splice);
+        if up.spliced() && down.spliced() {
+            self.stats.spliced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         let pair = Pair {
             job: req.job,
             from: req.from,
@@ -187,7 +191,7 @@ impl Proxy {
             client: Side::new(p.stream),
             target: Side::new(leg),
             up,
-            down: Pipe::new(self.cfg.pair_buffer.max(HEADER_LEN)),
+            down,
             state: PairState::Connecting { since: Instant::now() },
             own_down: 0,
         };
