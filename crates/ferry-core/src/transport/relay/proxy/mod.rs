@@ -124,6 +124,9 @@ const PAIR_TARGET: usize = 3;
 const THROTTLE_REPORT: Duration = Duration::from_secs(1);
 /// A sleep is never longer, so a signal that slips in before the wait is seen soon.
 const MAX_WAIT: Duration = Duration::from_millis(500);
+/// Deadlines are checked (and the stats published) at most this often: the checks walk every
+/// connection, which a busy loop must not do on every wakeup. A deadline may pass by this much.
+const HOUSEKEEPING_EVERY: Duration = Duration::from_millis(10);
 
 fn token(slot: usize, kind: usize) -> Token {
     Token(slot << 2 | kind)
@@ -187,6 +190,10 @@ pub struct Proxy {
     retry_accept: Option<Instant>,
     /// Pairs that still had bytes to move at the end of their turn.
     busy: Vec<usize>,
+    /// Bytes in all pairs' buffers, as each pair last counted them.
+    buffered: usize,
+    /// Deadlines are not checked before then.
+    next_housekeeping: Instant,
     next_owner: Owner,
     waker: Arc<Waker>,
     stats: Arc<Stats>,
@@ -219,6 +226,8 @@ impl Proxy {
             throttle_reported: None,
             retry_accept: None,
             busy: Vec::new(),
+            buffered: 0,
+            next_housekeeping: Instant::now(),
             next_owner: 1,
             waker,
             stats: Arc::new(Stats::default()),
@@ -290,20 +299,22 @@ impl Proxy {
 
     /// How long the loop may sleep before a deadline needs it.
     fn next_wait(&self, now: Instant) -> Duration {
-        let mut due: Vec<Instant> = Vec::new();
-        due.extend(self.pending.items.iter().flatten().map(|p| p.opened + self.cfg.handshake_deadline));
-        due.extend(self.pairs.items.iter().flatten().filter_map(|p| match p.state {
+        let pending = self.pending.items.iter().flatten().map(|p| p.opened + self.cfg.handshake_deadline);
+        let connecting = self.pairs.items.iter().flatten().filter_map(|p| match p.state {
             pair::PairState::Connecting { since } => Some(since + self.cfg.connect_timeout),
             pair::PairState::Relaying => None,
-        }));
-        if !self.throttled.is_empty() {
-            due.push(self.throttle_reported.map_or(now, |t| t + THROTTLE_REPORT));
-        }
-        due.extend(self.retry_accept);
-        due.into_iter().min().map_or(MAX_WAIT, |d| d.saturating_duration_since(now).min(MAX_WAIT))
+        });
+        let throttle = (!self.throttled.is_empty()).then(|| self.throttle_reported.map_or(now, |t| t + THROTTLE_REPORT));
+        let due = pending.chain(connecting).chain(throttle).chain(self.retry_accept).min();
+        // Housekeeping would not act before its time anyway: no point waking for it.
+        due.map_or(MAX_WAIT, |d| d.max(self.next_housekeeping).saturating_duration_since(now).min(MAX_WAIT))
     }
 
     fn housekeeping(&mut self, now: Instant) {
+        if now < self.next_housekeeping {
+            return;
+        }
+        self.next_housekeeping = now + HOUSEKEEPING_EVERY;
         for id in self.pending.ids() {
             let late = self.pending.get(id).is_some_and(|p| now >= p.opened + self.cfg.handshake_deadline);
             if late {
@@ -338,7 +349,8 @@ impl Proxy {
     }
 
     fn publish_stats(&self) {
-        let buffered: usize = self.pairs.items.iter().flatten().map(Pair::buffered).sum();
+        let buffered = self.buffered;
+        debug_assert_eq!(buffered, self.pairs.items.iter().flatten().map(|p| p.counted).sum::<usize>());
         self.stats.pending.store(self.pending.len(), Ordering::Relaxed);
         self.stats.controls.store(self.controls.len(), Ordering::Relaxed);
         self.stats.pairs.store(self.pairs.len(), Ordering::Relaxed);
@@ -385,23 +397,31 @@ impl Proxy {
         if !matches!(p.state, pair::PairState::Relaying) {
             return;
         }
-        match p.pump() {
+        let flow = p.pump();
+        // Only this pair's buffers changed: adjust the total by its difference rather than
+        // summing every pair on every event.
+        let now = p.buffered();
+        self.buffered = self.buffered + now - p.counted;
+        p.counted = now;
+        self.stats.peak_buffered.fetch_max(self.buffered, Ordering::Relaxed);
+        match flow {
             Ok(Flow::Idle) => {}
             Ok(Flow::More) => self.busy.push(id),
             Ok(Flow::Done) => self.close_pair(id, "both sides closed".into()),
             Err(e) => self.close_pair(id, format!("error: {e}")),
         }
-        self.publish_peak();
     }
 
-    fn publish_peak(&self) {
-        let buffered: usize = self.pairs.items.iter().flatten().map(Pair::buffered).sum();
-        self.stats.peak_buffered.fetch_max(buffered, Ordering::Relaxed);
+    /// Remove pair `id`, uncounting its buffers.
+    fn take_pair(&mut self, id: usize) -> Option<Pair> {
+        let p = self.pairs.remove(id)?;
+        self.buffered -= p.counted;
+        Some(p)
     }
 
     /// Close pair `id`, free its quota and log what it relayed.
     pub(super) fn close_pair(&mut self, id: usize, why: String) {
-        let Some(mut p) = self.pairs.remove(id) else { return };
+        let Some(mut p) = self.take_pair(id) else { return };
         let reg = self.poll.registry();
         let _ = reg.deregister(&mut p.client.stream);
         let _ = reg.deregister(&mut p.target.stream);

@@ -233,6 +233,8 @@ pub(super) struct Pair {
     pub(super) state: PairState,
     /// Bytes of `down` that are the proxy's own frame, not relayed data.
     pub(super) own_down: u64,
+    /// Bytes of both buffers as the proxy's total last counted them.
+    pub(super) counted: usize,
 }
 
 /// What a round of relaying left.

@@ -194,6 +194,7 @@ impl Proxy {
             down,
             state: PairState::Connecting { since: Instant::now() },
             own_down: 0,
+            counted: 0,
         };
         let pid = self.pairs.insert(pair);
         let p = self.pairs.get_mut(pid).expect("just inserted");
@@ -227,7 +228,7 @@ impl Proxy {
     }
 
     pub(super) fn connect_failed(&mut self, id: usize, why: String) {
-        let Some(mut p) = self.pairs.remove(id) else { return };
+        let Some(mut p) = self.take_pair(id) else { return };
         let reg = self.poll.registry();
         let _ = reg.deregister(&mut p.client.stream);
         let _ = reg.deregister(&mut p.target.stream);
