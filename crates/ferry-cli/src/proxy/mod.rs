@@ -62,6 +62,10 @@ pub struct ProxyArgs {
     /// that side until the other drains.
     #[arg(long, value_name = "BYTES", default_value_t = relay_proxy::DEFAULT_PAIR_BUFFER)]
     pair_buffer: usize,
+    /// Relay by copying through the proxy's memory, never with splice(2) through a kernel
+    /// pipe (the pipes cost descriptors, and need --pair-buffer within pipe-max-size).
+    #[arg(long)]
+    copy: bool,
 }
 
 fn parse_cidr(s: &str) -> Result<Cidr, String> {
@@ -127,6 +131,7 @@ pub fn run(args: ProxyArgs) -> i32 {
     cfg.quotas.job_connections = args.job_connections;
     cfg.quotas.rank_connections = args.rank_connections;
     cfg.pair_buffer = args.pair_buffer.max(4096);
+    cfg.splice = !args.copy;
     // Jobs, pairs and denials are what an operator runs the proxy to see.
     ferry_core::log::set_default_level(Level::Info);
     catch_signals();
