@@ -72,6 +72,20 @@ fn parse_cidr(s: &str) -> Result<Cidr, String> {
     Cidr::parse(s).map_err(|e| e.to_string())
 }
 
+/// Every pair holds two sockets, and four pipe descriptors while it splices (up to half the
+/// limit, see `Config::pipe_fds`): take the soft limit on open files up to the hard one, as
+/// a server that may hold thousands of pairs should. Best effort: the limit stays otherwise.
+fn raise_fd_limit() {
+    // SAFETY: getrlimit/setrlimit with a local struct; all-zero is a valid rlimit.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
 static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
@@ -125,6 +139,7 @@ pub fn run(args: ProxyArgs) -> i32 {
         return 2;
     }
     let own = ifs.iter().map(|(ip, _)| *ip).collect();
+    raise_fd_limit();
     let mut cfg = Config::new(listen, site_key, AddrPolicy::new(members.clone(), own));
     cfg.max_pending = args.max_pending.max(1);
     cfg.max_pending_per_source = args.max_pending_per_source.max(1);

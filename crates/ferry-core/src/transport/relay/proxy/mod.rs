@@ -52,6 +52,9 @@ pub struct Config {
     /// Relay with splice(2) through a kernel pipe per direction, where the kernel gives one
     /// of `pair_buffer` bytes; otherwise (and when false) by copying through memory.
     pub splice: bool,
+    /// Descriptors the pipes may hold in all (two per pipe, four per pair); pairs opened
+    /// beyond copy. Keeps the pipes from taking the descriptors that sockets need.
+    pub pipe_fds: usize,
     /// A connection that has not sent its first frame by then is dropped.
     pub handshake_deadline: Duration,
     /// The second leg must connect within this.
@@ -76,10 +79,22 @@ impl std::fmt::Debug for Config {
             .field("max_pending_per_source", &self.max_pending_per_source)
             .field("pair_buffer", &self.pair_buffer)
             .field("splice", &self.splice)
+            .field("pipe_fds", &self.pipe_fds)
             .field("handshake_deadline", &self.handshake_deadline)
             .field("connect_timeout", &self.connect_timeout)
             .finish()
     }
+}
+
+/// Half the open files this process may have now: the other half stays for sockets.
+pub fn default_pipe_fds() -> usize {
+    // SAFETY: getrlimit writes one rlimit through the valid pointer; all-zero is a valid rlimit.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return 0;
+    }
+    usize::try_from(lim.rlim_cur / 2).unwrap_or(usize::MAX)
 }
 
 impl Config {
@@ -94,6 +109,7 @@ impl Config {
             max_pending_per_source: DEFAULT_MAX_PENDING_PER_SOURCE,
             pair_buffer: DEFAULT_PAIR_BUFFER,
             splice: true,
+            pipe_fds: default_pipe_fds(),
             handshake_deadline: DEFAULT_HANDSHAKE_DEADLINE,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
@@ -192,6 +208,8 @@ pub struct Proxy {
     busy: Vec<usize>,
     /// Bytes in all pairs' buffers, as each pair last counted them.
     buffered: usize,
+    /// Descriptors the pairs' kernel pipes hold.
+    pipe_fds: usize,
     /// Deadlines are not checked before then.
     next_housekeeping: Instant,
     next_owner: Owner,
@@ -227,6 +245,7 @@ impl Proxy {
             retry_accept: None,
             busy: Vec::new(),
             buffered: 0,
+            pipe_fds: 0,
             next_housekeeping: Instant::now(),
             next_owner: 1,
             waker,
@@ -416,6 +435,7 @@ impl Proxy {
     fn take_pair(&mut self, id: usize) -> Option<Pair> {
         let p = self.pairs.remove(id)?;
         self.buffered -= p.counted;
+        self.pipe_fds -= p.pipe_fds();
         Some(p)
     }
 

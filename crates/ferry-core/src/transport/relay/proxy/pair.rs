@@ -256,6 +256,11 @@ impl Pair {
         self.up.len() + self.down.len()
     }
 
+    /// Descriptors its kernel pipes hold.
+    pub(super) fn pipe_fds(&self) -> usize {
+        2 * (self.up.spliced() as usize + self.down.spliced() as usize)
+    }
+
     /// Relayed bytes client -> target and target -> client.
     pub(super) fn bytes(&self) -> (u64, u64) {
         (self.up.written, self.down.written.saturating_sub(self.own_down))

@@ -175,10 +175,11 @@ impl Proxy {
             }
         };
         let _ = leg.set_nodelay(true);
-        let mut up = Pipe::new(self.cfg.pair_buffer, self.cfg.splice);
+        let splice = self.cfg.splice && self.pipe_fds + 4 <= self.cfg.pipe_fds;
+        let mut up = Pipe::new(self.cfg.pair_buffer, splice);
         // A client may send its first relayed bytes right behind the request.
         up.push(early);
-        let down = Pipe::new(self.cfg.pair_buffer.max(HEADER_LEN), self.cfg.splice);
+        let down = Pipe::new(self.cfg.pair_buffer.max(HEADER_LEN), splice);
         if up.spliced() && down.spliced() {
             self.stats.spliced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -196,6 +197,7 @@ impl Proxy {
             own_down: 0,
             counted: 0,
         };
+        self.pipe_fds += pair.pipe_fds();
         let pid = self.pairs.insert(pair);
         let p = self.pairs.get_mut(pid).expect("just inserted");
         let reg = self.poll.registry();

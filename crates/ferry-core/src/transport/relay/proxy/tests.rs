@@ -246,6 +246,31 @@ fn small_and_bulk_messages_interleave_intact() {
     }
 }
 
+/// Pipes take descriptors only up to their allowance: a pair beyond it copies, and one
+/// that closes gives its share back.
+#[test]
+fn pairs_past_the_pipe_allowance_copy_and_a_closed_pair_frees_its_pipes() {
+    let r = start(|c| c.pipe_fds = 4);
+    let (l, ta) = target();
+    let job = [0xa4; 16];
+    let _ctl = control(&r, job, b"s", 8, &[(1, ta)]);
+    let spliced = || r.stats.spliced.load(Ordering::Relaxed);
+    let (mut a, ta_) = pair(&r, &l, job, b"s", 0, 1);
+    let _ea = echo_server(ta_);
+    assert_eq!(spliced(), 1, "the first pair fits the allowance");
+    let (mut b, tb) = pair(&r, &l, job, b"s", 2, 1);
+    let _eb = echo_server(tb);
+    assert_eq!(spliced(), 1, "the second copies");
+    echo_round(&mut a, 1 << 20, 1);
+    echo_round(&mut b, 1 << 20, 2);
+    drop(a);
+    r.wait_log("rank 0 -> rank 1: 1048576 bytes to target, 1048576 bytes to client");
+    let (mut c, tc) = pair(&r, &l, job, b"s", 3, 1);
+    let _ec = echo_server(tc);
+    assert_eq!(spliced(), 2, "the closed pair's pipes are free again");
+    echo_round(&mut c, 1 << 20, 3);
+}
+
 /// Everything a stranger or a confused client may try is refused and logged, and the proxy
 /// relays correctly afterwards.
 #[test]
