@@ -62,10 +62,28 @@ pub struct ProxyArgs {
     /// that side until the other drains.
     #[arg(long, value_name = "BYTES", default_value_t = relay_proxy::DEFAULT_PAIR_BUFFER)]
     pair_buffer: usize,
+    /// Relay by copying through the proxy's memory, never with splice(2) through a kernel
+    /// pipe (the pipes cost descriptors, and need --pair-buffer within pipe-max-size).
+    #[arg(long)]
+    copy: bool,
 }
 
 fn parse_cidr(s: &str) -> Result<Cidr, String> {
     Cidr::parse(s).map_err(|e| e.to_string())
+}
+
+/// Every pair holds two sockets, and four pipe descriptors while it splices (up to half the
+/// limit, see `Config::pipe_fds`): take the soft limit on open files up to the hard one, as
+/// a server that may hold thousands of pairs should. Best effort: the limit stays otherwise.
+fn raise_fd_limit() {
+    // SAFETY: getrlimit/setrlimit with a local struct; all-zero is a valid rlimit.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -121,12 +139,14 @@ pub fn run(args: ProxyArgs) -> i32 {
         return 2;
     }
     let own = ifs.iter().map(|(ip, _)| *ip).collect();
+    raise_fd_limit();
     let mut cfg = Config::new(listen, site_key, AddrPolicy::new(members.clone(), own));
     cfg.max_pending = args.max_pending.max(1);
     cfg.max_pending_per_source = args.max_pending_per_source.max(1);
     cfg.quotas.job_connections = args.job_connections;
     cfg.quotas.rank_connections = args.rank_connections;
     cfg.pair_buffer = args.pair_buffer.max(4096);
+    cfg.splice = !args.copy;
     // Jobs, pairs and denials are what an operator runs the proxy to see.
     ferry_core::log::set_default_level(Level::Info);
     catch_signals();

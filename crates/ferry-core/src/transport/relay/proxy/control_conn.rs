@@ -140,7 +140,7 @@ impl Proxy {
             }
             if matches!(p.state, PairState::Connecting { .. }) {
                 let (from, to) = (p.from, p.to);
-                let mut p = self.pairs.remove(pid).expect("live slot");
+                let mut p = self.take_pair(pid).expect("live slot");
                 let reg = self.poll.registry();
                 let _ = reg.deregister(&mut p.client.stream);
                 let _ = reg.deregister(&mut p.target.stream);

@@ -11,9 +11,12 @@
 //! - `job <hex> ended: <pairs> pairs, <bytes> bytes relayed` (bytes: both directions)
 //! - `denied ...: <reason>` and `throttled <n> connections from <ip>: <why>`
 
+#[cfg(test)]
+mod bench;
 mod control_conn;
 mod pair;
 mod pending;
+mod splice;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -46,6 +49,12 @@ pub struct Config {
     pub max_pending_per_source: usize,
     /// Bytes buffered per direction of a relayed pair.
     pub pair_buffer: usize,
+    /// Relay with splice(2) through a kernel pipe per direction, where the kernel gives one
+    /// of `pair_buffer` bytes; otherwise (and when false) by copying through memory.
+    pub splice: bool,
+    /// Descriptors the pipes may hold in all (two per pipe, four per pair); pairs opened
+    /// beyond copy. Keeps the pipes from taking the descriptors that sockets need.
+    pub pipe_fds: usize,
     /// A connection that has not sent its first frame by then is dropped.
     pub handshake_deadline: Duration,
     /// The second leg must connect within this.
@@ -69,10 +78,23 @@ impl std::fmt::Debug for Config {
             .field("max_pending", &self.max_pending)
             .field("max_pending_per_source", &self.max_pending_per_source)
             .field("pair_buffer", &self.pair_buffer)
+            .field("splice", &self.splice)
+            .field("pipe_fds", &self.pipe_fds)
             .field("handshake_deadline", &self.handshake_deadline)
             .field("connect_timeout", &self.connect_timeout)
             .finish()
     }
+}
+
+/// Half the open files this process may have now: the other half stays for sockets.
+pub fn default_pipe_fds() -> usize {
+    // SAFETY: getrlimit writes one rlimit through the valid pointer; all-zero is a valid rlimit.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return 0;
+    }
+    usize::try_from(lim.rlim_cur / 2).unwrap_or(usize::MAX)
 }
 
 impl Config {
@@ -86,6 +108,8 @@ impl Config {
             max_pending: DEFAULT_MAX_PENDING,
             max_pending_per_source: DEFAULT_MAX_PENDING_PER_SOURCE,
             pair_buffer: DEFAULT_PAIR_BUFFER,
+            splice: true,
+            pipe_fds: default_pipe_fds(),
             handshake_deadline: DEFAULT_HANDSHAKE_DEADLINE,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
@@ -101,6 +125,8 @@ pub struct Stats {
     /// Bytes in the pairs' buffers now, and the most ever.
     pub buffered: AtomicUsize,
     pub peak_buffered: AtomicUsize,
+    /// Pairs opened so far whose two directions relay by splice (the others copy).
+    pub spliced: AtomicUsize,
 }
 
 const LISTENER: Token = Token(usize::MAX);
@@ -114,6 +140,9 @@ const PAIR_TARGET: usize = 3;
 const THROTTLE_REPORT: Duration = Duration::from_secs(1);
 /// A sleep is never longer, so a signal that slips in before the wait is seen soon.
 const MAX_WAIT: Duration = Duration::from_millis(500);
+/// Deadlines are checked (and the stats published) at most this often: the checks walk every
+/// connection, which a busy loop must not do on every wakeup. A deadline may pass by this much.
+const HOUSEKEEPING_EVERY: Duration = Duration::from_millis(10);
 
 fn token(slot: usize, kind: usize) -> Token {
     Token(slot << 2 | kind)
@@ -177,6 +206,12 @@ pub struct Proxy {
     retry_accept: Option<Instant>,
     /// Pairs that still had bytes to move at the end of their turn.
     busy: Vec<usize>,
+    /// Bytes in all pairs' buffers, as each pair last counted them.
+    buffered: usize,
+    /// Descriptors the pairs' kernel pipes hold.
+    pipe_fds: usize,
+    /// Deadlines are not checked before then.
+    next_housekeeping: Instant,
     next_owner: Owner,
     waker: Arc<Waker>,
     stats: Arc<Stats>,
@@ -209,6 +244,9 @@ impl Proxy {
             throttle_reported: None,
             retry_accept: None,
             busy: Vec::new(),
+            buffered: 0,
+            pipe_fds: 0,
+            next_housekeeping: Instant::now(),
             next_owner: 1,
             waker,
             stats: Arc::new(Stats::default()),
@@ -258,13 +296,14 @@ impl Proxy {
             }
             for ev in events.iter() {
                 let (readable, writable) = (ev.is_readable() || ev.is_read_closed() || ev.is_error(), ev.is_writable() || ev.is_write_closed() || ev.is_error());
+                let closing = ev.is_read_closed() || ev.is_error();
                 match ev.token() {
                     LISTENER => self.accept_all(),
                     WAKER => {}
                     Token(t) => match t & 3 {
                         PENDING => self.pending_event(t >> 2, readable, writable),
                         CONTROL => self.control_event(t >> 2, readable, writable),
-                        kind => self.pair_event(t >> 2, kind == PAIR_CLIENT, readable, writable),
+                        kind => self.pair_event(t >> 2, kind == PAIR_CLIENT, readable, writable, closing),
                     },
                 }
             }
@@ -279,20 +318,22 @@ impl Proxy {
 
     /// How long the loop may sleep before a deadline needs it.
     fn next_wait(&self, now: Instant) -> Duration {
-        let mut due: Vec<Instant> = Vec::new();
-        due.extend(self.pending.items.iter().flatten().map(|p| p.opened + self.cfg.handshake_deadline));
-        due.extend(self.pairs.items.iter().flatten().filter_map(|p| match p.state {
+        let pending = self.pending.items.iter().flatten().map(|p| p.opened + self.cfg.handshake_deadline);
+        let connecting = self.pairs.items.iter().flatten().filter_map(|p| match p.state {
             pair::PairState::Connecting { since } => Some(since + self.cfg.connect_timeout),
             pair::PairState::Relaying => None,
-        }));
-        if !self.throttled.is_empty() {
-            due.push(self.throttle_reported.map_or(now, |t| t + THROTTLE_REPORT));
-        }
-        due.extend(self.retry_accept);
-        due.into_iter().min().map_or(MAX_WAIT, |d| d.saturating_duration_since(now).min(MAX_WAIT))
+        });
+        let throttle = (!self.throttled.is_empty()).then(|| self.throttle_reported.map_or(now, |t| t + THROTTLE_REPORT));
+        let due = pending.chain(connecting).chain(throttle).chain(self.retry_accept).min();
+        // Housekeeping would not act before its time anyway: no point waking for it.
+        due.map_or(MAX_WAIT, |d| d.max(self.next_housekeeping).saturating_duration_since(now).min(MAX_WAIT))
     }
 
     fn housekeeping(&mut self, now: Instant) {
+        if now < self.next_housekeeping {
+            return;
+        }
+        self.next_housekeeping = now + HOUSEKEEPING_EVERY;
         for id in self.pending.ids() {
             let late = self.pending.get(id).is_some_and(|p| now >= p.opened + self.cfg.handshake_deadline);
             if late {
@@ -327,7 +368,8 @@ impl Proxy {
     }
 
     fn publish_stats(&self) {
-        let buffered: usize = self.pairs.items.iter().flatten().map(Pair::buffered).sum();
+        let buffered = self.buffered;
+        debug_assert_eq!(buffered, self.pairs.items.iter().flatten().map(|p| p.counted).sum::<usize>());
         self.stats.pending.store(self.pending.len(), Ordering::Relaxed);
         self.stats.controls.store(self.controls.len(), Ordering::Relaxed);
         self.stats.pairs.store(self.pairs.len(), Ordering::Relaxed);
@@ -353,11 +395,12 @@ impl Proxy {
     }
 
     /// The poller reported one side of pair `id`.
-    fn pair_event(&mut self, id: usize, client: bool, readable: bool, writable: bool) {
+    fn pair_event(&mut self, id: usize, client: bool, readable: bool, writable: bool, closing: bool) {
         let Some(p) = self.pairs.get_mut(id) else { return };
         let side = if client { &mut p.client } else { &mut p.target };
         side.readable |= readable;
         side.writable |= writable;
+        side.closing |= closing;
         if !client && matches!(p.state, pair::PairState::Connecting { .. }) {
             if writable || readable {
                 self.connect_progress(id);
@@ -373,23 +416,32 @@ impl Proxy {
         if !matches!(p.state, pair::PairState::Relaying) {
             return;
         }
-        match p.pump() {
+        let flow = p.pump();
+        // Only this pair's buffers changed: adjust the total by its difference rather than
+        // summing every pair on every event.
+        let now = p.buffered();
+        self.buffered = self.buffered + now - p.counted;
+        p.counted = now;
+        self.stats.peak_buffered.fetch_max(self.buffered, Ordering::Relaxed);
+        match flow {
             Ok(Flow::Idle) => {}
             Ok(Flow::More) => self.busy.push(id),
             Ok(Flow::Done) => self.close_pair(id, "both sides closed".into()),
             Err(e) => self.close_pair(id, format!("error: {e}")),
         }
-        self.publish_peak();
     }
 
-    fn publish_peak(&self) {
-        let buffered: usize = self.pairs.items.iter().flatten().map(Pair::buffered).sum();
-        self.stats.peak_buffered.fetch_max(buffered, Ordering::Relaxed);
+    /// Remove pair `id`, uncounting its buffers.
+    fn take_pair(&mut self, id: usize) -> Option<Pair> {
+        let p = self.pairs.remove(id)?;
+        self.buffered -= p.counted;
+        self.pipe_fds -= p.pipe_fds();
+        Some(p)
     }
 
     /// Close pair `id`, free its quota and log what it relayed.
     pub(super) fn close_pair(&mut self, id: usize, why: String) {
-        let Some(mut p) = self.pairs.remove(id) else { return };
+        let Some(mut p) = self.take_pair(id) else { return };
         let reg = self.poll.registry();
         let _ = reg.deregister(&mut p.client.stream);
         let _ = reg.deregister(&mut p.target.stream);

@@ -175,9 +175,14 @@ impl Proxy {
             }
         };
         let _ = leg.set_nodelay(true);
-        let mut up = Pipe::new(self.cfg.pair_buffer);
+        let splice = self.cfg.splice && self.pipe_fds + 4 <= self.cfg.pipe_fds;
+        let mut up = Pipe::new(self.cfg.pair_buffer, splice);
         // A client may send its first relayed bytes right behind the request.
         up.push(early);
+        let down = Pipe::new(self.cfg.pair_buffer.max(HEADER_LEN), splice);
+        if up.spliced() && down.spliced() {
+            self.stats.spliced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         let pair = Pair {
             job: req.job,
             from: req.from,
@@ -187,10 +192,12 @@ impl Proxy {
             client: Side::new(p.stream),
             target: Side::new(leg),
             up,
-            down: Pipe::new(self.cfg.pair_buffer.max(HEADER_LEN)),
+            down,
             state: PairState::Connecting { since: Instant::now() },
             own_down: 0,
+            counted: 0,
         };
+        self.pipe_fds += pair.pipe_fds();
         let pid = self.pairs.insert(pair);
         let p = self.pairs.get_mut(pid).expect("just inserted");
         let reg = self.poll.registry();
@@ -223,7 +230,7 @@ impl Proxy {
     }
 
     pub(super) fn connect_failed(&mut self, id: usize, why: String) {
-        let Some(mut p) = self.pairs.remove(id) else { return };
+        let Some(mut p) = self.take_pair(id) else { return };
         let reg = self.poll.registry();
         let _ = reg.deregister(&mut p.client.stream);
         let _ = reg.deregister(&mut p.target.stream);

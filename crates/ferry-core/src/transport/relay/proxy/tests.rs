@@ -178,23 +178,97 @@ fn echo_server(mut t: TcpStream) -> JoinHandle<()> {
 
 #[test]
 fn relays_mebibytes_both_ways_and_logs_the_totals() {
-    let r = start(|_| {});
+    for splice in [true, false] {
+        let r = start(|c| c.splice = splice);
+        let (l, ta) = target();
+        let job = [0xa1; 16];
+        let ctl = control(&r, job, b"secret", 2, &[(1, ta)]);
+        r.wait_log(&format!("job {} registered by", hex(&job)));
+        let (c, t) = pair(&r, &l, job, b"secret", 0, 1);
+        r.wait_log(&format!("pair opened: job {} rank 0 -> rank 1 at {ta}", hex(&job)));
+        assert_eq!(r.stats.spliced.load(Ordering::Relaxed), splice as usize, "relaying by splice: {splice}");
+        let (up, down) = (pattern(4 << 20, 1), pattern(3 << 20, 2));
+        // The client sends `up` and receives `down`; the target the other way round.
+        let at_target = exchange(t, down.clone());
+        let at_client = exchange(c, up.clone());
+        assert!(at_target.join().expect("target") == up);
+        assert!(at_client.join().expect("client") == down);
+        r.wait_log(&format!("pair closed: job {} rank 0 -> rank 1: {} bytes to target, {} bytes to client (both sides closed)", hex(&job), up.len(), down.len()));
+        drop(ctl);
+        r.wait_log(&format!("job {} ended: 1 pairs, {} bytes relayed", hex(&job), up.len() + down.len()));
+        r.stop().expect("the proxy stops cleanly");
+    }
+}
+
+/// Each side's end of stream reaches the other only after every byte before it, and the
+/// other direction carries on after it; relayed by splice and by copying.
+#[test]
+fn an_end_of_stream_is_passed_on_after_the_bytes_before_it() {
+    for splice in [true, false] {
+        let r = start(|c| c.splice = splice);
+        let (l, ta) = target();
+        let job = [0xa2; 16];
+        let _ctl = control(&r, job, b"s", 2, &[(1, ta)]);
+        let (mut c, mut t) = pair(&r, &l, job, b"s", 0, 1);
+        let (up, down) = (pattern(1_500_000, 3), pattern(2_500_000, 4));
+        c.write_all(&up).unwrap();
+        c.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut got = Vec::new();
+        t.read_to_end(&mut got).unwrap();
+        assert!(got == up, "everything before the end of stream (splice: {splice})");
+        // The half-closed pair still carries the other way, then the target's end of
+        // stream (it closes once written) reaches the client and ends the pair.
+        let d = down.clone();
+        let w = std::thread::spawn(move || t.write_all(&d).unwrap());
+        let mut back = Vec::new();
+        c.set_read_timeout(Some(T)).unwrap();
+        c.read_to_end(&mut back).unwrap();
+        w.join().unwrap();
+        assert!(back == down, "everything, then the end of stream (splice: {splice})");
+        r.wait_log(&format!("rank 0 -> rank 1: {} bytes to target, {} bytes to client (both sides closed)", up.len(), down.len()));
+    }
+}
+
+/// Messages of every size, one at a time with pauses, so that the relay switches between
+/// copying small ones and splicing bulk: all come back intact and in order.
+#[test]
+fn small_and_bulk_messages_interleave_intact() {
+    for splice in [true, false] {
+        let r = start(|c| c.splice = splice);
+        let (l, ta) = target();
+        let job = [0xa3; 16];
+        let _ctl = control(&r, job, b"s", 2, &[(1, ta)]);
+        let (mut c, t) = pair(&r, &l, job, b"s", 0, 1);
+        let _echo = echo_server(t);
+        for (i, n) in [1, 8, 300, (16 << 10) - 1, 16 << 10, (16 << 10) + 1, 1 << 20, 5, 200_000, 8, 1 << 20, 1].into_iter().enumerate() {
+            echo_round(&mut c, n, i as u8);
+        }
+    }
+}
+
+/// Pipes take descriptors only up to their allowance: a pair beyond it copies, and one
+/// that closes gives its share back.
+#[test]
+fn pairs_past_the_pipe_allowance_copy_and_a_closed_pair_frees_its_pipes() {
+    let r = start(|c| c.pipe_fds = 4);
     let (l, ta) = target();
-    let job = [0xa1; 16];
-    let ctl = control(&r, job, b"secret", 2, &[(1, ta)]);
-    r.wait_log(&format!("job {} registered by", hex(&job)));
-    let (c, t) = pair(&r, &l, job, b"secret", 0, 1);
-    r.wait_log(&format!("pair opened: job {} rank 0 -> rank 1 at {ta}", hex(&job)));
-    let (up, down) = (pattern(4 << 20, 1), pattern(3 << 20, 2));
-    // The client sends `up` and receives `down`; the target the other way round.
-    let at_target = exchange(t, down.clone());
-    let at_client = exchange(c, up.clone());
-    assert!(at_target.join().expect("target") == up);
-    assert!(at_client.join().expect("client") == down);
-    r.wait_log(&format!("pair closed: job {} rank 0 -> rank 1: {} bytes to target, {} bytes to client (both sides closed)", hex(&job), up.len(), down.len()));
-    drop(ctl);
-    r.wait_log(&format!("job {} ended: 1 pairs, {} bytes relayed", hex(&job), up.len() + down.len()));
-    r.stop().expect("the proxy stops cleanly");
+    let job = [0xa4; 16];
+    let _ctl = control(&r, job, b"s", 8, &[(1, ta)]);
+    let spliced = || r.stats.spliced.load(Ordering::Relaxed);
+    let (mut a, ta_) = pair(&r, &l, job, b"s", 0, 1);
+    let _ea = echo_server(ta_);
+    assert_eq!(spliced(), 1, "the first pair fits the allowance");
+    let (mut b, tb) = pair(&r, &l, job, b"s", 2, 1);
+    let _eb = echo_server(tb);
+    assert_eq!(spliced(), 1, "the second copies");
+    echo_round(&mut a, 1 << 20, 1);
+    echo_round(&mut b, 1 << 20, 2);
+    drop(a);
+    r.wait_log("rank 0 -> rank 1: 1048576 bytes to target, 1048576 bytes to client");
+    let (mut c, tc) = pair(&r, &l, job, b"s", 3, 1);
+    let _ec = echo_server(tc);
+    assert_eq!(spliced(), 2, "the closed pair's pipes are free again");
+    echo_round(&mut c, 1 << 20, 3);
 }
 
 /// Everything a stranger or a confused client may try is refused and logged, and the proxy
@@ -378,41 +452,46 @@ fn a_flood_of_bogus_connections_does_not_stop_relaying() {
 
 #[test]
 fn a_client_that_stops_reading_stalls_only_its_own_pair() {
-    let buffer = 64 << 10;
-    let r = start(|c| c.pair_buffer = buffer);
-    let (l, ta) = target();
-    let job = [0x5e; 16];
-    let _ctl = control(&r, job, b"s", 8, &[(1, ta), (3, ta)]);
-    let (mut stalled, mut flooder) = pair(&r, &l, job, b"s", 0, 1);
-    // The target floods a client that never reads, until the relay pushes back.
-    flooder.set_nonblocking(true).unwrap();
-    let chunk = pattern(64 << 10, 5);
-    let (mut sent, mut idle) = (0usize, 0);
-    while idle < 20 && sent < (64 << 20) {
-        match flooder.write(&chunk[sent % chunk.len()..]) {
-            Ok(n) => {
-                sent += n;
-                idle = 0;
+    for splice in [true, false] {
+        let buffer = 64 << 10;
+        let r = start(|c| {
+            c.pair_buffer = buffer;
+            c.splice = splice;
+        });
+        let (l, ta) = target();
+        let job = [0x5e; 16];
+        let _ctl = control(&r, job, b"s", 8, &[(1, ta), (3, ta)]);
+        let (mut stalled, mut flooder) = pair(&r, &l, job, b"s", 0, 1);
+        // The target floods a client that never reads, until the relay pushes back.
+        flooder.set_nonblocking(true).unwrap();
+        let chunk = pattern(64 << 10, 5);
+        let (mut sent, mut idle) = (0usize, 0);
+        while idle < 20 && sent < (64 << 20) {
+            match flooder.write(&chunk[sent % chunk.len()..]) {
+                Ok(n) => {
+                    sent += n;
+                    idle = 0;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    idle += 1;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("{e}"),
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                idle += 1;
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Err(e) => panic!("{e}"),
         }
+        assert!(sent < (64 << 20), "the proxy never pushed back ({sent} bytes taken)");
+        // Meanwhile another pair flows freely.
+        let (c2, t2) = pair(&r, &l, job, b"s", 2, 3);
+        let (a, b) = (pattern(2 << 20, 6), pattern(2 << 20, 7));
+        let x = exchange(t2, a.clone());
+        let y = exchange(c2, b.clone());
+        assert!(x.join().unwrap() == b && y.join().unwrap() == a);
+        assert!(r.stats.peak_buffered.load(Ordering::Relaxed) <= 4 * buffer, "buffers stay bounded");
+        // The stalled client finally reads everything, intact.
+        let mut got = vec![0u8; sent];
+        stalled.read_exact(&mut got).unwrap();
+        assert!(got.iter().enumerate().all(|(i, b)| *b == chunk[i % chunk.len()]));
     }
-    assert!(sent < (64 << 20), "the proxy never pushed back ({sent} bytes taken)");
-    // Meanwhile another pair flows freely.
-    let (c2, t2) = pair(&r, &l, job, b"s", 2, 3);
-    let (a, b) = (pattern(2 << 20, 6), pattern(2 << 20, 7));
-    let x = exchange(t2, a.clone());
-    let y = exchange(c2, b.clone());
-    assert!(x.join().unwrap() == b && y.join().unwrap() == a);
-    assert!(r.stats.peak_buffered.load(Ordering::Relaxed) <= 4 * buffer, "buffers stay bounded");
-    // The stalled client finally reads everything, intact.
-    let mut got = vec![0u8; sent];
-    stalled.read_exact(&mut got).unwrap();
-    assert!(got.iter().enumerate().all(|(i, b)| *b == chunk[i % chunk.len()]));
 }
 
 #[test]
