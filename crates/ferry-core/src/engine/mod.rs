@@ -626,23 +626,34 @@ impl Engine {
         self.polled.retain(|&p| p != peer);
     }
 
-    /// Orderly shutdown: say goodbye on every route whose close the peer would see, and
-    /// write everything queued.
+    /// Orderly shutdown: say goodbye on every route, write everything queued, and wait for
+    /// every send (including those the user freed) to finish, or a peer waiting for that data
+    /// would hang. A send can also wait for an answer that will never come: a synchronous or
+    /// rendezvous send that its receiver, now finalizing too, never received. Those end once
+    /// their peer's goodbye has arrived (after every answer the peer did send), and are
+    /// reported; a lost peer ends the wait through the error it raises.
     pub fn finalize(&mut self) -> Result<(), EngineError> {
+        let me = self.proto.rank();
         for peer in 0..self.size {
-            if self.routes[peer as usize].as_ref().is_some_and(|r| r.closes_visibly()) {
+            if peer != me && self.routes[peer as usize].is_some() {
                 self.proto.bye(peer);
             }
         }
         self.pump();
-        // Everything queued must reach its peer, and every send (including those the user
-        // freed) must finish, or a peer waiting for that data would hang; a lost peer ends
-        // the wait through the error it raises.
         self.wait_until(|e| {
             let written = e.routes.iter().flatten().all(|r| r.queued() == 0);
             let sent = e.waiting.iter().enumerate().all(|(p, w)| w.is_empty() || e.proto.is_lost(p as u32));
-            written && sent && e.sends_outstanding() == 0
-        })
+            written && sent && e.proto.sends_only_to_departed()
+        })?;
+        let abandoned = self.proto.abandon_sends_to_departed();
+        if !abandoned.is_empty() {
+            let list: Vec<String> = abandoned
+                .iter()
+                .map(|(peer, rndv)| format!("{} send to rank {peer}", if *rndv { "a large (rendezvous)" } else { "a synchronous" }))
+                .collect();
+            warn!("engine", "finalize: dropping {} that the receiver finalized without receiving: {}", plural(list.len(), "send"), list.join(", "));
+        }
+        Ok(())
     }
 
     /// The address this engine advertises in its business card.
@@ -653,5 +664,13 @@ impl Engine {
     /// Established connections with a descriptor (TCP), for tests and `FERRY_LOG=debug`.
     pub fn connection_count(&self) -> usize {
         self.routes.iter().flatten().filter(|r| r.closes_visibly()).count()
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
     }
 }
