@@ -12,7 +12,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # for the ssh launcher across them (tests/clusters.sh); Slurm and munge for the srun launch
 # test (tests/slurm.sh).
 DEMO_PKGS := gcc make
-TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge
+TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge gfortran
 
 .PHONY: all build demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
@@ -65,6 +65,7 @@ test: deps-test build
 	bash tests/check-purity.sh
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
+	bash tests/abi/fortran.sh
 	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh

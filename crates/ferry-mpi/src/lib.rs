@@ -21,6 +21,7 @@ macro_rules! mpi_export {
 pub mod consts;
 pub mod predefined;
 
+mod abi_objects;
 mod boundary;
 mod coll;
 mod comm;
