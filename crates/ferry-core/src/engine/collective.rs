@@ -37,6 +37,9 @@ struct Pending {
     _keep: Option<Vec<u8>>,
 }
 
+/// The bytes of the messages a failed run sends to release its receivers.
+static RELEASE: [u8; 64 << 10] = [0; 64 << 10];
+
 /// One collective call in progress on one rank.
 pub struct CollRun {
     sched: Schedule,
@@ -70,7 +73,12 @@ impl std::fmt::Display for CollError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CollError::Engine(e) => write!(f, "{e}"),
-            CollError::Truncated { node, expected, got } => write!(f, "collective step {node}: expected {expected} bytes, got {got} (ranks disagree on the arguments)"),
+            CollError::Truncated { node, expected, got } if got == expected => {
+                write!(f, "collective step {node}: expected {expected} bytes, got more (ranks disagree on the arguments)")
+            }
+            CollError::Truncated { node, expected, got } => {
+                write!(f, "collective step {node}: expected {expected} bytes, got {got} (ranks disagree on the arguments)")
+            }
             CollError::UnexpectedSource { node, source } => write!(f, "collective step {node}: message from unexpected world rank {source}"),
             CollError::Reduce(s) => write!(f, "reduction: {s}"),
         }
@@ -200,12 +208,45 @@ impl CollRun {
     }
 
     /// Issue what can be issued, complete what has completed; returns whether the run is done.
+    /// A run that fails releases the ranks that wait for it (see [`release_peers`]).
     pub fn advance(&mut self, engine: &mut Engine, reduce: &mut Reducer<'_>) -> Result<bool, CollError> {
+        let r = self.advance_inner(engine, reduce);
+        if r.is_err() {
+            self.release_peers(engine);
+        }
+        r
+    }
+
+    fn advance_inner(&mut self, engine: &mut Engine, reduce: &mut Reducer<'_>) -> Result<bool, CollError> {
         loop {
             let mut moved = self.issue(engine, reduce)?;
             moved |= self.complete(engine)?;
             if !moved {
                 return Ok(self.is_done());
+            }
+        }
+    }
+
+    /// This run failed (ranks disagree on the call's arguments, typically): every message it
+    /// would still have sent goes out as one of a size its receiver cannot expect, so that
+    /// the receiver fails too, with a truncation, and releases the ranks behind it in turn,
+    /// instead of waiting for data that will never come. The receiver expects the size this
+    /// rank would have sent, or another one (its arguments differ too); it sees one more byte,
+    /// or a single byte where it expects large data. The messages carry zeros and belong to
+    /// this call's tag only, so no later call can match them.
+    fn release_peers(&mut self, engine: &mut Engine) {
+        for i in 0..self.sched.nodes().len() {
+            if self.state[i] != State::Waiting {
+                continue;
+            }
+            if let Op::Send { peer, data } = &self.sched.nodes()[i].op {
+                let len: usize = data.iter().map(|r| r.len).sum();
+                let size = if len < RELEASE.len() { len + 1 } else { 1 };
+                // SAFETY: RELEASE is a static: valid for as long as the send takes.
+                if let Some(req) = unsafe { engine.isend(self.group[*peer], self.ctx, self.tag, RELEASE.as_ptr(), size, false) } {
+                    engine.detach(req);
+                }
+                self.state[i] = State::Done;
             }
         }
     }

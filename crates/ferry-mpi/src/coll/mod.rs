@@ -18,7 +18,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::select::CallKind;
 use ferry_coll::{AlgorithmInfo, Collective, Params};
-use ferry_core::engine::collective::CollRun;
+use ferry_core::engine::collective::{CollError, CollRun};
 use ferry_core::engine::Reduce;
 
 use crate::completion::{ApiReq, Body};
@@ -72,6 +72,15 @@ fn begin(rt: &mut Runtime, comm: MPI_Comm) -> MpiResult<Call> {
 fn no_in_place(buf: *const c_void, what: &str) -> MpiResult<()> {
     if in_place(buf) {
         return err(MPI_ERR_BUFFER, format!("MPI_IN_PLACE cannot be the {what} here"));
+    }
+    Ok(())
+}
+
+/// The same memory as send and receive buffer is allowed only as MPI_IN_PLACE: a rank that
+/// both sends and receives data may not pass one pointer twice.
+fn no_alias(sbuf: *const c_void, rbuf: *const c_void, moves_data: bool) -> MpiResult<()> {
+    if moves_data && !sbuf.is_null() && !in_place(sbuf) && std::ptr::eq(sbuf, rbuf) {
+        return err(MPI_ERR_BUFFER, "the send and receive buffers are the same memory (MPI_IN_PLACE says that)".to_string());
     }
     Ok(())
 }
@@ -156,7 +165,11 @@ impl CollCall {
                 }
                 Ok(())
             }
-            Some(Err(e)) => err(MPI_ERR_OTHER, format!("{}: {e}", self.algorithm)),
+            Some(Err(e)) => {
+                // Ranks that disagree on the arguments: the error class the standard has for it.
+                let class = if matches!(e, CollError::Truncated { .. }) { MPI_ERR_TRUNCATE } else { MPI_ERR_OTHER };
+                err(class, format!("{}: {e}", self.algorithm))
+            }
             None => err(MPI_ERR_INTERN, format!("{}: collected before it completed", self.algorithm)),
         }
     }

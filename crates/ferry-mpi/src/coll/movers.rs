@@ -5,7 +5,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::{Collective, Params};
 
-use super::{begin, check_buf, check_count, check_root, in_place, no_in_place, pick, req_out, submit, vec_counts, vec_displs, Call, Prepared, Region, BLOCKING};
+use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, req_out, submit, vec_counts, vec_displs, Call, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
@@ -77,6 +77,9 @@ fn gather(
     if !in_place {
         check_buf(sbuf, scount, stype)?;
     }
+    if is_root {
+        no_alias(sbuf, rbuf, scount > 0)?;
+    }
     let my_bytes = match (&st, &rt_) {
         (Some(s), _) => scount * s.size(),
         (None, Some(r)) => rcounts[call.rank] * r.size(),
@@ -130,6 +133,9 @@ fn scatter(
     if !in_place {
         check_buf(rbuf, rcount, rtype)?;
     }
+    if is_root {
+        no_alias(sbuf, rbuf, rcount > 0)?;
+    }
     let my_bytes = match (&rt_, &st) {
         (Some(r), _) => rcount * r.size(),
         (None, Some(s)) => scounts[call.rank] * s.size(),
@@ -172,6 +178,7 @@ fn alltoall(rt: &mut Runtime, sbuf: *const c_void, send: Side, stype: MPI_Dataty
     let n = call.size;
     let in_place = in_place(sbuf);
     no_in_place(rbuf, "receive buffer")?;
+    no_alias(sbuf, rbuf, recv.counts.iter().any(|&c| c > 0))?;
     let varying = recv.displs.is_some();
     let r = rt.datatype(rtype)?;
     let rblocks = element_blocks(n, &recv.counts, &recv.displs);

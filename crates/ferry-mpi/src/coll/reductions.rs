@@ -7,7 +7,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::{Collective, Params};
 
-use super::{begin, check_buf, check_count, check_root, in_place, no_in_place, pick, req_out, submit, vec_counts, Prepared, Region, BLOCKING};
+use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, req_out, submit, vec_counts, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
@@ -29,6 +29,9 @@ fn reduce(rt: &mut Runtime, coll: Collective, sbuf: *const c_void, rbuf: *mut c_
         no_in_place(rbuf, "receive buffer")?;
     } else {
         no_in_place(sbuf, "send buffer of a rank other than the root")?;
+    }
+    if gets_result {
+        no_alias(sbuf, rbuf, count > 0)?;
     }
     // Reduce_scatter_block: `count` is each rank's share; the input holds n of them.
     let in_elems = if coll == Collective::ReduceScatter { count * n } else { count };
@@ -68,6 +71,7 @@ fn reduce_scatter(rt: &mut Runtime, sbuf: *const c_void, rbuf: *mut c_void, rcou
     let total: usize = counts.iter().sum();
     let in_place = in_place(sbuf);
     no_in_place(rbuf, "receive buffer")?;
+    no_alias(sbuf, rbuf, total > 0)?;
     if !in_place {
         check_buf(sbuf, total, dt)?;
     }

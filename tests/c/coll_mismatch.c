@@ -1,0 +1,66 @@
+/* ranks: 2 4 7 */
+/* env: FERRY_TRANSPORTS=shm,tcp */
+/* env: FERRY_TRANSPORTS=tcp */
+/* mpich: skip an erroneous program: what ranks that disagree on a collective see is Ferry's own */
+/*
+ * Erroneous collective calls end in an error, not a hang. Ranks disagree on MPI_Bcast's count
+ * (the root sends 10 ints, the others expect 1): every rank but the root gets
+ * MPI_ERR_TRUNCATE through MPI_ERRORS_RETURN, also those that would only have heard from a
+ * failed rank (a failed rank releases the ones behind it), blocking and non-blocking, and
+ * the communicator stays usable. The same buffer as send and receive buffer (not
+ * MPI_IN_PLACE) is MPI_ERR_BUFFER at the call.
+ */
+#define TEST_NAME "coll_mismatch"
+#include "testutil.h"
+
+static int error_class(int rc)
+{
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+int main(int argc, char **argv)
+{
+    TEST_INIT(&argc, &argv);
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int buf[10], expect = me == 0 ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+    int count = me == 0 ? 10 : 1;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 10; i++)
+            buf[i] = me == 0 ? 100 + i : -1;
+        int cls = error_class(MPI_Bcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD));
+        CHECK(cls == expect, "round %d: MPI_Bcast gave class %d, expected %d", round, cls, expect);
+
+        MPI_Request req;
+        int rc = MPI_Ibcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD, &req);
+        CHECK(rc == MPI_SUCCESS, "round %d: MPI_Ibcast did not start (%d)", round, rc);
+        cls = error_class(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK(cls == expect, "round %d: MPI_Ibcast gave class %d, expected %d", round, cls, expect);
+
+        /* The communicator still works: a correct broadcast and a barrier. */
+        int v = me == 0 ? 7 + round : 0;
+        CALL(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
+        CHECK(v == 7 + round, "round %d: broadcast after the errors gave %d", round, v);
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+    }
+
+    /* Aliased buffers. */
+    int x[4] = { me, me, me, me };
+    int cls = error_class(MPI_Allreduce(x, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(cls == MPI_ERR_BUFFER, "aliased MPI_Allreduce gave class %d", cls);
+    int *all = xmalloc(sizeof(int) * (size_t)np);
+    cls = error_class(MPI_Allgather(all, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD));
+    CHECK(cls == MPI_ERR_BUFFER, "aliased MPI_Allgather gave class %d", cls);
+    cls = error_class(MPI_Alltoall(all, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD));
+    CHECK(cls == MPI_ERR_BUFFER, "aliased MPI_Alltoall gave class %d", cls);
+    /* MPI_IN_PLACE is the way to say it, and works. */
+    CALL(MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(x[0] == np * (np - 1) / 2, "in-place sum %d", x[0]);
+    free(all);
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    finalized = 1;
+    CALL(MPI_Finalize());
+    return 0;
+}
