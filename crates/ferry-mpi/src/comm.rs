@@ -47,9 +47,18 @@ pub fn rank_in(group: &[u32], w: u32) -> i32 {
 
 /// Agree with every member of `comm` on a context id none of them has used.
 fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
+    let c = rt.comm(comm)?;
+    let (ctx, group, me) = (c.ctx + 1, c.group.clone(), c.rank as usize);
+    agree_context_among(rt, ctx, &group, me, internal::TAG_ALLGATHER, extra)
+}
+
+/// Agree with the world ranks `group` (this process is `group[me]`) on a context id none of
+/// them has used, talking on internal context `ctx` with `tag`; also returns each one's
+/// `extra`, in group order.
+fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
     let mut mine = rt.next_context.to_le_bytes().to_vec();
     mine.extend_from_slice(extra);
-    let all = internal::allgather(rt, comm, &mine)?;
+    let all = internal::allgather_among(rt, ctx, group, me, tag, &mine)?;
     let ctx = all.iter().map(|b| u32::from_le_bytes(b[0..4].try_into().expect("4-byte prefix"))).max().unwrap_or(rt.next_context);
     rt.next_context = ctx + 2;
     Ok((ctx, all.into_iter().map(|b| b[4..].to_vec()).collect()))
@@ -87,6 +96,60 @@ fn split(rt: &mut Runtime, comm: i32, color: i32, key: i32) -> MpiResult<i32> {
     let mut new = Comm::new(ctx, group, rt.world_rank);
     new.errhandler = c.errhandler;
     Ok(rt.add_comm(new))
+}
+
+/// The members of group `group`, checked to be members of `comm` too.
+fn subgroup(rt: &Runtime, comm: i32, group: i32) -> MpiResult<crate::group::Members> {
+    let c = rt.comm(comm)?;
+    let g = rt.group(group)?;
+    match g.iter().find(|w| !c.group.contains(w)) {
+        Some(w) => err(MPI_ERR_GROUP, format!("the group holds world rank {w}, which is not in the communicator")),
+        None => Ok(g),
+    }
+}
+
+/// `MPI_Comm_create`: collective over `comm`; members of `group` get the new communicator.
+/// Members that pass disjoint groups share one context id, as the parts of a split do.
+fn create(rt: &mut Runtime, comm: i32, group: i32) -> MpiResult<i32> {
+    let g = subgroup(rt, comm, group)?;
+    let (ctx, _) = agree_context(rt, comm, &[])?;
+    if !g.contains(&rt.world_rank) {
+        return Ok(MPI_COMM_NULL);
+    }
+    let mut new = Comm::new(ctx, g.to_vec(), rt.world_rank);
+    new.errhandler = rt.comm(comm)?.errhandler;
+    Ok(rt.add_comm(new))
+}
+
+/// `MPI_Comm_create_group`: collective over `group` only, its exchange told apart from other
+/// creations on `comm` by `tag`. A process outside `group` gets `MPI_COMM_NULL` at once.
+fn create_group(rt: &mut Runtime, comm: i32, group: i32, tag: i32) -> MpiResult<i32> {
+    let g = subgroup(rt, comm, group)?;
+    if tag < 0 {
+        return err(MPI_ERR_TAG, format!("invalid tag {tag} (tags are 0 ..= {})", i32::MAX));
+    }
+    let Some(me) = g.iter().position(|&w| w == rt.world_rank) else { return Ok(MPI_COMM_NULL) };
+    let c = rt.comm(comm)?;
+    let (parent_ctx, errhandler) = (c.ctx + 1, c.errhandler);
+    let (ctx, _) = agree_context_among(rt, parent_ctx, &g, me, internal::create_group_tag(tag), &[])?;
+    let mut new = Comm::new(ctx, g.to_vec(), rt.world_rank);
+    new.errhandler = errhandler;
+    Ok(rt.add_comm(new))
+}
+
+/// `MPI_Comm_split_type`: `MPI_COMM_TYPE_SHARED` splits by host (a host's colour is its
+/// lowest world rank), `MPI_UNDEFINED` gives `MPI_COMM_NULL`.
+fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32) -> MpiResult<i32> {
+    rt.comm(comm)?;
+    if info != MPI_INFO_NULL && info != MPI_INFO_ENV {
+        return err(MPI_ERR_INFO, format!("invalid info handle {info:#x} (Ferry has no info objects)"));
+    }
+    let color = match split_type {
+        MPI_UNDEFINED => MPI_UNDEFINED,
+        MPI_COMM_TYPE_SHARED => rt.host_ranks().first().map_or(rt.world_rank, |&w| w.min(rt.world_rank)) as i32,
+        t => return err(MPI_ERR_ARG, format!("split type {t} is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED")),
+    };
+    split(rt, comm, color, key)
 }
 
 fn compare(rt: &Runtime, a: i32, b: i32) -> MpiResult<i32> {
@@ -142,4 +205,21 @@ crate::mpi_export! { MPI_Comm_free, PMPI_Comm_free, (comm: *mut MPI_Comm) {
 
 crate::mpi_export! { MPI_Comm_compare, PMPI_Comm_compare, (a: MPI_Comm, b: MPI_Comm, result: *mut c_int) {
     call("MPI_Comm_compare", a, |rt| { let o = out(result, "result")?; *o = compare(rt, a, b)?; Ok(()) })
+}}
+
+crate::mpi_export! { MPI_Comm_test_inter, PMPI_Comm_test_inter, (comm: MPI_Comm, flag: *mut c_int) {
+    // Ferry makes intracommunicators only.
+    call("MPI_Comm_test_inter", comm, |rt| { let o = out(flag, "flag")?; rt.comm(comm)?; *o = 0; Ok(()) })
+}}
+
+crate::mpi_export! { MPI_Comm_create, PMPI_Comm_create, (comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm) {
+    call("MPI_Comm_create", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = create(rt, comm, group)?; Ok(()) })
+}}
+
+crate::mpi_export! { MPI_Comm_create_group, PMPI_Comm_create_group, (comm: MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut MPI_Comm) {
+    call("MPI_Comm_create_group", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = create_group(rt, comm, group, tag)?; Ok(()) })
+}}
+
+crate::mpi_export! { MPI_Comm_split_type, PMPI_Comm_split_type, (comm: MPI_Comm, split_type: c_int, key: c_int, info: MPI_Info, newcomm: *mut MPI_Comm) {
+    call("MPI_Comm_split_type", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = self::split_type(rt, comm, split_type, key, info)?; Ok(()) })
 }}

@@ -128,6 +128,7 @@ constants! {
         // Predefined communicators and error handlers.
         MPI_COMM_WORLD: MPI_Comm = 0x44000000;
         MPI_COMM_SELF: MPI_Comm = 0x44000001;
+        MPI_GROUP_EMPTY: MPI_Group = 0x48000000;
         MPI_ERRORS_ARE_FATAL: MPI_Errhandler = 0x54000000;
         MPI_ERRORS_RETURN: MPI_Errhandler = 0x54000001;
 
@@ -198,6 +199,9 @@ constants! {
         MPI_CONGRUENT: c_int = 1;
         MPI_SIMILAR: c_int = 2;
         MPI_UNEQUAL: c_int = 3;
+
+        /// Split type of `MPI_Comm_split_type`: the ranks of one host.
+        MPI_COMM_TYPE_SHARED: c_int = 1;
 
         // Error classes.
         MPI_SUCCESS: c_int = 0;
@@ -305,7 +309,6 @@ constants! {
     /// program built against MPICH's header may still pass them to the library.
     MPICH_ONLY_CONSTANTS {
         MPI_ERRORS_ABORT: MPI_Errhandler = 0x54000003;
-        MPI_GROUP_EMPTY: MPI_Group = 0x48000000;
         MPI_INFO_ENV: MPI_Info = 0x5c000001;
 
         // Predefined attribute keys.

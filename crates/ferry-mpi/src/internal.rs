@@ -7,8 +7,9 @@ use crate::error::{err, MpiResult};
 use crate::consts::*;
 use crate::runtime::Runtime;
 
-const TAG_ALLGATHER: i32 = 1;
-/// Largest contribution [`allgather`] carries.
+/// The tag of the exchanges over a whole communicator.
+pub const TAG_ALLGATHER: i32 = 1;
+/// Largest contribution [`allgather_among`] carries.
 const MAX_ITEM: usize = 256;
 
 fn wait_all(rt: &mut Runtime, reqs: &[u64]) -> MpiResult<Vec<ferry_core::engine::Status>> {
@@ -22,26 +23,32 @@ fn wait_all(rt: &mut Runtime, reqs: &[u64]) -> MpiResult<Vec<ferry_core::engine:
     Ok(out)
 }
 
-/// Every member's `mine` (at most 256 bytes), in communicator rank order.
-pub fn allgather(rt: &mut Runtime, comm: i32, mine: &[u8]) -> MpiResult<Vec<Vec<u8>>> {
+/// The internal tag of `MPI_Comm_create_group` with the user's `tag` (non-negative): the
+/// negative tags, which no other internal exchange or collective uses, one per user tag so
+/// that creations over overlapping groups never take each other's messages.
+pub fn create_group_tag(tag: i32) -> i32 {
+    -1 - tag
+}
+
+/// Every `mine` of the world ranks `group` (this process is `group[me]`), exchanged on
+/// internal context `ctx` with `tag`, in group order.
+pub fn allgather_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, mine: &[u8]) -> MpiResult<Vec<Vec<u8>>> {
     if mine.len() > MAX_ITEM {
         return err(MPI_ERR_INTERN, "internal exchange item too large");
     }
-    let c = rt.comm(comm)?;
-    let (n, me, ctx) = (c.size() as usize, c.rank as usize, c.ctx + 1);
-    let group = c.group.clone();
+    let n = group.len();
     let mut bufs = vec![vec![0u8; MAX_ITEM]; n];
     let mut reqs = Vec::with_capacity(2 * n);
     for (r, b) in bufs.iter_mut().enumerate() {
         if r != me {
             // SAFETY: `bufs` outlives the wait below and is not touched until then.
-            reqs.push(unsafe { rt.engine.irecv(Pattern { ctx, src: Some(group[r]), tag: Some(TAG_ALLGATHER) }, b.as_mut_ptr(), MAX_ITEM) });
+            reqs.push(unsafe { rt.engine.irecv(Pattern { ctx, src: Some(group[r]), tag: Some(tag) }, b.as_mut_ptr(), MAX_ITEM) });
         }
     }
     for (r, &w) in group.iter().enumerate() {
         if r != me {
             // SAFETY: `mine` outlives the wait below.
-            reqs.extend(unsafe { rt.engine.isend(w, ctx, TAG_ALLGATHER, mine.as_ptr(), mine.len(), false) });
+            reqs.extend(unsafe { rt.engine.isend(w, ctx, tag, mine.as_ptr(), mine.len(), false) });
         }
     }
     let sts = wait_all(rt, &reqs)?;

@@ -27,6 +27,7 @@ mod coll;
 mod comm;
 mod completion;
 mod error;
+mod group;
 mod internal;
 mod misc;
 mod op;

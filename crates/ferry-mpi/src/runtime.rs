@@ -74,6 +74,9 @@ pub struct Runtime {
     pub world_rank: u32,
     pub comms: FastMap<i32, Comm>,
     next_comm: i32,
+    /// Groups by handle (`MPI_GROUP_EMPTY` is not in the table).
+    pub groups: FastMap<i32, crate::group::Members>,
+    pub next_group: i32,
     /// The next communicator context id this process has never used (ids come in pairs:
     /// point-to-point, then internal collective traffic).
     pub next_context: u32,
@@ -130,6 +133,8 @@ pub fn init(required: i32) -> MpiResult<i32> {
         world_rank: rank,
         comms,
         next_comm: 0,
+        groups: FastMap::default(),
+        next_group: 0,
         next_context: 4,
         types: FastMap::default(),
         next_type: 0,
@@ -293,6 +298,11 @@ impl Runtime {
         let h = 0xad000000u32 as i32 | self.next_msg;
         self.msgs.insert(h, m);
         h
+    }
+
+    /// The world ranks on this host, ascending (for `MPI_Comm_split_type`).
+    pub fn host_ranks(&self) -> &[u32] {
+        self.job.host_ranks()
     }
 
     /// The host's name, for `MPI_Get_processor_name`.

@@ -60,6 +60,8 @@ pub struct Job {
     pub(super) pmi: Option<PmiClient>,
     pub(super) hostname: String,
     pub(super) oversubscribed: bool,
+    /// The world ranks on this process's host, ascending (itself included).
+    pub(super) host_ranks: Vec<u32>,
     /// The MCAPI node this process is, when it is one.
     pub(super) node: Option<NodeState>,
 }
@@ -170,7 +172,7 @@ impl Job {
         let oversubscribed = is_oversubscribed(locals.len(), std::thread::available_parallelism().map_or(1, |n| n.get()));
         // Shared memory needs a job name common to the host's ranks: a singleton has no peers.
         let shm = match (knobs.use_shm, pmi.as_ref()) {
-            (true, Some(p)) => join_host(p.kvsname(), rank, locals, &cards[rank as usize].id, &knobs)?,
+            (true, Some(p)) => join_host(p.kvsname(), rank, locals.clone(), &cards[rank as usize].id, &knobs)?,
             _ => None,
         };
         let plan = match pmi.as_mut() {
@@ -189,7 +191,7 @@ impl Job {
             node::check_claim(p, d, n, claimed)?;
         }
         let node = node.map(|(domain, node)| NodeState::launcher(domain, node));
-        Ok((Job { rank, size, pmi, hostname, oversubscribed, node }, engine))
+        Ok((Job { rank, size, pmi, hostname, oversubscribed, host_ranks: locals, node }, engine))
     }
 
     pub fn rank(&self) -> u32 {
@@ -209,6 +211,12 @@ impl Job {
     /// More ranks share this host than it has cores (waits then tend to end in sleeps).
     pub fn is_oversubscribed(&self) -> bool {
         self.oversubscribed
+    }
+
+    /// The world ranks that share this process's host (same front node and host), ascending;
+    /// `MPI_Comm_split_type` groups ranks by it whichever transport joins them.
+    pub fn host_ranks(&self) -> &[u32] {
+        &self.host_ranks
     }
 
     /// Whether a launcher runs the job (false: a singleton started without PMI).
