@@ -20,11 +20,19 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
     // Whether requests remain for the progress thread to move once we return.
     let mut pending = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut guard = runtime::lock();
-        let Some(rt) = guard.as_mut() else {
-            let why = if runtime::finalized() { "after MPI_Finalize" } else { "before MPI_Init" };
-            drop(guard);
-            die(&format!("{name} was called {why}"), 1);
+        let mut guard = None;
+        let rt = match crate::generalized::reentered() {
+            // SAFETY: a generalized request's callback runs inside an MPI call on this thread,
+            // which lent its runtime and touches it again only once the callback returns.
+            Some(p) => unsafe { &mut *p },
+            None => match guard.insert(runtime::lock()).as_mut() {
+                Some(rt) => rt,
+                None => {
+                    let why = if runtime::finalized() { "after MPI_Finalize" } else { "before MPI_Init" };
+                    drop(guard);
+                    die(&format!("{name} was called {why}"), 1);
+                }
+            },
         };
         let result = body(rt);
         pending = rt.has_pending_work();

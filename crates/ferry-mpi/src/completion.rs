@@ -27,6 +27,12 @@ pub enum Body {
     Done { source: i32, tag: i32 },
     /// A non-blocking collective, run by the engine.
     Coll(Box<crate::coll::CollCall>),
+    /// Complete, its outcome already collected (MPI_Request_get_status looked at it).
+    Finished(Outcome),
+    /// A persistent request (MPI_Send_init, ...): inactive, or started and in flight.
+    Persistent(Box<crate::persistent::Persistent>),
+    /// A generalized request (MPI_Grequest_start), completed by the program.
+    Generalized(Box<crate::generalized::Grequest>),
 }
 
 impl ApiReq {
@@ -35,7 +41,32 @@ impl ApiReq {
         match &self.body {
             Body::Engine(id) => Some(*id),
             Body::Coll(c) => Some(c.id),
-            Body::Done { .. } => None,
+            Body::Persistent(p) => p.active.as_ref().and_then(|a| a.engine_id()),
+            Body::Done { .. } | Body::Finished(_) | Body::Generalized(_) => None,
+        }
+    }
+
+    pub fn is_done(&self, engine: &ferry_core::engine::Engine) -> bool {
+        match &self.body {
+            Body::Generalized(g) => g.complete,
+            Body::Persistent(p) => p.active.as_ref().is_none_or(|a| a.is_done(engine)),
+            _ => self.engine_id().is_none_or(|id| engine.is_done(id)),
+        }
+    }
+
+    /// A persistent request not started: the Wait/Test family treats it as a null handle.
+    pub fn inactive(&self) -> bool {
+        matches!(&self.body, Body::Persistent(p) if p.active.is_none())
+    }
+
+    /// The request whose operation is in flight: a started persistent request's current one.
+    pub fn operation_mut(&mut self) -> &mut ApiReq {
+        if !matches!(&self.body, Body::Persistent(p) if p.active.is_some()) {
+            return self;
+        }
+        match &mut self.body {
+            Body::Persistent(p) => p.active.as_mut().expect("checked above"),
+            _ => unreachable!("checked above"),
         }
     }
 }
@@ -99,12 +130,30 @@ impl Runtime {
     }
 
     pub fn req_done(&self, h: i32) -> bool {
-        self.reqs.get(&h).and_then(|r| r.engine_id()).map_or(true, |id| self.engine.is_done(id))
+        self.reqs.get(&h).is_none_or(|r| r.is_done(&self.engine))
+    }
+
+    /// Whether the Wait/Test family has anything to complete for `h`: neither a null handle
+    /// nor an inactive persistent request.
+    pub fn live(&self, h: i32) -> bool {
+        h != MPI_REQUEST_NULL && self.reqs.get(&h).is_none_or(|r| !r.inactive())
+    }
+
+    /// Generalized requests among `hs` that only the program can complete: with
+    /// MPI_THREAD_SERIALIZED no other thread may call MPI_Grequest_complete while this call
+    /// waits, so waiting for them would never end.
+    fn stuck_generalized(&self, hs: &[MPI_Request]) -> usize {
+        hs.iter().filter(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Generalized(g)) if !g.complete)).count()
     }
 
     /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
     /// Collectives in flight move on inside the engine meanwhile.
     pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
+        let live = hs.iter().filter(|&&h| self.live(h)).count();
+        let stuck = self.stuck_generalized(hs);
+        if stuck > 0 && (all || stuck == live) {
+            return err(MPI_ERR_REQUEST, "waiting for a generalized request that is not complete: only MPI_Grequest_complete completes it, and no other thread may call MPI meanwhile");
+        }
         // One request (MPI_Wait): no list to build.
         if let [h] = hs {
             if let Some(id) = self.reqs.get(h).and_then(ApiReq::engine_id) {
@@ -112,9 +161,8 @@ impl Runtime {
             }
             return Ok(());
         }
-        let ids: Vec<u64> = hs.iter().filter(|&&h| h != MPI_REQUEST_NULL).filter_map(|h| self.reqs.get(h)).filter_map(ApiReq::engine_id).collect();
-        let live = hs.iter().filter(|&&h| h != MPI_REQUEST_NULL).count();
-        if live == 0 || (!all && ids.len() < live) {
+        let ids: Vec<u64> = hs.iter().filter(|&&h| self.live(h)).filter_map(|h| self.reqs.get(h)).filter_map(ApiReq::engine_id).collect();
+        if live == 0 || (!all && ids.len() + stuck < live) {
             // Nothing to wait for, or one of them is complete from the start.
             return Ok(());
         }
@@ -135,10 +183,52 @@ impl Runtime {
         Ok(())
     }
 
-    /// Finish a completed request: unpack, translate the source, forget the handle.
+    /// Finish a completed request: unpack, translate the source, forget the handle (a
+    /// persistent request stays, inactive; a generalized one asks the program's callbacks).
     pub fn finish_req(&mut self, h: i32) -> Outcome {
-        let Some(r) = self.reqs.remove(&h) else { return Outcome::empty() };
-        self.finish_api_req(r)
+        match self.reqs.get_mut(&h).map(|r| &mut r.body) {
+            None => Outcome::empty(),
+            Some(Body::Persistent(p)) => match p.active.take() {
+                Some(a) => self.finish_api_req(*a),
+                None => Outcome::empty(),
+            },
+            Some(Body::Generalized(_)) => crate::generalized::finish(self, h),
+            Some(_) => {
+                let r = self.reqs.remove(&h).expect("looked up above");
+                self.finish_api_req(r)
+            }
+        }
+    }
+
+    /// Finish the completed request `*h` and reset the handle, unless it is persistent.
+    pub fn complete_handle(&mut self, h: &mut MPI_Request) -> Outcome {
+        let o = self.finish_req(*h);
+        if !self.reqs.contains_key(h) {
+            *h = MPI_REQUEST_NULL;
+        }
+        o
+    }
+
+    /// MPI_Request_get_status: whether `h` is complete, and its outcome, leaving it in place.
+    pub fn peek_req(&mut self, h: i32) -> MpiResult<Option<Outcome>> {
+        if !self.live(h) {
+            return Ok(Some(Outcome::empty()));
+        }
+        self.req(h)?;
+        self.progress_once()?;
+        if !self.req_done(h) {
+            return Ok(None);
+        }
+        if matches!(self.reqs[&h].body, Body::Generalized(_)) {
+            return Ok(Some(crate::generalized::query(self, h)));
+        }
+        // Collect the outcome now (the engine hands it out once) and keep it for the Wait.
+        let r = self.reqs.get_mut(&h).expect("checked above").operation_mut();
+        let comm = r.comm;
+        let taken = std::mem::replace(r, ApiReq { body: Body::Finished(Outcome::empty()), comm, group: None, unpack: None, keep: None });
+        let o = self.finish_api_req(taken);
+        self.reqs.get_mut(&h).expect("checked above").operation_mut().body = Body::Finished(o);
+        Ok(Some(o))
     }
 
     /// Wait for a request of a blocking call, which never needs a handle, and finish it.
@@ -155,6 +245,9 @@ impl Runtime {
     fn finish_api_req(&mut self, mut r: ApiReq) -> Outcome {
         match r.body {
             Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
+            Body::Finished(o) => o,
+            Body::Persistent(mut p) => p.active.take().map_or_else(Outcome::empty, |a| self.finish_api_req(*a)),
+            Body::Generalized(_) => Outcome::empty(),
             Body::Coll(call) => match call.complete(&mut self.engine) {
                 Ok(()) => Outcome::empty(),
                 Err(e) => {
@@ -288,17 +381,17 @@ fn status_at(sts: *mut MPI_Status, i: usize) -> *mut MPI_Status {
 }
 
 fn wait_one(rt: &mut Runtime, req: *mut MPI_Request, status: *mut MPI_Status) -> MpiResult<()> {
-    let h = *out_arg(req, "request")?;
-    if h == MPI_REQUEST_NULL {
+    let h = out_arg(req, "request")?;
+    if h != &MPI_REQUEST_NULL {
+        rt.req(*h)?;
+    }
+    if !rt.live(*h) {
         write_status(status, &Outcome::empty(), false);
         return Ok(());
     }
-    rt.req(h)?;
-    let comm = rt.reqs[&h].comm;
-    rt.block_until(&[h], true).map_err(|e| e.on_comm(comm))?;
-    let o = rt.finish_req(h);
-    // SAFETY: checked non-null by out_arg above.
-    unsafe { *req = MPI_REQUEST_NULL };
+    let comm = rt.reqs[h].comm;
+    rt.block_until(&[*h], true).map_err(|e| e.on_comm(comm))?;
+    let o = rt.complete_handle(h);
     write_status(status, &o, o.error != MPI_SUCCESS);
     check(o, comm).map(|_| ())
 }
@@ -306,12 +399,14 @@ fn wait_one(rt: &mut Runtime, req: *mut MPI_Request, status: *mut MPI_Status) ->
 fn test_one(rt: &mut Runtime, req: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
     let flag = out_arg(flag, "flag")?;
-    if h == MPI_REQUEST_NULL {
+    if h != MPI_REQUEST_NULL {
+        rt.req(h)?;
+    }
+    if !rt.live(h) {
         *flag = 1;
         write_status(status, &Outcome::empty(), false);
         return Ok(());
     }
-    rt.req(h)?;
     rt.progress_once()?;
     if !rt.req_done(h) {
         *flag = 0;
@@ -324,8 +419,7 @@ fn test_one(rt: &mut Runtime, req: *mut MPI_Request, flag: *mut c_int, status: *
 /// Complete request `i` of `hs` and record its outcome; returns its error class.
 fn complete_at(rt: &mut Runtime, hs: &mut [MPI_Request], i: usize, st: *mut MPI_Status, first_err: &mut Option<i32>) -> i32 {
     let comm = rt.reqs.get(&hs[i]).map_or(MPI_COMM_WORLD, |r| r.comm);
-    let o = rt.finish_req(hs[i]);
-    hs[i] = MPI_REQUEST_NULL;
+    let o = rt.complete_handle(&mut hs[i]);
     write_status(st, &o, true);
     if o.error != MPI_SUCCESS && first_err.is_none() {
         *first_err = Some(comm);
@@ -346,7 +440,7 @@ fn waitall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI
     rt.block_until(hs, true)?;
     let mut first_err = None;
     for i in 0..hs.len() {
-        if hs[i] == MPI_REQUEST_NULL {
+        if !rt.live(hs[i]) {
             write_status(status_at(sts, i), &Outcome::empty(), true);
         } else {
             complete_at(rt, hs, i, status_at(sts, i), &mut first_err);
@@ -360,7 +454,7 @@ fn testall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, flag: *mut c_
     let flag = out_arg(flag, "flag")?;
     validate(rt, hs)?;
     rt.progress_once()?;
-    if !hs.iter().all(|&h| h == MPI_REQUEST_NULL || rt.req_done(h)) {
+    if !hs.iter().all(|&h| !rt.live(h) || rt.req_done(h)) {
         *flag = 0;
         return Ok(());
     }
@@ -371,14 +465,13 @@ fn testall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, flag: *mut c_
 /// Complete one finished request of `hs`, if any, and set `index` to it (also when it
 /// completed with an error, so the caller knows which one failed).
 fn any_done(rt: &mut Runtime, hs: &mut [MPI_Request], index: &mut c_int, status: *mut MPI_Status) -> MpiResult<Option<usize>> {
-    let Some(i) = hs.iter().position(|&h| h != MPI_REQUEST_NULL && rt.req_done(h)) else {
+    let Some(i) = hs.iter().position(|&h| rt.live(h) && rt.req_done(h)) else {
         *index = MPI_UNDEFINED;
         return Ok(None);
     };
     *index = i as c_int;
     let comm = rt.reqs[&hs[i]].comm;
-    let o = rt.finish_req(hs[i]);
-    hs[i] = MPI_REQUEST_NULL;
+    let o = rt.complete_handle(&mut hs[i]);
     write_status(status, &o, o.error != MPI_SUCCESS);
     check(o, comm)?;
     Ok(Some(i))
@@ -388,7 +481,7 @@ fn waitany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c
     let hs = handles(count, reqs)?;
     let index = out_arg(index, "index")?;
     validate(rt, hs)?;
-    if hs.iter().all(|&h| h == MPI_REQUEST_NULL) {
+    if hs.iter().all(|&h| !rt.live(h)) {
         *index = MPI_UNDEFINED;
         write_status(status, &Outcome::empty(), false);
         return Ok(());
@@ -402,7 +495,7 @@ fn testany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c
     let index = out_arg(index, "index")?;
     let flag = out_arg(flag, "flag")?;
     validate(rt, hs)?;
-    if hs.iter().all(|&h| h == MPI_REQUEST_NULL) {
+    if hs.iter().all(|&h| !rt.live(h)) {
         *flag = 1;
         *index = MPI_UNDEFINED;
         write_status(status, &Outcome::empty(), false);
@@ -418,7 +511,7 @@ fn some(rt: &mut Runtime, hs: &mut [MPI_Request], outcount: &mut c_int, indices:
     let mut first_err = None;
     let mut k = 0usize;
     for i in 0..hs.len() {
-        if hs[i] != MPI_REQUEST_NULL && rt.req_done(hs[i]) {
+        if rt.live(hs[i]) && rt.req_done(hs[i]) {
             complete_at(rt, hs, i, status_at(sts, k), &mut first_err);
             if !indices.is_null() {
                 // SAFETY: `indices` has room for one entry per request.
@@ -441,7 +534,7 @@ fn some_of(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, outcount: *mu
     let hs = handles(count, reqs)?;
     let outcount = out_arg(outcount, "outcount")?;
     validate(rt, hs)?;
-    if hs.iter().all(|&h| h == MPI_REQUEST_NULL) {
+    if hs.iter().all(|&h| !rt.live(h)) {
         *outcount = MPI_UNDEFINED;
         return Ok(());
     }
@@ -460,13 +553,28 @@ fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
         return err(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
     }
     rt.req(h)?;
-    if matches!(rt.reqs[&h].body, Body::Coll(_)) {
-        return err(MPI_ERR_REQUEST, "a non-blocking collective request cannot be freed; wait for it");
+    if matches!(rt.reqs.get_mut(&h).expect("validated above").operation_mut().body, Body::Coll(_)) {
+        return err(MPI_ERR_REQUEST, "a collective request in flight cannot be freed; wait for it");
     }
-    if rt.req_done(h) {
-        rt.finish_req(h);
+    if matches!(rt.reqs[&h].body, Body::Generalized(_)) {
+        crate::generalized::free(rt, h);
+        *o = MPI_REQUEST_NULL;
+        return Ok(());
+    }
+    let mut r = rt.reqs.remove(&h).expect("validated above");
+    if let Body::Persistent(p) = &mut r.body {
+        // A started persistent request: its operation goes on as a freed ordinary one.
+        match p.active.take() {
+            Some(a) => r = *a,
+            None => {
+                *o = MPI_REQUEST_NULL;
+                return Ok(());
+            }
+        }
+    }
+    if r.is_done(&rt.engine) {
+        rt.finish_api_req(r);
     } else {
-        let r = rt.reqs.remove(&h).expect("validated above");
         if let Body::Engine(id) = r.body {
             if r.unpack.is_some() || r.keep.is_some() {
                 // Buffers the engine still uses must outlive it: keep them until finalize.
@@ -506,4 +614,23 @@ crate::mpi_export! { MPI_Testsome, PMPI_Testsome, (count: c_int, reqs: *mut MPI_
 }}
 crate::mpi_export! { MPI_Request_free, PMPI_Request_free, (req: *mut MPI_Request) {
     call("MPI_Request_free", MPI_COMM_WORLD, |rt| request_free(rt, req))
+}}
+
+fn request_get_status(rt: &mut Runtime, h: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+    let flag = out_arg(flag, "flag")?;
+    if h != MPI_REQUEST_NULL {
+        rt.req(h)?;
+    }
+    match rt.peek_req(h)? {
+        Some(o) => {
+            *flag = 1;
+            write_status(status, &o, o.error != MPI_SUCCESS);
+        }
+        None => *flag = 0,
+    }
+    Ok(())
+}
+
+crate::mpi_export! { MPI_Request_get_status, PMPI_Request_get_status, (req: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) {
+    call("MPI_Request_get_status", MPI_COMM_WORLD, |rt| request_get_status(rt, req, flag, status))
 }}

@@ -109,14 +109,32 @@ pub fn start_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Da
     Ok(rt.add_req(r))
 }
 
-/// Start a send in any mode; returns the request, not yet registered under a handle.
+/// The argument checks of every send (also of MPI_Send_init, before anything is sent).
 #[allow(clippy::too_many_arguments)]
-fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<ApiReq> {
+pub fn check_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<()> {
     let c = rt.comm(comm)?;
     check_count(count)?;
     check_dest(c, dest)?;
     check_send_tag(tag)?;
     check_buf(buf, count, dt)?;
+    rt.type_shape(dt).map(|_| ())
+}
+
+/// The argument checks of every receive (also of MPI_Recv_init).
+pub fn check_recv(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<()> {
+    let c = rt.comm(comm)?;
+    check_count(count)?;
+    check_source(c, source)?;
+    check_recv_tag(tag)?;
+    check_buf(buf, count, dt)?;
+    rt.type_shape(dt).map(|_| ())
+}
+
+/// Start a send in any mode; returns the request, not yet registered under a handle.
+#[allow(clippy::too_many_arguments)]
+pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<ApiReq> {
+    check_send(rt, buf, count, dt, dest, tag, comm)?;
+    let c = rt.comm(comm)?;
     let (ctx, to) = (c.ctx, if dest == MPI_PROC_NULL { 0 } else { c.group[dest as usize] });
     let data = send_data(rt, buf, count, dt)?;
     if dest == MPI_PROC_NULL {
@@ -157,12 +175,9 @@ pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Data
 }
 
 /// Start a receive; returns the request, not yet registered under a handle.
-fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<ApiReq> {
+pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<ApiReq> {
+    check_recv(rt, buf, count, dt, source, tag, comm)?;
     let c = rt.comm(comm)?;
-    check_count(count)?;
-    check_source(c, source)?;
-    check_recv_tag(tag)?;
-    check_buf(buf, count, dt)?;
     let (ctx, group) = (c.ctx, c.group.clone());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
@@ -365,7 +380,14 @@ fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, me
 
 fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
-    let Some(r) = rt.reqs.get(&h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")) };
+    let Some(r) = rt.reqs.get_mut(&h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")) };
+    if r.inactive() {
+        return err(MPI_ERR_REQUEST, "an inactive persistent request cannot be cancelled; start it first");
+    }
+    if matches!(r.body, Body::Generalized(_)) {
+        return crate::generalized::cancel(rt, h);
+    }
+    let r = r.operation_mut();
     if matches!(r.body, Body::Coll(_)) {
         return err(MPI_ERR_REQUEST, "a non-blocking collective cannot be cancelled");
     }

@@ -1,0 +1,126 @@
+//! Persistent requests: MPI_Send_init and its kin check their arguments once and keep how to
+//! start the operation; MPI_Start runs it again and again. The Wait/Test family
+//! (`completion.rs`) completes each run and leaves the request inactive, ready for the next.
+
+use std::os::raw::{c_int, c_void};
+
+use crate::boundary::call;
+use crate::comm::out_arg;
+use crate::completion::{ApiReq, Body};
+use crate::consts::*;
+use crate::error::{err, MpiResult};
+use crate::p2p::{check_recv, check_send, recv_req, send_req, Mode};
+use crate::runtime::Runtime;
+
+/// Starts one run of the operation: the request of that run, not registered under a handle.
+pub type Starter = Box<dyn FnMut(&mut Runtime) -> MpiResult<ApiReq>>;
+
+pub struct Persistent {
+    pub start: Starter,
+    /// The run in flight, between MPI_Start and the completion that ends it.
+    pub active: Option<Box<ApiReq>>,
+}
+
+/// Register an inactive persistent request on `comm` and write its handle.
+pub fn register(rt: &mut Runtime, comm: MPI_Comm, start: Starter, req: *mut MPI_Request) -> MpiResult<()> {
+    let o = out_arg(req, "request")?;
+    *o = rt.add_req(ApiReq { body: Body::Persistent(Box::new(Persistent { start, active: None })), comm, group: None, unpack: None, keep: None });
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn send_init(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode, req: *mut MPI_Request) -> MpiResult<()> {
+    out_arg(req, "request")?;
+    check_send(rt, buf, count, dt, dest, tag, comm)?;
+    register(rt, comm, Box::new(move |rt| send_req(rt, buf, count, dt, dest, tag, comm, mode)), req)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn recv_init(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+    out_arg(req, "request")?;
+    check_recv(rt, buf, count, dt, source, tag, comm)?;
+    register(rt, comm, Box::new(move |rt| recv_req(rt, buf, count, dt, source, tag, comm)), req)
+}
+
+/// Check that `h` is a persistent request MPI_Start may start.
+fn startable(rt: &Runtime, h: MPI_Request) -> MpiResult<()> {
+    if h == MPI_REQUEST_NULL {
+        return err(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be started");
+    }
+    match rt.reqs.get(&h).map(|r| &r.body) {
+        None => err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")),
+        Some(Body::Persistent(p)) if p.active.is_some() => err(MPI_ERR_REQUEST, format!("request {h:#x} is already active; complete it before starting it again")),
+        Some(Body::Persistent(_)) => Ok(()),
+        Some(_) => err(MPI_ERR_REQUEST, format!("request {h:#x} is not persistent")),
+    }
+}
+
+fn start_one(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
+    let mut r = rt.reqs.remove(&h).expect("checked by startable");
+    let Body::Persistent(p) = &mut r.body else { unreachable!("checked by startable") };
+    let run = (p.start)(rt);
+    let comm = r.comm;
+    match run {
+        Ok(a) => {
+            if let Body::Persistent(p) = &mut r.body {
+                p.active = Some(Box::new(a));
+            }
+            rt.reqs.insert(h, r);
+            Ok(())
+        }
+        Err(e) => {
+            rt.reqs.insert(h, r);
+            Err(e.on_comm(comm))
+        }
+    }
+}
+
+fn start(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
+    let h = *out_arg(req, "request")?;
+    startable(rt, h)?;
+    start_one(rt, h)
+}
+
+fn startall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request) -> MpiResult<()> {
+    if count < 0 {
+        return err(MPI_ERR_COUNT, format!("negative count {count}"));
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    if reqs.is_null() {
+        return err(MPI_ERR_REQUEST, "array of requests is NULL");
+    }
+    // SAFETY: MPI passes an array of `count` request handles.
+    let hs = unsafe { std::slice::from_raw_parts(reqs, count as usize) };
+    // Check them all first, so that an error starts nothing.
+    for (i, &h) in hs.iter().enumerate() {
+        startable(rt, h)?;
+        if hs[..i].contains(&h) {
+            return err(MPI_ERR_REQUEST, format!("request {h:#x} appears twice in the array"));
+        }
+    }
+    hs.iter().try_for_each(|&h| start_one(rt, h))
+}
+
+crate::mpi_export! { MPI_Send_init, PMPI_Send_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Send_init", comm, |rt| send_init(rt, buf, count, dt, dest, tag, comm, Mode::Standard, req))
+}}
+crate::mpi_export! { MPI_Ssend_init, PMPI_Ssend_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ssend_init", comm, |rt| send_init(rt, buf, count, dt, dest, tag, comm, Mode::Synchronous, req))
+}}
+crate::mpi_export! { MPI_Rsend_init, PMPI_Rsend_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Rsend_init", comm, |rt| send_init(rt, buf, count, dt, dest, tag, comm, Mode::Ready, req))
+}}
+crate::mpi_export! { MPI_Bsend_init, PMPI_Bsend_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Bsend_init", comm, |rt| send_init(rt, buf, count, dt, dest, tag, comm, Mode::Buffered, req))
+}}
+crate::mpi_export! { MPI_Recv_init, PMPI_Recv_init, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Recv_init", comm, |rt| recv_init(rt, buf, count, dt, source, tag, comm, req))
+}}
+crate::mpi_export! { MPI_Start, PMPI_Start, (req: *mut MPI_Request) {
+    call("MPI_Start", MPI_COMM_WORLD, |rt| start(rt, req))
+}}
+crate::mpi_export! { MPI_Startall, PMPI_Startall, (count: c_int, reqs: *mut MPI_Request) {
+    call("MPI_Startall", MPI_COMM_WORLD, |rt| startall(rt, count, reqs))
+}}
