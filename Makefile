@@ -10,9 +10,10 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # the Hydra launch test and the side-by-side benchmarks; python3 for the hostile-peer test;
 # iproute2 and nftables for the emulated clusters (tests/topology.sh); an ssh server and client
 # for the ssh launcher across them (tests/clusters.sh); Slurm and munge for the srun launch
-# test (tests/slurm.sh).
+# test (tests/slurm.sh); g++, gfortran, autoconf, automake and pkg-config for the wrapper and
+# install tests (tests/wrappers.sh, tests/install.sh).
 DEMO_PKGS := gcc make
-TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge
+TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge
 
 .PHONY: all build demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
@@ -65,6 +66,7 @@ test: deps-test build
 	bash tests/check-purity.sh
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
+	bash tests/wrappers.sh
 	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh
