@@ -4,6 +4,8 @@ CARGO   ?= cargo
 FERRY   := target/release/ferry
 LIBDIR  := lib
 BUILD   := build
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # System packages: a C compiler for the MPI programs; MPICH and Open MPI for the ABI check,
@@ -15,7 +17,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PKGS := gcc make
 TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge
 
-.PHONY: all build demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
+.PHONY: all build install demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
 all: build
 
@@ -42,6 +44,24 @@ build:
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so.12
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so
 	@cp -f target/release/libmcapi.so $(LIBDIR)/.libmcapi.so.new && mv -f $(LIBDIR)/.libmcapi.so.new $(LIBDIR)/libmcapi.so
+
+# Everything a user needs under PREFIX: the wrappers find include/ and lib/ from their own
+# place, `ferry bench` finds share/ferry/bench from its own, and pkg-config finds Ferry as
+# ferry-mpi, mpich or mpi (PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig outside the usual prefixes).
+install: build
+	install -d "$(PREFIX)/bin" "$(PREFIX)/lib/pkgconfig" "$(PREFIX)/include" "$(PREFIX)/share/ferry/bench"
+	install -m 755 $(FERRY) bin/mpicc bin/mpiexec bin/mpirun "$(PREFIX)/bin/"
+	for w in mpicxx mpic++ mpifort mpif77 mpif90 mcapicc; do ln -sfn mpicc "$(PREFIX)/bin/$$w"; done
+	@# Replace by rename, as in build: programs may have the old library mapped.
+	install -m 755 target/release/libmpi.so "$(PREFIX)/lib/.libmpi.so.12.new"
+	mv -f "$(PREFIX)/lib/.libmpi.so.12.new" "$(PREFIX)/lib/libmpi.so.12"
+	install -m 755 target/release/libmcapi.so "$(PREFIX)/lib/.libmcapi.so.new"
+	mv -f "$(PREFIX)/lib/.libmcapi.so.new" "$(PREFIX)/lib/libmcapi.so"
+	for l in libmpi.so libmpich.so.12 libmpich.so; do ln -sfn libmpi.so.12 "$(PREFIX)/lib/$$l"; done
+	install -m 644 include/mpi.h include/mcapi.h include/mca.h "$(PREFIX)/include/"
+	install -m 644 bench/*.c bench/*.h "$(PREFIX)/share/ferry/bench/"
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/ferry-mpi.pc.in > "$(PREFIX)/lib/pkgconfig/ferry-mpi.pc"
+	for pc in mpich.pc mpi.pc; do ln -sfn ferry-mpi.pc "$(PREFIX)/lib/pkgconfig/$$pc"; done
 
 $(BUILD)/examples/%: examples/%.c include/mpi.h build
 	@mkdir -p $(BUILD)/examples
