@@ -87,6 +87,7 @@ test: deps-test build
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
 	bash tests/wrappers.sh
+	bash tests/install.sh
 	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh
