@@ -4,17 +4,20 @@ CARGO   ?= cargo
 FERRY   := target/release/ferry
 LIBDIR  := lib
 BUILD   := build
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # System packages: a C compiler for the MPI programs; MPICH and Open MPI for the ABI check,
 # the Hydra launch test and the side-by-side benchmarks; python3 for the hostile-peer test;
 # iproute2 and nftables for the emulated clusters (tests/topology.sh); an ssh server and client
 # for the ssh launcher across them (tests/clusters.sh); Slurm and munge for the srun launch
-# test (tests/slurm.sh).
+# test (tests/slurm.sh); g++, gfortran, autoconf, automake and pkg-config for the wrapper and
+# install tests (tests/wrappers.sh, tests/install.sh).
 DEMO_PKGS := gcc make
-TEST_PKGS := gcc make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge gfortran
+TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge
 
-.PHONY: all build demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
+.PHONY: all build install demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
 all: build
 
@@ -42,6 +45,24 @@ build:
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so
 	@cp -f target/release/libmcapi.so $(LIBDIR)/.libmcapi.so.new && mv -f $(LIBDIR)/.libmcapi.so.new $(LIBDIR)/libmcapi.so
 
+# Everything a user needs under PREFIX: the wrappers find include/ and lib/ from their own
+# place, `ferry bench` finds share/ferry/bench from its own, and pkg-config finds Ferry as
+# ferry-mpi, mpich or mpi (PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig outside the usual prefixes).
+install: build
+	install -d "$(PREFIX)/bin" "$(PREFIX)/lib/pkgconfig" "$(PREFIX)/include" "$(PREFIX)/share/ferry/bench"
+	install -m 755 $(FERRY) bin/mpicc bin/mpiexec bin/mpirun "$(PREFIX)/bin/"
+	for w in mpicxx mpic++ mpifort mpif77 mpif90 mcapicc; do ln -sfn mpicc "$(PREFIX)/bin/$$w"; done
+	@# Replace by rename, as in build: programs may have the old library mapped.
+	install -m 755 target/release/libmpi.so "$(PREFIX)/lib/.libmpi.so.12.new"
+	mv -f "$(PREFIX)/lib/.libmpi.so.12.new" "$(PREFIX)/lib/libmpi.so.12"
+	install -m 755 target/release/libmcapi.so "$(PREFIX)/lib/.libmcapi.so.new"
+	mv -f "$(PREFIX)/lib/.libmcapi.so.new" "$(PREFIX)/lib/libmcapi.so"
+	for l in libmpi.so libmpich.so.12 libmpich.so; do ln -sfn libmpi.so.12 "$(PREFIX)/lib/$$l"; done
+	install -m 644 include/mpi.h include/mcapi.h include/mca.h "$(PREFIX)/include/"
+	install -m 644 bench/*.c bench/*.h "$(PREFIX)/share/ferry/bench/"
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/ferry-mpi.pc.in > "$(PREFIX)/lib/pkgconfig/ferry-mpi.pc"
+	for pc in mpich.pc mpi.pc; do ln -sfn ferry-mpi.pc "$(PREFIX)/lib/pkgconfig/$$pc"; done
+
 $(BUILD)/examples/%: examples/%.c include/mpi.h build
 	@mkdir -p $(BUILD)/examples
 	bin/mpicc -O2 -Wall -o $@ $<
@@ -66,6 +87,8 @@ test: deps-test build
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
 	bash tests/abi/fortran.sh
+	bash tests/wrappers.sh
+	bash tests/install.sh
 	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/shm.sh

@@ -50,15 +50,24 @@ fn mpirun_is_mpiexec() {
 fn mpicc_show_adds_paths_and_links_only_when_linking() {
     let root = repo();
     let root = root.display();
-    let out = wrapper("mpicc", &["-show", "-O2", "hello.c", "-o", "hello"]);
-    assert_eq!(out.status.code(), Some(0));
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("{cc} -I{root}/include -O2 hello.c -o hello -L{root}/lib -Wl,-rpath,{root}/lib -lmpi\n")
-    );
+    let show = |name: &str, args: &[&str]| {
+        let out = Command::new(repo().join("bin").join(name))
+            .args(args)
+            .env_remove("MPICH_CC")
+            .env_remove("MPICH_CXX")
+            .env("CC", "not-this-one")
+            .output()
+            .expect("run wrapper");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let link = format!("-I{root}/include -L{root}/lib -Wl,-rpath,{root}/lib -lmpi");
+    assert_eq!(show("mpicc", &["-show", "-O2", "hello.c", "-o", "hello"]), format!("cc -O2 hello.c -o hello {link}\n"));
     for flag in ["-c", "-E", "-S"] {
-        let out = wrapper("mpicc", &["-show", flag, "hello.c"]);
-        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{cc} -I{root}/include {flag} hello.c\n"));
+        assert_eq!(show("mpicc", &["-show", flag, "hello.c"]), format!("cc {flag} hello.c -I{root}/include\n"));
     }
+    assert_eq!(show("mpicc", &["-compile_info"]), format!("cc -I{root}/include\n"));
+    assert_eq!(show("mpicc", &["-link_info"]), format!("cc {link}\n"));
+    assert_eq!(show("mpicxx", &["-show", "a.cc"]), format!("c++ a.cc {link}\n"));
+    assert_eq!(show("mcapicc", &["-show", "-cc=gcc", "m.c"]), format!("gcc m.c -I{root}/include -L{root}/lib -Wl,-rpath,{root}/lib -lmcapi -lpthread\n"));
 }

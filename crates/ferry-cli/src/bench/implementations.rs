@@ -6,6 +6,8 @@
 use std::env;
 use std::path::Path;
 
+use super::layout::Layout;
+
 /// One implementation, found and ready to use.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Implementation {
@@ -72,23 +74,18 @@ struct Candidate {
     needs: Vec<(String, String)>,
 }
 
-fn candidate(name: &str, repo: &Path, custom: &[CustomMpi]) -> Option<Candidate> {
+fn candidate(name: &str, layout: &Layout, custom: &[CustomMpi]) -> Option<Candidate> {
     let tool = |t: &str| (t.to_owned(), format!("{t} not found"));
-    let in_repo = |rel: &str| {
-        let p = repo.join(rel).to_string_lossy().into_owned();
-        (p.clone(), format!("{p} not found (run make build)"))
-    };
-    let ferry = |async_progress: &str| {
-        let launcher = repo.join("target/release/ferry").to_string_lossy().into_owned();
-        Candidate {
-            implementation: Implementation {
-                name: name.to_owned(),
-                mpicc: vec![repo.join("bin/mpicc").to_string_lossy().into_owned()],
-                launcher: Launcher::Plain(vec![launcher, "run".into()]),
-                env: vec![("FERRY_ASYNC_PROGRESS".into(), async_progress.into())],
-            },
-            needs: vec![in_repo("bin/mpicc"), in_repo("target/release/ferry"), in_repo("lib/libmpi.so.12")],
-        }
+    let text = |p: &Path| p.to_string_lossy().into_owned();
+    let ours = |p: &Path| (text(p), format!("{} not found ({})", p.display(), layout.hint));
+    let ferry = |async_progress: &str| Candidate {
+        implementation: Implementation {
+            name: name.to_owned(),
+            mpicc: vec![text(&layout.mpicc)],
+            launcher: Launcher::Plain(vec![text(&layout.ferry), "run".into()]),
+            env: vec![("FERRY_ASYNC_PROGRESS".into(), async_progress.into())],
+        },
+        needs: vec![ours(&layout.mpicc), ours(&layout.ferry), ours(&layout.libmpi)],
     };
     Some(match name {
         "ferry" => ferry("0"),
@@ -130,7 +127,7 @@ fn candidate(name: &str, repo: &Path, custom: &[CustomMpi]) -> Option<Candidate>
 /// the defaults and every `--mpi` one. Those whose tools are missing are left out, each
 /// with a line saying why in the second list.
 pub fn find(
-    repo: &Path,
+    layout: &Layout,
     selected: Option<&[String]>,
     custom: &[CustomMpi],
 ) -> Result<(Vec<Implementation>, Vec<String>), String> {
@@ -144,7 +141,7 @@ pub fn find(
         if names[..i].contains(name) {
             continue;
         }
-        let Some(c) = candidate(name, repo, custom) else {
+        let Some(c) = candidate(name, layout, custom) else {
             let mut known: Vec<&str> = BUILT_IN.to_vec();
             known.extend(custom.iter().map(|c| c.name.as_str()));
             return Err(format!("unknown implementation {name:?} (known: {})", known.join(", ")));
@@ -225,7 +222,7 @@ mod tests {
 
     #[test]
     fn launch_lines_are_those_of_the_shell_drivers() {
-        let repo = Path::new("/repo");
+        let repo = &Layout::repository(Path::new("/repo"));
         let ferry = candidate("ferry-async", repo, &[]).unwrap().implementation;
         assert_eq!(
             ferry.launch_argv(2, 2, Path::new("b/latency"), &strings(&["-m", "4K"])),
@@ -247,7 +244,7 @@ mod tests {
     #[test]
     fn selection_refuses_unknown_names_and_leaves_out_missing_tools() {
         let custom = vec![parse_custom("ghost=/nonexistent/mpicc,/nonexistent/mpiexec").unwrap()];
-        let repo = Path::new("/nonexistent-repo");
+        let repo = &Layout::repository(Path::new("/nonexistent-repo"));
         let err = find(repo, Some(&strings(&["nope"])), &custom).unwrap_err();
         assert!(err.contains("unknown implementation \"nope\"") && err.contains("ghost"), "{err}");
         let (found, missing) = find(repo, Some(&strings(&["ghost", "ferry", "ghost"])), &custom).unwrap();

@@ -7,6 +7,7 @@
 mod aggregate;
 mod charts;
 mod implementations;
+mod layout;
 mod output;
 mod programs;
 mod progress;
@@ -23,6 +24,7 @@ use clap::{value_parser, Args};
 
 use aggregate::Sample;
 use implementations::{CustomMpi, Implementation};
+use layout::Layout;
 use programs::Program;
 use progress::Progress;
 use sizes::SizeRange;
@@ -55,7 +57,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", value_parser = value_parser!(u32).range(1..))]
     runs: Option<u32>,
     /// Directory for results.csv, results.json and raw/ (default build/bench/results in
-    /// the repository).
+    /// the repository, or in the current directory when Ferry is installed).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Also write an SVG and a PNG per benchmark and rank count, and summary.md, into DIR.
@@ -68,7 +70,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SECONDS", value_parser = value_parser!(u64).range(1..))]
     timeout: Option<u64>,
     /// The Ferry repository: bench/ sources, bin/mpicc, target/release/ferry (default: the
-    /// current directory).
+    /// current directory when it is one, else the prefix or repository of this ferry).
     #[arg(long, value_name = "DIR")]
     repo: Option<PathBuf>,
 }
@@ -109,7 +111,7 @@ struct Failed {
 
 /// Everything decided before the first build.
 struct Plan {
-    repo: PathBuf,
+    layout: Layout,
     programs: Vec<&'static Program>,
     /// Per program: rank counts, and arguments.
     ranks: Vec<Vec<u32>>,
@@ -124,13 +126,8 @@ struct Plan {
 impl Plan {
     fn new(a: BenchArgs) -> Result<Plan, String> {
         let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
-        let repo = a.repo.clone().unwrap_or(cwd);
-        if !repo.join("bench/benchutil.h").is_file() {
-            return Err(format!(
-                "{} has no bench/benchutil.h: run from the Ferry repository or give --repo DIR",
-                repo.display()
-            ));
-        }
+        let exe = std::env::current_exe().and_then(|e| e.canonicalize()).ok();
+        let layout = Layout::find(a.repo.as_deref(), &cwd, exe.as_deref())?;
 
         let wanted: Vec<String> = match &a.benchmarks {
             Some(list) => list.clone(),
@@ -150,7 +147,7 @@ impl Plan {
         let grids = a.grids.or(a.quick.then_some(QUICK_GRIDS));
         let (mut programs, mut ranks, mut args) = (Vec::new(), Vec::new(), Vec::new());
         for p in chosen {
-            if !repo.join(p.source).is_file() {
+            if !layout.sources.join(p.source).is_file() {
                 let why = p.when_absent.map(str::to_owned).unwrap_or_else(|| format!("{} not found", p.source));
                 eprintln!("{}: skipped, {why}", p.name);
                 continue;
@@ -186,7 +183,7 @@ impl Plan {
         }
 
         let selected = a.implementations.clone().or(a.quick.then(|| vec!["ferry".to_owned()]));
-        let (implementations, missing) = implementations::find(&repo, selected.as_deref(), &a.custom)?;
+        let (implementations, missing) = implementations::find(&layout, selected.as_deref(), &a.custom)?;
         for m in &missing {
             eprintln!("{m}");
         }
@@ -195,11 +192,11 @@ impl Plan {
         }
 
         Ok(Plan {
-            out: a.out.unwrap_or_else(|| repo.join("build/bench/results")),
+            out: a.out.unwrap_or_else(|| layout.work.join("build/bench/results")),
             plot: a.plot,
             runs: a.runs.unwrap_or(if a.quick { QUICK_RUNS } else { RUNS }),
             timeout: Duration::from_secs(a.timeout.unwrap_or(if a.quick { QUICK_TIMEOUT } else { TIMEOUT })),
-            repo,
+            layout,
             programs,
             ranks,
             args,
@@ -304,7 +301,7 @@ impl Plan {
         let p = self.programs[job.program];
         let imp = &self.implementations[job.implementation];
         let mut cmd = Command::new(&argv[0]);
-        cmd.args(&argv[1..]).envs(imp.env.iter().map(|(k, v)| (k, v))).current_dir(&self.repo);
+        cmd.args(&argv[1..]).envs(imp.env.iter().map(|(k, v)| (k, v))).current_dir(&self.layout.work);
         let o = runner::execute(cmd, self.timeout)
             .map_err(|e| Failed { why: format!("cannot start it: {e}"), stderr: String::new() })?;
         let kept = output::write_raw(&self.out, &imp.name, p.name, job.ranks, job.run, &o.stdout, &o.stderr);
@@ -324,9 +321,9 @@ impl Plan {
         let mut binaries = HashMap::new();
         let mut failures = 0;
         for (i, imp) in self.implementations.iter().enumerate() {
-            let dir = self.repo.join("build/bench").join(&imp.name);
+            let dir = self.layout.work.join("build/bench").join(&imp.name);
             for (k, p) in self.programs.iter().enumerate() {
-                match programs::build(p, imp, &self.repo, &dir) {
+                match programs::build(p, imp, &self.layout.sources, &dir) {
                     Ok(binary) => {
                         binaries.insert((i, k), binary);
                     }
