@@ -21,10 +21,13 @@ macro_rules! mpi_export {
 pub mod consts;
 pub mod predefined;
 
+mod address;
+mod attr;
 mod boundary;
 mod coll;
 mod comm;
 mod completion;
+mod errhandler;
 mod error;
 mod internal;
 mod misc;
