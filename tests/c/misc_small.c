@@ -67,9 +67,13 @@ int main(int argc, char **argv)
 #endif
 
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    int rc = MPI_Reduce_local(in, io, -1, MPI_INT, MPI_SUM), cls;
+    int rc, cls;
+#ifdef FERRY_MPI_H
+    /* MPICH does not check the count here and crashes. */
+    rc = MPI_Reduce_local(in, io, -1, MPI_INT, MPI_SUM);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_COUNT, "negative count: class %d", cls);
+#endif
     rc = MPI_Reduce_local(in, io, 1, MPI_INT, MPI_OP_NULL);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_OP, "MPI_OP_NULL: class %d", cls);
