@@ -12,6 +12,9 @@
 
 #define INT(name) printf("%s %lld\n", #name, (long long)(name));
 #define PTR(name) printf("%s %lld\n", #name, (long long)(intptr_t)(name));
+/* A function the library defines: its address differs between libraries (and this program
+ * links none), so only that it names a function pointer: sizeof does not use the function. */
+#define FN(name) printf("%s %d\n", #name, (int)(sizeof(name) == sizeof(void (*)(void))));
 
 #define CTYPE(x)                                                                               \
     _Generic((x),                                                                              \

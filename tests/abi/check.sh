@@ -47,7 +47,7 @@ say "mpi.h compiles cleanly as C89/C99/C11/C17 and C++98/11/17"
 # 2. The header declares exactly the functions abi_signatures.c lists, MPI_ and PMPI_ names.
 "$CC" -E -P -x c "$root/include/mpi.h" | tr '\n' ' ' \
     | grep -oE '\bP?MPI_[A-Za-z0-9_]+ *\(' | tr -d ' (' | sort > "$tmp/declared.txt"
-sed -n 's/^SIG([a-z]*, \(MPI_[A-Za-z0-9_]*\),.*/\1/p' "$here/abi_signatures.c" \
+sed -n 's/^SIG([A-Za-z_]*, \(MPI_[A-Za-z0-9_]*\),.*/\1/p' "$here/abi_signatures.c" \
     | sed 'p; s/^/P/' | sort > "$tmp/listed.txt"
 diff -u "$tmp/listed.txt" "$tmp/declared.txt" \
     || die "functions declared by mpi.h (+) differ from those abi_signatures.c lists (-)"

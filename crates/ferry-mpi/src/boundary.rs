@@ -19,6 +19,8 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
     }
     // Whether requests remain for the progress thread to move once we return.
     let mut pending = false;
+    // A user error handler to run once the runtime is released: (function, comm, code).
+    let mut user_handler = None;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mut guard = None;
         let rt = match crate::generalized::reentered() {
@@ -39,7 +41,13 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
         match result {
             Ok(()) => MPI_SUCCESS,
             Err(e) => {
-                if rt.errhandler_of(e.comm.unwrap_or(comm)) == MPI_ERRORS_RETURN {
+                let target = e.comm.unwrap_or(comm);
+                let eh = rt.errhandler_of(target);
+                if eh == MPI_ERRORS_RETURN {
+                    e.class
+                } else if let Some(f) = crate::errhandler::user_handler(eh) {
+                    let target = if rt.comms.contains_key(&target) { target } else { MPI_COMM_WORLD };
+                    user_handler = Some((f, target, e.class));
                     e.class
                 } else {
                     let msg = format!("Fatal error in {name}: {e}");
@@ -56,7 +64,12 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
     }));
     crate::progress::after_call(pending);
     match outcome {
-        Ok(code) => code,
+        Ok(code) => {
+            if let Some((f, target, class)) = user_handler {
+                crate::errhandler::invoke(f, target, class);
+            }
+            code
+        }
         Err(p) => {
             let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
             die(&format!("internal error in {name}: {what}"), 1)

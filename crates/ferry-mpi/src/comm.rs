@@ -181,7 +181,15 @@ crate::mpi_export! { MPI_Comm_rank, PMPI_Comm_rank, (comm: MPI_Comm, rank: *mut 
 }}
 
 crate::mpi_export! { MPI_Comm_dup, PMPI_Comm_dup, (comm: MPI_Comm, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_dup", comm, |rt| { let o = out(newcomm, "newcomm")?; rt.comm(comm)?; *o = dup(rt, comm)?; Ok(()) })
+    let rc = call("MPI_Comm_dup", comm, |rt| { let o = out(newcomm, "newcomm")?; rt.comm(comm)?; *o = dup(rt, comm)?; Ok(()) });
+    if rc != MPI_SUCCESS { return rc; }
+    // SAFETY: checked non-null and written by the call above.
+    let new = unsafe { *newcomm };
+    crate::attr::after_dup("MPI_Comm_dup", crate::attr::Kind::Comm, comm, new, |rt| {
+        rt.comms.remove(&new);
+        // SAFETY: as above.
+        unsafe { *newcomm = MPI_COMM_NULL };
+    })
 }}
 
 crate::mpi_export! { MPI_Comm_split, PMPI_Comm_split, (comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm) {
@@ -191,6 +199,8 @@ crate::mpi_export! { MPI_Comm_split, PMPI_Comm_split, (comm: MPI_Comm, color: c_
 crate::mpi_export! { MPI_Comm_free, PMPI_Comm_free, (comm: *mut MPI_Comm) {
     // SAFETY: MPI passes a pointer to the caller's handle; checked for NULL first.
     let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
+    let rc = crate::attr::before_free("MPI_Comm_free", crate::attr::Kind::Comm, h);
+    if rc != MPI_SUCCESS { return rc; }
     call("MPI_Comm_free", h, |rt| {
         let o = out(comm, "comm")?;
         if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {

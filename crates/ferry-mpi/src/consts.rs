@@ -182,6 +182,14 @@ constants! {
         MPI_ANY_TAG: c_int = -1;
         MPI_UNDEFINED: c_int = -32766;
         MPI_KEYVAL_INVALID: c_int = 0x24000000;
+        // Predefined attribute keys.
+        MPI_TAG_UB: c_int = 0x64400001;
+        MPI_HOST: c_int = 0x64400003;
+        MPI_IO: c_int = 0x64400005;
+        MPI_WTIME_IS_GLOBAL: c_int = 0x64400007;
+        MPI_UNIVERSE_SIZE: c_int = 0x64400009;
+        MPI_LASTUSEDCODE: c_int = 0x6440000b;
+        MPI_APPNUM: c_int = 0x6440000d;
         /// Upper bound on the bookkeeping `MPI_Bsend` adds to each message in the buffer.
         MPI_BSEND_OVERHEAD: c_int = 96;
         MPI_MAX_PROCESSOR_NAME: c_int = 128;
@@ -302,6 +310,13 @@ pub const HEADER_POINTERS: &[(&str, i64)] = &[
     ("MPI_IN_PLACE", -1),
     ("MPI_STATUS_IGNORE", 1),
     ("MPI_STATUSES_IGNORE", 1),
+    ("MPI_COMM_NULL_COPY_FN", 0),
+    ("MPI_COMM_NULL_DELETE_FN", 0),
+    ("MPI_TYPE_NULL_COPY_FN", 0),
+    ("MPI_TYPE_NULL_DELETE_FN", 0),
+    // Functions of the library: 1 stands for "not null" (tests/abi/abi_print.c, FN).
+    ("MPI_COMM_DUP_FN", 1),
+    ("MPI_TYPE_DUP_FN", 1),
 ];
 
 constants! {
@@ -310,15 +325,6 @@ constants! {
     MPICH_ONLY_CONSTANTS {
         MPI_ERRORS_ABORT: MPI_Errhandler = 0x54000003;
         MPI_INFO_ENV: MPI_Info = 0x5c000001;
-
-        // Predefined attribute keys.
-        MPI_TAG_UB: c_int = 0x64400001;
-        MPI_HOST: c_int = 0x64400003;
-        MPI_IO: c_int = 0x64400005;
-        MPI_WTIME_IS_GLOBAL: c_int = 0x64400007;
-        MPI_UNIVERSE_SIZE: c_int = 0x64400009;
-        MPI_LASTUSEDCODE: c_int = 0x6440000b;
-        MPI_APPNUM: c_int = 0x6440000d;
 
         // Fortran datatypes.
         MPI_CHARACTER: MPI_Datatype = 0x4c00011a;

@@ -22,10 +22,13 @@ pub mod consts;
 pub mod predefined;
 
 mod abi_objects;
+mod address;
+mod attr;
 mod boundary;
 mod coll;
 mod comm;
 mod completion;
+mod errhandler;
 mod error;
 mod generalized;
 mod group;

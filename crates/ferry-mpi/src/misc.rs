@@ -50,6 +50,12 @@ crate::mpi_export! { MPI_Init_thread, PMPI_Init_thread, (_argc: *mut c_int, _arg
 }}
 
 crate::mpi_export! { MPI_Finalize, PMPI_Finalize, () {
+    // Attributes go first, with MPI still usable by their delete callbacks.
+    if runtime::initialized() && !runtime::finalized() {
+        if let Err(e) = crate::attr::at_finalize() {
+            return crate::boundary::call("MPI_Finalize", MPI_COMM_SELF, |_| Err(e));
+        }
+    }
     call_anytime("MPI_Finalize", || match runtime::finalize() {
         Ok(()) => MPI_SUCCESS,
         Err(e) => die(&format!("Fatal error in MPI_Finalize: {e}"), 1),
@@ -137,18 +143,10 @@ crate::mpi_export! { MPI_Get_library_version, PMPI_Get_library_version, (version
     })
 }}
 
-fn check_errhandler(eh: MPI_Errhandler) -> MpiResult<()> {
-    if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN {
-        Ok(())
-    } else {
-        err(MPI_ERR_ARG, format!("invalid error handler {eh:#x}"))
-    }
-}
-
 crate::mpi_export! { MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler, (comm: MPI_Comm, eh: MPI_Errhandler) {
     call("MPI_Comm_set_errhandler", comm, |rt| {
         rt.comm(comm)?;
-        check_errhandler(eh)?;
+        crate::errhandler::check_errhandler(eh)?;
         rt.comms.get_mut(&comm).expect("validated").errhandler = eh;
         Ok(())
     })
@@ -161,19 +159,15 @@ crate::mpi_export! { MPI_Comm_get_errhandler, PMPI_Comm_get_errhandler, (comm: M
 crate::mpi_export! { MPI_Errhandler_free, PMPI_Errhandler_free, (eh: *mut MPI_Errhandler) {
     call("MPI_Errhandler_free", MPI_COMM_WORLD, |_| {
         let o = out_arg(eh, "errhandler")?;
-        check_errhandler(*o)?;
+        crate::errhandler::free(*o)?;
         *o = MPI_ERRHANDLER_NULL;
         Ok(())
     })
 }}
 
-fn error_class(code: c_int) -> Option<c_int> {
-    (MPI_SUCCESS..=MPI_ERR_LASTCODE).contains(&code).then(|| if crate::predefined::error_class_name(code).is_some() { code } else { MPI_ERR_UNKNOWN })
-}
-
 crate::mpi_export! { MPI_Error_class, PMPI_Error_class, (code: c_int, class: *mut c_int) {
     call_anytime("MPI_Error_class", || {
-        let Some(c) = error_class(code) else { return MPI_ERR_ARG };
+        let Some(c) = crate::errhandler::class_of(code) else { return MPI_ERR_ARG };
         if class.is_null() { return MPI_ERR_ARG; }
         // SAFETY: checked non-null.
         unsafe { *class = c };
@@ -183,8 +177,8 @@ crate::mpi_export! { MPI_Error_class, PMPI_Error_class, (code: c_int, class: *mu
 
 crate::mpi_export! { MPI_Error_string, PMPI_Error_string, (code: c_int, string: *mut c_char, len: *mut c_int) {
     call_anytime("MPI_Error_string", || {
-        let Some(c) = error_class(code) else { return MPI_ERR_ARG };
-        let text = crate::predefined::error_string(c);
-        match write_cstr(text, string, MPI_MAX_ERROR_STRING as usize, len) { Ok(()) => MPI_SUCCESS, Err(e) => e.class }
+        let Some(c) = crate::errhandler::class_of(code) else { return MPI_ERR_ARG };
+        let text = crate::errhandler::user_string(code).unwrap_or_else(|| crate::predefined::error_string(c).to_string());
+        match write_cstr(&text, string, MPI_MAX_ERROR_STRING as usize, len) { Ok(()) => MPI_SUCCESS, Err(e) => e.class }
     })
 }}

@@ -195,6 +195,46 @@ crate::mpi_export! { MPI_Op_free, PMPI_Op_free, (op: *mut MPI_Op) {
     })
 }}
 
+crate::mpi_export! { MPI_Op_commutative, PMPI_Op_commutative, (op: MPI_Op, commute: *mut c_int) {
+    call("MPI_Op_commutative", MPI_COMM_WORLD, |rt| {
+        let o = out_arg(commute, "commute")?;
+        *o = match rt.ops.get(&op) {
+            Some(u) => u.commute as c_int,
+            None if PredefinedOp::from_handle(op).is_some() => 1,
+            None => return err(MPI_ERR_OP, format!("invalid operation {op:#x}")),
+        };
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Reduce_local, PMPI_Reduce_local, (inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op) {
+    call("MPI_Reduce_local", MPI_COMM_WORLD, |rt| {
+        if count < 0 {
+            return err(MPI_ERR_COUNT, format!("count {count} is negative"));
+        }
+        let red = reduction(rt, op, dt)?;
+        let t = rt.datatype(dt)?;
+        let n = count as usize;
+        if n == 0 || t.size() == 0 {
+            return Ok(());
+        }
+        if inbuf.is_null() || inoutbuf.is_null() {
+            return err(MPI_ERR_BUFFER, "a buffer is NULL");
+        }
+        let len = t.packed_len(n).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, "the data is too large"))?;
+        let (mut a, mut b) = (vec![0u8; len], vec![0u8; len]);
+        // SAFETY: MPI's contract: both buffers hold `count` elements of `dt`.
+        unsafe {
+            t.pack(inbuf as *const u8, n, &mut a);
+            t.pack(inoutbuf as *const u8, n, &mut b);
+        }
+        red.apply(&a, &mut b).map_err(|e| MpiError::new(MPI_ERR_OP, e))?;
+        // SAFETY: as above.
+        unsafe { t.unpack(&b, inoutbuf as *mut u8, n) };
+        Ok(())
+    })
+}}
+
 #[cfg(test)]
 mod tests {
     use super::*;

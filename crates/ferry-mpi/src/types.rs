@@ -100,7 +100,7 @@ crate::mpi_export! { MPI_Type_create_resized, PMPI_Type_create_resized, (old: MP
 }}
 
 crate::mpi_export! { MPI_Type_dup, PMPI_Type_dup, (old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_dup", MPI_COMM_WORLD, |rt| {
+    let rc = call("MPI_Type_dup", MPI_COMM_WORLD, |rt| {
         let committed = Runtime::is_predefined_type(old) || rt.types.get(&old).map_or(false, |t| t.1);
         let o = rt.any_datatype(old)?;
         made(rt, Ok(o), newtype)?;
@@ -108,6 +108,14 @@ crate::mpi_export! { MPI_Type_dup, PMPI_Type_dup, (old: MPI_Datatype, newtype: *
         let h = *out_arg(newtype, "newtype")?;
         if let Some(t) = rt.types.get_mut(&h) { t.1 = committed; }
         Ok(())
+    });
+    if rc != MPI_SUCCESS { return rc; }
+    // SAFETY: checked non-null and written by the call above.
+    let new = unsafe { *newtype };
+    crate::attr::after_dup("MPI_Type_dup", crate::attr::Kind::Type, old, new, |rt| {
+        rt.types.remove(&new);
+        // SAFETY: as above.
+        unsafe { *newtype = MPI_DATATYPE_NULL };
     })
 }}
 
@@ -123,6 +131,10 @@ crate::mpi_export! { MPI_Type_commit, PMPI_Type_commit, (dt: *mut MPI_Datatype) 
 }}
 
 crate::mpi_export! { MPI_Type_free, PMPI_Type_free, (dt: *mut MPI_Datatype) {
+    // SAFETY: MPI passes a pointer to the caller's handle; checked for NULL first.
+    let h = if dt.is_null() { MPI_DATATYPE_NULL } else { unsafe { *dt } };
+    let rc = crate::attr::before_free("MPI_Type_free", crate::attr::Kind::Type, h);
+    if rc != MPI_SUCCESS { return rc; }
     call("MPI_Type_free", MPI_COMM_WORLD, |rt| {
         let h = with_handle(dt)?;
         if Runtime::is_predefined_type(h) {

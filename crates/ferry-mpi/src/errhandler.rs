@@ -1,0 +1,166 @@
+//! User error handlers (`MPI_Comm_create_errhandler`) and user error classes, codes and
+//! strings (`MPI_Add_error_class`, ...). The boundary calls a user handler after it has
+//! released the runtime, so the handler may call MPI.
+
+use std::collections::BTreeMap;
+use std::ffi::{c_char, CStr};
+use std::os::raw::c_int;
+use std::sync::{Mutex, MutexGuard};
+
+use crate::boundary::call;
+use crate::comm::out_arg;
+use crate::consts::*;
+use crate::error::{err, MpiError, MpiResult};
+
+/// `MPI_Comm_errhandler_function`: `void (MPI_Comm *, int *, ...)`.
+pub type CommErrhandlerFn = unsafe extern "C" fn(*mut MPI_Comm, *mut c_int, ...);
+
+/// MPICH's "direct" kind for error handlers, next to the builtin 0x54000000 ones.
+const USER_BASE: i32 = 0x9400_0000u32 as i32;
+
+#[derive(Default)]
+struct Table {
+    /// User handlers: the function and whether the user freed the handle (communicators
+    /// that use it keep it working).
+    handlers: BTreeMap<i32, (CommErrhandlerFn, bool)>,
+    next: i32,
+    /// User error codes above `MPI_ERR_LASTCODE`: code -> its class (a class is its own).
+    codes: BTreeMap<i32, i32>,
+    strings: BTreeMap<i32, String>,
+}
+
+static TABLE: Mutex<Option<Table>> = Mutex::new(None);
+
+fn with_table<T>(f: impl FnOnce(&mut Table) -> T) -> T {
+    let mut g: MutexGuard<'static, Option<Table>> = TABLE.lock().unwrap_or_else(|p| p.into_inner());
+    f(g.get_or_insert_with(Table::default))
+}
+
+/// The function of a user error handler `eh`, freed or not.
+pub fn user_handler(eh: MPI_Errhandler) -> Option<CommErrhandlerFn> {
+    with_table(|t| t.handlers.get(&eh).map(|h| h.0))
+}
+
+/// Whether `eh` may be attached to a communicator now.
+pub fn check_errhandler(eh: MPI_Errhandler) -> MpiResult<()> {
+    if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || with_table(|t| t.handlers.get(&eh).is_some_and(|h| !h.1)) {
+        Ok(())
+    } else if eh == MPI_ERRHANDLER_NULL {
+        err(MPI_ERR_ARG, "MPI_ERRHANDLER_NULL is not an error handler")
+    } else {
+        err(MPI_ERR_ARG, format!("invalid error handler {eh:#x}"))
+    }
+}
+
+/// Free the user's handle `eh` (predefined ones only become `MPI_ERRHANDLER_NULL`). A
+/// handle from `MPI_Comm_get_errhandler` is a reference of its own, so a freed handler's
+/// handle may be freed again.
+pub fn free(eh: MPI_Errhandler) -> MpiResult<()> {
+    if user_handler(eh).is_none() {
+        check_errhandler(eh)?;
+    }
+    with_table(|t| {
+        if let Some(h) = t.handlers.get_mut(&eh) {
+            h.1 = true;
+        }
+    });
+    Ok(())
+}
+
+/// Run a user handler for `code` on `comm` (no lock held).
+pub fn invoke(f: CommErrhandlerFn, comm: MPI_Comm, code: c_int) {
+    let (mut c, mut e) = (comm, code);
+    // SAFETY: registered by MPI_Comm_create_errhandler with MPI's signature; the standard
+    // passes the communicator and the code by pointer and no further arguments in C.
+    unsafe { f(&mut c, &mut e) };
+}
+
+/// The class of an error code above `MPI_ERR_LASTCODE`, if the user made it.
+pub fn user_class(code: c_int) -> Option<c_int> {
+    with_table(|t| t.codes.get(&code).copied())
+}
+
+/// The string the user gave a class or code.
+pub fn user_string(code: c_int) -> Option<String> {
+    with_table(|t| t.codes.contains_key(&code).then(|| t.strings.get(&code).cloned().unwrap_or_default()))
+}
+
+/// The largest error code in use (`MPI_LASTUSEDCODE`).
+pub fn last_used_code() -> c_int {
+    with_table(|t| t.codes.keys().next_back().copied().unwrap_or(MPI_ERR_LASTCODE))
+}
+
+/// A new code above every code in use, of `class` (or its own class when `None`).
+fn add_code(class: Option<c_int>) -> c_int {
+    with_table(|t| {
+        let code = t.codes.keys().next_back().copied().unwrap_or(MPI_ERR_LASTCODE) + 1;
+        t.codes.insert(code, class.unwrap_or(code));
+        code
+    })
+}
+
+crate::mpi_export! { MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler, (f: Option<CommErrhandlerFn>, eh: *mut MPI_Errhandler) {
+    call("MPI_Comm_create_errhandler", MPI_COMM_WORLD, |_| {
+        let o = out_arg(eh, "errhandler")?;
+        let Some(f) = f else { return err(MPI_ERR_ARG, "the error handler function is NULL") };
+        *o = with_table(|t| {
+            t.next += 1;
+            let h = USER_BASE | (t.next & 0x03ff_ffff);
+            t.handlers.insert(h, (f, false));
+            h
+        });
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Comm_call_errhandler, PMPI_Comm_call_errhandler, (comm: MPI_Comm, code: c_int) {
+    let valid = call("MPI_Comm_call_errhandler", comm, |rt| rt.comm(comm).map(|_| ()));
+    if valid != MPI_SUCCESS {
+        return valid;
+    }
+    // The handler runs as for an error inside an MPI call on `comm`; it returned, so did we.
+    call("MPI_Comm_call_errhandler", comm, |_| Err(MpiError::new(code, format!("error code {code} raised by the program"))));
+    MPI_SUCCESS
+}}
+
+crate::mpi_export! { MPI_Add_error_class, PMPI_Add_error_class, (class: *mut c_int) {
+    call("MPI_Add_error_class", MPI_COMM_WORLD, |_| { *out_arg(class, "errorclass")? = add_code(None); Ok(()) })
+}}
+
+crate::mpi_export! { MPI_Add_error_code, PMPI_Add_error_code, (class: c_int, code: *mut c_int) {
+    call("MPI_Add_error_code", MPI_COMM_WORLD, |_| {
+        let o = out_arg(code, "errorcode")?;
+        let predefined = (MPI_SUCCESS..=MPI_ERR_LASTCODE).contains(&class) && crate::predefined::error_class_name(class).is_some();
+        if !predefined && user_class(class) != Some(class) {
+            return err(MPI_ERR_ARG, format!("{class} is not an error class"));
+        }
+        *o = add_code(Some(class));
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Add_error_string, PMPI_Add_error_string, (code: c_int, string: *const c_char) {
+    call("MPI_Add_error_string", MPI_COMM_WORLD, |_| {
+        if string.is_null() {
+            return err(MPI_ERR_ARG, "string is NULL");
+        }
+        // SAFETY: MPI passes a NUL-terminated string.
+        let s = unsafe { CStr::from_ptr(string) }.to_string_lossy().into_owned();
+        if s.len() >= MPI_MAX_ERROR_STRING as usize {
+            return err(MPI_ERR_ARG, format!("the string has {} bytes; MPI_MAX_ERROR_STRING is {MPI_MAX_ERROR_STRING}", s.len()));
+        }
+        if user_class(code).is_none() {
+            return err(MPI_ERR_ARG, format!("{code} is not an error class or code added by the program"));
+        }
+        with_table(|t| t.strings.insert(code, s));
+        Ok(())
+    })
+}}
+
+/// Class of any error code, predefined or the user's (for `MPI_Error_class`).
+pub fn class_of(code: c_int) -> Option<c_int> {
+    if (MPI_SUCCESS..=MPI_ERR_LASTCODE).contains(&code) {
+        return Some(if crate::predefined::error_class_name(code).is_some() { code } else { MPI_ERR_UNKNOWN });
+    }
+    user_class(code)
+}
