@@ -30,6 +30,8 @@ mod internal;
 mod misc;
 mod op;
 mod p2p;
+mod pack;
 mod progress;
 mod runtime;
+mod typeinfo;
 mod types;
