@@ -292,6 +292,37 @@ constants! {
         MPI_T_ERR_NOT_SUPPORTED: c_int = 78;
         /// Largest error code of a predefined class; codes above it are ours to define.
         MPI_ERR_LASTCODE: c_int = 0x3fffffff;
+
+        // Datatype introspection: combiners, array orders and distributions, type classes.
+        MPI_COMBINER_NAMED: c_int = 1;
+        MPI_COMBINER_DUP: c_int = 2;
+        MPI_COMBINER_CONTIGUOUS: c_int = 3;
+        MPI_COMBINER_VECTOR: c_int = 4;
+        MPI_COMBINER_HVECTOR_INTEGER: c_int = 5;
+        MPI_COMBINER_HVECTOR: c_int = 6;
+        MPI_COMBINER_INDEXED: c_int = 7;
+        MPI_COMBINER_HINDEXED_INTEGER: c_int = 8;
+        MPI_COMBINER_HINDEXED: c_int = 9;
+        MPI_COMBINER_INDEXED_BLOCK: c_int = 10;
+        MPI_COMBINER_STRUCT_INTEGER: c_int = 11;
+        MPI_COMBINER_STRUCT: c_int = 12;
+        MPI_COMBINER_SUBARRAY: c_int = 13;
+        MPI_COMBINER_DARRAY: c_int = 14;
+        MPI_COMBINER_F90_REAL: c_int = 15;
+        MPI_COMBINER_F90_COMPLEX: c_int = 16;
+        MPI_COMBINER_F90_INTEGER: c_int = 17;
+        MPI_COMBINER_RESIZED: c_int = 18;
+        MPI_COMBINER_HINDEXED_BLOCK: c_int = 19;
+        MPI_ORDER_C: c_int = 56;
+        MPI_ORDER_FORTRAN: c_int = 57;
+        MPI_DISTRIBUTE_BLOCK: c_int = 121;
+        MPI_DISTRIBUTE_CYCLIC: c_int = 122;
+        MPI_DISTRIBUTE_NONE: c_int = 123;
+        MPI_DISTRIBUTE_DFLT_DARG: c_int = -49767;
+        MPI_TYPECLASS_REAL: c_int = 1;
+        MPI_TYPECLASS_INTEGER: c_int = 2;
+        MPI_TYPECLASS_COMPLEX: c_int = 3;
+        MPI_MAX_OBJECT_NAME: c_int = 128;
     }
 }
 

@@ -81,6 +81,8 @@ pub struct Runtime {
     /// point-to-point, then internal collective traffic).
     pub next_context: u32,
     pub types: FastMap<i32, (Datatype, bool)>,
+    /// Contents and names of datatypes (`MPI_Type_get_contents`, `MPI_Type_set_name`).
+    pub type_info: FastMap<i32, crate::typeinfo::TypeInfo>,
     next_type: i32,
     predefined: FastMap<i32, Datatype>,
     /// The shape of the predefined type used last (they never change): most programs send
@@ -137,6 +139,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
         next_group: 0,
         next_context: 4,
         types: FastMap::default(),
+        type_info: FastMap::default(),
         next_type: 0,
         predefined: FastMap::default(),
         shape_cache: None,

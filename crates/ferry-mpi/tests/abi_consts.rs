@@ -177,7 +177,17 @@ fn constants_beyond_the_header_have_mpich_values() {
         eprintln!("skipped: MPICH's mpi.h not found at {} (set MPICH_MPI_H)", mpich.display());
         return;
     }
-    let defs: HashMap<String, String> = defines(&mpich).into_iter().collect();
+    let mut defs: HashMap<String, String> = defines(&mpich).into_iter().collect();
+    // MPICH declares some constants (the combiners) as enumerators: `NAME = value,`.
+    let text = std::fs::read_to_string(&mpich).expect("header readable");
+    for line in text.lines() {
+        if let Some((name, value)) = line.trim().trim_end_matches(',').split_once('=') {
+            let (name, value) = (name.trim(), value.trim());
+            if name.starts_with("MPI_") && !name.contains(' ') && value.parse::<i64>().is_ok() {
+                defs.entry(name.to_string()).or_insert_with(|| value.to_string());
+            }
+        }
+    }
     let intentional = ["MPI_VERSION", "MPI_SUBVERSION"];
     for &(name, value) in MPICH_ONLY_CONSTANTS.iter().chain(HEADER_CONSTANTS) {
         if intentional.contains(&name) {

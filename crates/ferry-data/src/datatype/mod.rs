@@ -33,10 +33,14 @@
 //! The leaves are in `primitive`, the constructors in `construct`, the walk over byte runs
 //! with packing and unpacking in `pack`; this file holds the tree and the queries on it.
 
+mod array;
 mod construct;
+mod external32;
 mod pack;
 mod primitive;
 
+pub use array::{Distribution, Order};
+pub use external32::ConversionError;
 pub use primitive::Primitive;
 
 use std::fmt;
@@ -62,6 +66,10 @@ pub enum TypeError {
         /// length of this array
         got: usize,
     },
+    /// An argument the constructor cannot use (an array block outside its array, a process
+    /// grid that does not hold the rank, ...).
+    #[error("{0}")]
+    BadArgument(String),
 }
 
 /// An MPI datatype: a type map (a sequence of primitives at byte displacements) with its
@@ -312,3 +320,5 @@ impl Datatype {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_array;

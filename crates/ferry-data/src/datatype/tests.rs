@@ -62,7 +62,7 @@ fn flatten(t: &Datatype, origin: isize, out: &mut Vec<(isize, Primitive)>) {
     }
 }
 
-fn flatten_n(t: &Datatype, count: usize) -> Vec<(isize, Primitive)> {
+pub(super) fn flatten_n(t: &Datatype, count: usize) -> Vec<(isize, Primitive)> {
     let mut out = Vec::new();
     for i in 0..count {
         flatten(t, i as isize * t.extent(), &mut out);

@@ -1,0 +1,150 @@
+//! `MPI_Pack` and friends: the native packed form (the bytes a send of the type would carry),
+//! and the portable "external32" form of `ferry_data::datatype`.
+
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int, c_void};
+
+use ferry_data::datatype::Datatype;
+
+use crate::boundary::call;
+use crate::comm::out_arg;
+use crate::consts::*;
+use crate::error::{err, MpiError, MpiResult};
+use crate::runtime::Runtime;
+
+fn count_of(n: c_int) -> MpiResult<usize> {
+    if n < 0 {
+        return err(MPI_ERR_COUNT, format!("count {n} is negative"));
+    }
+    Ok(n as usize)
+}
+
+/// The position `*p` inside a buffer of `size` bytes, and the `need` bytes from it.
+fn window(p: i64, size: i64, need: usize, what: &str) -> MpiResult<std::ops::Range<usize>> {
+    if size < 0 {
+        return err(MPI_ERR_ARG, format!("{what} {size} is negative"));
+    }
+    if p < 0 || p > size {
+        return err(MPI_ERR_ARG, format!("position {p} lies outside the {size} bytes of the buffer"));
+    }
+    let (start, size) = (p as usize, size as usize);
+    if need > size - start {
+        return err(MPI_ERR_TRUNCATE, format!("{need} bytes do not fit the {} left after position {p}", size - start));
+    }
+    Ok(start..start + need)
+}
+
+fn buffer<'a>(p: *const c_void, len: usize, what: &str) -> MpiResult<&'a mut [u8]> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        return err(MPI_ERR_BUFFER, format!("{what} is NULL"));
+    }
+    // SAFETY: MPI's contract: the packed buffer holds `size` bytes, of which we use a part.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, len) })
+}
+
+fn packed_len(t: &Datatype, count: usize) -> MpiResult<usize> {
+    t.packed_len(count).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, "the packed size overflows"))
+}
+
+fn external_len(t: &Datatype, count: usize) -> MpiResult<usize> {
+    t.external32_size().and_then(|s| s.checked_mul(count)).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, "the packed size overflows"))
+}
+
+fn check_datarep(datarep: *const c_char) -> MpiResult<()> {
+    if datarep.is_null() {
+        return err(MPI_ERR_ARG, "datarep is NULL");
+    }
+    // SAFETY: MPI passes a NUL-terminated string (checked non-null above).
+    match unsafe { CStr::from_ptr(datarep) }.to_bytes() {
+        b"external32" => Ok(()),
+        other => err(MPI_ERR_UNSUPPORTED_DATAREP, format!("data representation {:?} (only \"external32\")", String::from_utf8_lossy(other))),
+    }
+}
+
+fn conversion(e: ferry_data::datatype::ConversionError) -> MpiError {
+    MpiError::new(MPI_ERR_CONVERSION, e.to_string())
+}
+
+fn typed(rt: &mut Runtime, dt: MPI_Datatype, count: c_int) -> MpiResult<(Datatype, usize)> {
+    let n = count_of(count)?;
+    Ok((rt.datatype(dt)?, n))
+}
+
+crate::mpi_export! { MPI_Pack, PMPI_Pack, (inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: MPI_Comm) {
+    call("MPI_Pack", comm, |rt| {
+        rt.comm(comm)?;
+        let (t, n) = typed(rt, dt, incount)?;
+        let pos = out_arg(position, "position")?;
+        let w = window(*pos as i64, outsize as i64, packed_len(&t, n)?, "outsize")?;
+        let out = buffer(outbuf, w.end, "outbuf")?;
+        // SAFETY: MPI's contract: `inbuf` holds `incount` copies of the type.
+        unsafe { t.pack(inbuf as *const u8, n, &mut out[w.clone()]) };
+        *pos = w.end as c_int;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Unpack, PMPI_Unpack, (inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype, comm: MPI_Comm) {
+    call("MPI_Unpack", comm, |rt| {
+        rt.comm(comm)?;
+        let (t, n) = typed(rt, dt, outcount)?;
+        let pos = out_arg(position, "position")?;
+        let w = window(*pos as i64, insize as i64, packed_len(&t, n)?, "insize")?;
+        let src = buffer(inbuf, w.end, "inbuf")?;
+        // SAFETY: MPI's contract: `outbuf` holds `outcount` copies of the type.
+        unsafe { t.unpack(&src[w.clone()], outbuf as *mut u8, n) };
+        *pos = w.end as c_int;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Pack_size, PMPI_Pack_size, (incount: c_int, dt: MPI_Datatype, comm: MPI_Comm, size: *mut c_int) {
+    call("MPI_Pack_size", comm, |rt| {
+        rt.comm(comm)?;
+        let (t, n) = typed(rt, dt, incount)?;
+        let len = packed_len(&t, n)?;
+        let len = c_int::try_from(len).map_err(|_| MpiError::new(MPI_ERR_COUNT, format!("{len} packed bytes do not fit an int")))?;
+        *out_arg(size, "size")? = len;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Pack_external, PMPI_Pack_external, (datarep: *const c_char, inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, position: *mut MPI_Aint) {
+    call("MPI_Pack_external", MPI_COMM_WORLD, |rt| {
+        check_datarep(datarep)?;
+        let (t, n) = typed(rt, dt, incount)?;
+        let pos = out_arg(position, "position")?;
+        let w = window(*pos as i64, outsize as i64, external_len(&t, n)?, "outsize")?;
+        let out = buffer(outbuf, w.end, "outbuf")?;
+        // SAFETY: MPI's contract: `inbuf` holds `incount` copies of the type.
+        unsafe { t.pack_external32(inbuf as *const u8, n, &mut out[w.clone()]) }.map_err(conversion)?;
+        *pos = w.end as MPI_Aint;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Unpack_external, PMPI_Unpack_external, (datarep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, position: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype) {
+    call("MPI_Unpack_external", MPI_COMM_WORLD, |rt| {
+        check_datarep(datarep)?;
+        let (t, n) = typed(rt, dt, outcount)?;
+        let pos = out_arg(position, "position")?;
+        let w = window(*pos as i64, insize as i64, external_len(&t, n)?, "insize")?;
+        let src = buffer(inbuf, w.end, "inbuf")?;
+        // SAFETY: MPI's contract: `outbuf` holds `outcount` copies of the type.
+        unsafe { t.unpack_external32(&src[w.clone()], outbuf as *mut u8, n) }.map_err(conversion)?;
+        *pos = w.end as MPI_Aint;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Pack_external_size, PMPI_Pack_external_size, (datarep: *const c_char, incount: c_int, dt: MPI_Datatype, size: *mut MPI_Aint) {
+    call("MPI_Pack_external_size", MPI_COMM_WORLD, |rt| {
+        check_datarep(datarep)?;
+        let (t, n) = typed(rt, dt, incount)?;
+        *out_arg(size, "size")? = external_len(&t, n)? as MPI_Aint;
+        Ok(())
+    })
+}}

@@ -1,0 +1,196 @@
+//! What a datatype can tell about itself: the constructor call that made it (envelope and
+//! contents), its name, its bounds and size as `MPI_Count`, and the predefined type of a
+//! given class and size.
+
+use std::os::raw::{c_char, c_int};
+use std::sync::Arc;
+
+use ferry_data::datatype::Datatype;
+
+use crate::boundary::call;
+use crate::comm::out_arg;
+use crate::consts::*;
+use crate::error::{err, MpiResult};
+use crate::runtime::Runtime;
+use crate::types::slice;
+
+/// The arguments of the constructor call that made a derived type, as
+/// `MPI_Type_get_contents` returns them.
+pub struct Contents {
+    pub combiner: c_int,
+    pub ints: Vec<c_int>,
+    pub aints: Vec<MPI_Aint>,
+    pub types: Vec<Child>,
+}
+
+impl Contents {
+    pub fn new(combiner: c_int, ints: Vec<c_int>, aints: Vec<MPI_Aint>, types: Vec<Child>) -> Contents {
+        Contents { combiner, ints, aints, types }
+    }
+}
+
+/// A type a constructor was given: predefined ones by handle; derived ones by value, since the
+/// user may free their handles while the new type lives on.
+pub enum Child {
+    Named(MPI_Datatype),
+    Derived(Datatype, Option<Arc<Contents>>),
+}
+
+/// What the runtime keeps beside a datatype handle's type map.
+#[derive(Default)]
+pub struct TypeInfo {
+    /// `None` for predefined types (which only carry a name here).
+    pub contents: Option<Arc<Contents>>,
+    pub name: Option<String>,
+}
+
+/// The type map of `h` and how to name it in the contents of a type built from it.
+pub fn child(rt: &mut Runtime, h: MPI_Datatype) -> MpiResult<(Datatype, Child)> {
+    let t = rt.any_datatype(h)?;
+    if Runtime::is_predefined_type(h) {
+        return Ok((t, Child::Named(h)));
+    }
+    let contents = rt.type_info.get(&h).and_then(|i| i.contents.clone());
+    Ok((t.clone(), Child::Derived(t, contents)))
+}
+
+pub fn child_list(rt: &mut Runtime, hs: &[MPI_Datatype]) -> MpiResult<(Vec<Datatype>, Vec<Child>)> {
+    hs.iter().map(|&h| child(rt, h)).collect::<MpiResult<Vec<_>>>().map(|v| v.into_iter().unzip())
+}
+
+fn contents_of(rt: &mut Runtime, dt: MPI_Datatype) -> MpiResult<Option<Arc<Contents>>> {
+    rt.any_datatype(dt)?;
+    Ok(rt.type_info.get(&dt).and_then(|i| i.contents.clone()))
+}
+
+crate::mpi_export! { MPI_Type_get_envelope, PMPI_Type_get_envelope, (dt: MPI_Datatype, num_integers: *mut c_int, num_addresses: *mut c_int, num_datatypes: *mut c_int, combiner: *mut c_int) {
+    call("MPI_Type_get_envelope", MPI_COMM_WORLD, |rt| {
+        let c = contents_of(rt, dt)?;
+        let (ni, na, nd, comb) = match &c {
+            Some(c) => (c.ints.len(), c.aints.len(), c.types.len(), c.combiner),
+            None => (0, 0, 0, MPI_COMBINER_NAMED),
+        };
+        let outs = (out_arg(num_integers, "num_integers")?, out_arg(num_addresses, "num_addresses")?, out_arg(num_datatypes, "num_datatypes")?, out_arg(combiner, "combiner")?);
+        (*outs.0, *outs.1, *outs.2, *outs.3) = (ni as c_int, na as c_int, nd as c_int, comb);
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Type_get_contents, PMPI_Type_get_contents, (dt: MPI_Datatype, max_integers: c_int, max_addresses: c_int, max_datatypes: c_int, integers: *mut c_int, addresses: *mut MPI_Aint, datatypes: *mut MPI_Datatype) {
+    call("MPI_Type_get_contents", MPI_COMM_WORLD, |rt| {
+        let Some(c) = contents_of(rt, dt)? else {
+            return err(MPI_ERR_TYPE, "a predefined datatype has no contents");
+        };
+        for (what, max, need) in [("max_integers", max_integers, c.ints.len()), ("max_addresses", max_addresses, c.aints.len()), ("max_datatypes", max_datatypes, c.types.len())] {
+            if max < 0 || (max as usize) < need {
+                return err(MPI_ERR_ARG, format!("{what} {max} is less than the {need} entries"));
+            }
+        }
+        let fill = |p: *mut c_int, v: &[c_int], what| -> MpiResult<()> {
+            if !v.is_empty() { out_slice(p, v.len(), what)?.copy_from_slice(v) }
+            Ok(())
+        };
+        fill(integers, &c.ints, "array_of_integers")?;
+        if !c.aints.is_empty() {
+            out_slice(addresses, c.aints.len(), "array_of_addresses")?.copy_from_slice(&c.aints);
+        }
+        if !c.types.is_empty() {
+            let out = out_slice(datatypes, c.types.len(), "array_of_datatypes")?;
+            for (o, t) in out.iter_mut().zip(&c.types) {
+                // Derived types come back as new handles, which the caller frees.
+                *o = match t {
+                    Child::Named(h) => *h,
+                    Child::Derived(t, contents) => {
+                        let h = rt.add_type(t.clone());
+                        rt.types.get_mut(&h).expect("just added").1 = true;
+                        rt.type_info.insert(h, TypeInfo { contents: contents.clone(), name: None });
+                        h
+                    }
+                };
+            }
+        }
+        Ok(())
+    })
+}}
+
+fn out_slice<'a, T>(p: *mut T, n: usize, what: &str) -> MpiResult<&'a mut [T]> {
+    slice(p as *const T, n, what)?;
+    // SAFETY: MPI passes output arrays of at least `n` entries (checked non-null above).
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
+crate::mpi_export! { MPI_Type_get_name, PMPI_Type_get_name, (dt: MPI_Datatype, name: *mut c_char, resultlen: *mut c_int) {
+    call("MPI_Type_get_name", MPI_COMM_WORLD, |rt| {
+        rt.any_datatype(dt)?;
+        let set = rt.type_info.get(&dt).and_then(|i| i.name.clone());
+        let predefined = crate::predefined::predefined_datatype(dt).map(|p| p.0.to_string());
+        let text = set.or(predefined).unwrap_or_default();
+        let out = out_slice(name, MPI_MAX_OBJECT_NAME as usize, "type_name")?;
+        let len = out_arg(resultlen, "resultlen")?;
+        let bytes = &text.as_bytes()[..text.len().min(MPI_MAX_OBJECT_NAME as usize - 1)];
+        for (o, &b) in out.iter_mut().zip(bytes) { *o = b as c_char; }
+        out[bytes.len()] = 0;
+        *len = bytes.len() as c_int;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Type_set_name, PMPI_Type_set_name, (dt: MPI_Datatype, name: *const c_char) {
+    call("MPI_Type_set_name", MPI_COMM_WORLD, |rt| {
+        rt.any_datatype(dt)?;
+        if name.is_null() { return err(MPI_ERR_ARG, "type_name is NULL"); }
+        // SAFETY: MPI passes a NUL-terminated string (checked non-null above).
+        let bytes = unsafe { std::ffi::CStr::from_ptr(name) }.to_bytes();
+        // Longer names are cut to what MPI_Type_get_name can return.
+        let kept = &bytes[..bytes.len().min(MPI_MAX_OBJECT_NAME as usize - 1)];
+        rt.type_info.entry(dt).or_default().name = Some(String::from_utf8_lossy(kept).into_owned());
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Type_size_x, PMPI_Type_size_x, (dt: MPI_Datatype, size: *mut MPI_Count) {
+    call("MPI_Type_size_x", MPI_COMM_WORLD, |rt| {
+        let s = rt.any_datatype(dt)?.size();
+        *out_arg(size, "size")? = s as MPI_Count;
+        Ok(())
+    })
+}}
+
+fn extent_x(rt: &mut Runtime, dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count, true_extent: bool) -> MpiResult<()> {
+    let t = rt.any_datatype(dt)?;
+    let (l, e) = if true_extent { (t.true_lb(), t.true_extent()) } else { (t.lb(), t.extent()) };
+    *out_arg(lb, "lb")? = l as MPI_Count;
+    *out_arg(extent, "extent")? = e as MPI_Count;
+    Ok(())
+}
+
+crate::mpi_export! { MPI_Type_get_extent_x, PMPI_Type_get_extent_x, (dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) {
+    call("MPI_Type_get_extent_x", MPI_COMM_WORLD, |rt| extent_x(rt, dt, lb, extent, false))
+}}
+
+crate::mpi_export! { MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x, (dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) {
+    call("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, |rt| extent_x(rt, dt, lb, extent, true))
+}}
+
+/// The predefined types `MPI_Type_match_size` chooses from, by class, smallest first.
+const MATCHES: &[(c_int, &[MPI_Datatype])] = &[
+    (MPI_TYPECLASS_REAL, &[MPI_REAL4, MPI_REAL8, MPI_LONG_DOUBLE]),
+    (MPI_TYPECLASS_INTEGER, &[MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8]),
+    (MPI_TYPECLASS_COMPLEX, &[MPI_COMPLEX8, MPI_COMPLEX16, MPI_C_LONG_DOUBLE_COMPLEX]),
+];
+
+crate::mpi_export! { MPI_Type_match_size, PMPI_Type_match_size, (typeclass: c_int, size: c_int, datatype: *mut MPI_Datatype) {
+    call("MPI_Type_match_size", MPI_COMM_WORLD, |rt| {
+        let o = out_arg(datatype, "datatype")?;
+        let Some((_, candidates)) = MATCHES.iter().find(|m| m.0 == typeclass) else {
+            return err(MPI_ERR_ARG, format!("typeclass {typeclass} is no MPI_TYPECLASS_"));
+        };
+        for &h in candidates.iter() {
+            if size >= 0 && rt.any_datatype(h)?.size() == size as usize {
+                *o = h;
+                return Ok(());
+            }
+        }
+        err(MPI_ERR_ARG, format!("no predefined type of class {typeclass} has size {size}"))
+    })
+}}
