@@ -21,12 +21,14 @@ pub struct Comm {
     /// Collective calls made on this communicator so far; every member counts the same, so
     /// the count tells one call's messages from the next one's.
     pub coll_seq: u32,
+    /// The hints given by MPI_Comm_set_info and kin; Ferry uses none yet, but returns them.
+    pub hints: crate::info::Hints,
 }
 
 impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0 }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new() }
     }
 
     pub fn size(&self) -> i32 {
@@ -64,10 +66,12 @@ fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag
     Ok((ctx, all.into_iter().map(|b| b[4..].to_vec()).collect()))
 }
 
-fn dup(rt: &mut Runtime, comm: i32) -> MpiResult<i32> {
+/// `MPI_Comm_dup`, and with `hints` `MPI_Comm_dup_with_info` (those hints instead of comm's).
+fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
-    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0 };
+    let hints = hints.unwrap_or_else(|| c.hints.clone());
+    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0, hints };
     Ok(rt.add_comm(new))
 }
 
@@ -141,9 +145,7 @@ fn create_group(rt: &mut Runtime, comm: i32, group: i32, tag: i32) -> MpiResult<
 /// lowest world rank), `MPI_UNDEFINED` gives `MPI_COMM_NULL`.
 fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32) -> MpiResult<i32> {
     rt.comm(comm)?;
-    if info != MPI_INFO_NULL && info != MPI_INFO_ENV {
-        return err(MPI_ERR_INFO, format!("invalid info handle {info:#x} (Ferry has no info objects)"));
-    }
+    crate::info::optional(rt, info)?;
     let color = match split_type {
         MPI_UNDEFINED => MPI_UNDEFINED,
         MPI_COMM_TYPE_SHARED => rt.host_ranks().first().map_or(rt.world_rank, |&w| w.min(rt.world_rank)) as i32,
@@ -180,16 +182,31 @@ crate::mpi_export! { MPI_Comm_rank, PMPI_Comm_rank, (comm: MPI_Comm, rank: *mut 
     call("MPI_Comm_rank", comm, |rt| { let r = rt.comm(comm)?.rank; *out(rank, "rank")? = r; Ok(()) })
 }}
 
-crate::mpi_export! { MPI_Comm_dup, PMPI_Comm_dup, (comm: MPI_Comm, newcomm: *mut MPI_Comm) {
-    let rc = call("MPI_Comm_dup", comm, |rt| { let o = out(newcomm, "newcomm")?; rt.comm(comm)?; *o = dup(rt, comm)?; Ok(()) });
+/// The exported dup functions: the new communicator, then its copied attributes.
+fn dup_export(name: &'static str, comm: MPI_Comm, info: Option<MPI_Info>, newcomm: *mut MPI_Comm) -> c_int {
+    let rc = call(name, comm, |rt| {
+        let o = out(newcomm, "newcomm")?;
+        rt.comm(comm)?;
+        let hints = info.map(|i| crate::info::optional(rt, i)).transpose()?;
+        *o = dup(rt, comm, hints)?;
+        Ok(())
+    });
     if rc != MPI_SUCCESS { return rc; }
     // SAFETY: checked non-null and written by the call above.
     let new = unsafe { *newcomm };
-    crate::attr::after_dup("MPI_Comm_dup", crate::attr::Kind::Comm, comm, new, |rt| {
+    crate::attr::after_dup(name, crate::attr::Kind::Comm, comm, new, |rt| {
         rt.comms.remove(&new);
         // SAFETY: as above.
         unsafe { *newcomm = MPI_COMM_NULL };
     })
+}
+
+crate::mpi_export! { MPI_Comm_dup, PMPI_Comm_dup, (comm: MPI_Comm, newcomm: *mut MPI_Comm) {
+    dup_export("MPI_Comm_dup", comm, None, newcomm)
+}}
+
+crate::mpi_export! { MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info, (comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm) {
+    dup_export("MPI_Comm_dup_with_info", comm, Some(info), newcomm)
 }}
 
 crate::mpi_export! { MPI_Comm_split, PMPI_Comm_split, (comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm) {

@@ -120,6 +120,8 @@ constants! {
         MPI_REPLACE: MPI_Op = 0x5800000d;
         MPI_NO_OP: MPI_Op = 0x5800000e;
         MPI_INFO_NULL: MPI_Info = 0x1c000000;
+        /// The predefined info object that says how the process was started.
+        MPI_INFO_ENV: MPI_Info = 0x5c000001;
         MPI_REQUEST_NULL: MPI_Request = 0x2c000000;
         MPI_MESSAGE_NULL: MPI_Message = 0x2c000000;
         /// The message `MPI_Mprobe` returns for a probe of `MPI_PROC_NULL`.
@@ -195,6 +197,8 @@ constants! {
         MPI_MAX_PROCESSOR_NAME: c_int = 128;
         MPI_MAX_ERROR_STRING: c_int = 512;
         MPI_MAX_LIBRARY_VERSION_STRING: c_int = 8192;
+        MPI_MAX_INFO_KEY: c_int = 255;
+        MPI_MAX_INFO_VAL: c_int = 1024;
 
         // Thread levels.
         MPI_THREAD_SINGLE: c_int = 0;
@@ -355,7 +359,6 @@ constants! {
     /// program built against MPICH's header may still pass them to the library.
     MPICH_ONLY_CONSTANTS {
         MPI_ERRORS_ABORT: MPI_Errhandler = 0x54000003;
-        MPI_INFO_ENV: MPI_Info = 0x5c000001;
 
         // Fortran datatypes.
         MPI_CHARACTER: MPI_Datatype = 0x4c00011a;

@@ -32,6 +32,7 @@ mod errhandler;
 mod error;
 mod generalized;
 mod group;
+mod info;
 mod internal;
 mod misc;
 mod op;

@@ -104,6 +104,8 @@ pub struct Runtime {
     pub next_op: i32,
     /// The collective knobs (read and checked at init) and statistics.
     pub coll: Selection,
+    /// Info objects by handle.
+    pub infos: crate::info::Infos,
 }
 
 // SAFETY: the raw pointers inside (user buffers of pending requests) are valid by MPI's
@@ -155,6 +157,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
         ops: FastMap::default(),
         next_op: 0,
         coll,
+        infos: Default::default(),
     });
     if async_progress {
         let rt = guard.as_mut().expect("just set");
