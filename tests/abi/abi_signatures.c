@@ -204,6 +204,8 @@ SIG(int, MPI_Iallgather, (const void *, int, MPI_Datatype, void *, int, MPI_Data
 SIG(int, MPI_Iallgatherv, (const void *, int, MPI_Datatype, void *, const int[], const int[], MPI_Datatype, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Ialltoall, (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Ialltoallv, (const void *, const int[], const int[], MPI_Datatype, void *, const int[], const int[], MPI_Datatype, MPI_Comm, MPI_Request *))
+SIG(int, MPI_Alltoallw, (const void *, const int[], const int[], const MPI_Datatype[], void *, const int[], const int[], const MPI_Datatype[], MPI_Comm))
+SIG(int, MPI_Ialltoallw, (const void *, const int[], const int[], const MPI_Datatype[], void *, const int[], const int[], const MPI_Datatype[], MPI_Comm, MPI_Request *))
 SIG(int, MPI_Ireduce, (const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Iallreduce, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Ireduce_scatter_block, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *))

@@ -8,6 +8,7 @@
 //! `movers` holds the calls that move data (bcast, scatter, gather, allgather, alltoall,
 //! barrier), `reductions` those that combine it.
 
+mod alltoallw;
 mod movers;
 mod reductions;
 mod region;

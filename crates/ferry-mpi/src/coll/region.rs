@@ -58,3 +58,47 @@ impl Region {
         }))
     }
 }
+
+/// One peer's block of an alltoallw: `count` elements of `t` at byte `disp` of the user buffer.
+pub(super) struct TypedBlock {
+    pub(super) disp: usize,
+    pub(super) count: usize,
+    pub(super) t: Datatype,
+}
+
+impl Region {
+    /// Blocks of different datatypes, always staged: packed one after the other in order.
+    /// `fill` packs the user data in (for inputs).
+    pub(super) fn typed(base: *const c_void, blocks: &[TypedBlock], fill: bool) -> Region {
+        let mut r = Region::staged(blocks.iter().map(|b| b.count * b.t.size()).sum());
+        if fill {
+            let v = r.staging.as_mut().expect("staged");
+            let mut at = 0;
+            for b in blocks {
+                let len = b.count * b.t.size();
+                // SAFETY: the user buffer holds these elements (MPI's contract for the call).
+                unsafe { b.t.pack((base as *const u8).wrapping_add(b.disp), b.count, &mut v[at..at + len]) };
+                at += len;
+            }
+        }
+        r
+    }
+
+    /// What unpacks a [`Region::typed`] into user memory once the call is complete.
+    pub(super) fn typed_unpacker(&self, base: *mut c_void, blocks: Vec<TypedBlock>) -> Option<Box<dyn FnOnce()>> {
+        let staged = self.ptr as *const u8;
+        Some(Box::new(move || {
+            let mut at = 0;
+            for b in &blocks {
+                let len = b.count * b.t.size();
+                // SAFETY: `staged` is this region's vector, kept alive until after this runs;
+                // the user buffer holds these elements (MPI's contract).
+                unsafe {
+                    let src = std::slice::from_raw_parts(staged.add(at), len);
+                    b.t.unpack(src, (base as *mut u8).wrapping_add(b.disp), b.count);
+                }
+                at += len;
+            }
+        }))
+    }
+}

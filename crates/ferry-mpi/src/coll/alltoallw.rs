@@ -1,0 +1,85 @@
+//! Alltoallw: a datatype and a byte displacement per peer on both sides. Each side is packed
+//! into one staging region, peer after peer, so the byte-level alltoallv schedules
+//! (`Collective::Alltoall`, varying) carry it unchanged; the staged result is unpacked
+//! peer by peer with its own datatype.
+
+use std::os::raw::{c_int, c_void};
+
+use ferry_coll::{Collective, Params};
+
+use super::region::TypedBlock;
+use super::{begin, check_buf, in_place, no_alias, no_in_place, pick, req_out, submit, vec_counts, Call, Prepared, Region, BLOCKING};
+use crate::boundary::call;
+use crate::consts::*;
+use crate::error::{err, MpiResult};
+use crate::runtime::Runtime;
+
+/// One side's per-peer blocks, read from the C arrays and checked.
+fn side(rt: &mut Runtime, call: &Call, buf: *const c_void, counts: *const c_int, displs: *const c_int, types: *const MPI_Datatype, what: &str) -> MpiResult<Vec<TypedBlock>> {
+    let counts = vec_counts(call, counts, &format!("{what}counts"))?;
+    if displs.is_null() {
+        return err(MPI_ERR_ARG, format!("{what} displacements are NULL"));
+    }
+    if types.is_null() {
+        return err(MPI_ERR_ARG, format!("{what}types is NULL"));
+    }
+    // SAFETY: MPI passes one entry per rank of the communicator.
+    let (d, t) = unsafe { (std::slice::from_raw_parts(displs, call.size), std::slice::from_raw_parts(types, call.size)) };
+    let mut blocks = Vec::with_capacity(call.size);
+    for i in 0..call.size {
+        if d[i] < 0 {
+            return err(MPI_ERR_ARG, format!("{what} displacement {} for rank {i} is negative", d[i]));
+        }
+        let ty = rt.datatype(t[i])?;
+        check_buf(buf, counts[i], t[i])?;
+        blocks.push(TypedBlock { disp: d[i] as usize, count: counts[i], t: ty });
+    }
+    Ok(blocks)
+}
+
+/// Packed sizes and offsets of the blocks (the layout inside a typed region).
+fn packed_layout(blocks: &[TypedBlock]) -> (Vec<usize>, Vec<usize>) {
+    let sizes: Vec<usize> = blocks.iter().map(|b| b.count * b.t.size()).collect();
+    let offsets = sizes.iter().scan(0, |at, s| { let o = *at; *at += s; Some(o) }).collect();
+    (sizes, offsets)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn alltoallw(
+    rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void,
+    rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    let call = begin(rt, comm)?;
+    let n = call.size;
+    let in_place = in_place(sbuf);
+    no_in_place(rbuf, "receive buffer")?;
+    let recv = side(rt, &call, rbuf, rcounts, rdispls, rtypes, "recv")?;
+    no_alias(sbuf, rbuf, recv.iter().any(|b| b.count > 0))?;
+    let (rb, rd) = packed_layout(&recv);
+    let mut params = Params::varying(call.rank, n, 0, rb.clone(), rd);
+    let send_region = if in_place {
+        params = params.in_place(true);
+        Region::none()
+    } else {
+        let send = side(rt, &call, sbuf, scounts, sdispls, stypes, "send")?;
+        let (sb, sd) = packed_layout(&send);
+        params.send_blocks = Some(sb);
+        params.send_displs = Some(sd);
+        Region::typed(sbuf, &send, true)
+    };
+    let metric = rb.iter().sum::<usize>() / n.max(1);
+    let info = pick(rt, &call, Collective::Alltoall, true, true, metric);
+    // In place, the outgoing blocks sit in the receive buffer at the receive layout.
+    let recv_region = Region::typed(rbuf, &recv, in_place);
+    let finish = recv_region.typed_unpacker(rbuf, recv);
+    submit(rt, Prepared { call, info, params, send: send_region, recv: recv_region, red: None, finish }, req)
+}
+
+crate::mpi_export! { MPI_Alltoallw, PMPI_Alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
+    call("MPI_Alltoallw", comm, |rt| alltoallw(rt, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Ialltoallw, PMPI_Ialltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ialltoallw", comm, |rt| alltoallw(rt, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req_out(req)?))
+}}
