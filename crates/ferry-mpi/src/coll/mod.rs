@@ -10,6 +10,7 @@
 
 mod alltoallw;
 mod movers;
+mod persistent;
 mod reductions;
 mod region;
 pub mod selection;

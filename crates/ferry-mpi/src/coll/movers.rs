@@ -11,7 +11,7 @@ use crate::consts::*;
 use crate::error::MpiResult;
 use crate::runtime::Runtime;
 
-fn bcast(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn bcast(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
     let root = check_root(&call, root)?;
     let count = check_count(count)?;
@@ -207,7 +207,7 @@ fn alltoall(rt: &mut Runtime, sbuf: *const c_void, send: Side, stype: MPI_Dataty
     submit(rt, Prepared { call, info, params, send: send_region, recv: recv_region, red: None, finish }, req)
 }
 
-fn barrier(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn barrier(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
     let info = pick(rt, &call, Collective::Barrier, false, true, 0);
     let params = Params::uniform(call.rank, call.size, 0, 0);
@@ -215,7 +215,7 @@ fn barrier(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult
 }
 
 #[allow(clippy::too_many_arguments)]
-fn gather_args(
+pub(super) fn gather_args(
     rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -237,7 +237,7 @@ fn gatherv_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn allgather_args(
+pub(super) fn allgather_args(
     rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -260,7 +260,7 @@ fn allgatherv_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn scatter_args(
+pub(super) fn scatter_args(
     rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -285,7 +285,7 @@ fn scatterv_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn alltoall_args(
+pub(super) fn alltoall_args(
     rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {

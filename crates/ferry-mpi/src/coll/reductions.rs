@@ -16,7 +16,7 @@ use crate::runtime::Runtime;
 
 /// Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block.
 #[allow(clippy::too_many_arguments)]
-fn reduce(rt: &mut Runtime, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn reduce(rt: &mut Runtime, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
     let root = if coll == Collective::Reduce { check_root(&call, root)? } else { 0 };
     let count = check_count(count)?;
