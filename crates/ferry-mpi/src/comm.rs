@@ -21,12 +21,14 @@ pub struct Comm {
     /// Collective calls made on this communicator so far; every member counts the same, so
     /// the count tells one call's messages from the next one's.
     pub coll_seq: u32,
+    /// The virtual topology, shared by duplicates.
+    pub topo: Option<Arc<crate::topo::Topology>>,
 }
 
 impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0 }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, topo: None }
     }
 
     pub fn size(&self) -> i32 {
@@ -64,14 +66,14 @@ fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag
     Ok((ctx, all.into_iter().map(|b| b[4..].to_vec()).collect()))
 }
 
-fn dup(rt: &mut Runtime, comm: i32) -> MpiResult<i32> {
+pub(crate) fn dup(rt: &mut Runtime, comm: i32) -> MpiResult<i32> {
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
-    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0 };
+    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0, topo: c.topo.clone() };
     Ok(rt.add_comm(new))
 }
 
-fn split(rt: &mut Runtime, comm: i32, color: i32, key: i32) -> MpiResult<i32> {
+pub(crate) fn split(rt: &mut Runtime, comm: i32, color: i32, key: i32) -> MpiResult<i32> {
     if color < 0 && color != MPI_UNDEFINED {
         return err(MPI_ERR_ARG, format!("color {color} is negative (only MPI_UNDEFINED may be)"));
     }

@@ -40,5 +40,6 @@ mod pack;
 mod persistent;
 mod progress;
 mod runtime;
+mod topo;
 mod typeinfo;
 mod types;
