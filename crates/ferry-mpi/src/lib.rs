@@ -40,6 +40,6 @@ mod pack;
 mod persistent;
 mod progress;
 mod runtime;
-mod topo;
+pub(crate) mod topo;
 mod typeinfo;
 mod types;
