@@ -5,7 +5,8 @@
 //! load, and its initialisation writes the addresses of its own STATUS_IGNORE objects into
 //! `MPI_F_STATUS_IGNORE` and `MPI_F_STATUSES_IGNORE`, which are therefore writable and null
 //! until then, as in MPICH. The two weights sentinels point to objects of their own, so that
-//! comparisons against them work; no Ferry function reads through any of them.
+//! comparisons against them work; the distributed graph functions compare weights arguments
+//! with them, and no Ferry function reads through any of them.
 
 use std::os::raw::c_int;
 
@@ -29,6 +30,15 @@ pub static MPI_UNWEIGHTED: Sentinel = Sentinel(&MPIR_C_MPI_UNWEIGHTED);
 /// `int * const MPI_WEIGHTS_EMPTY`: an empty weights array.
 #[no_mangle]
 pub static MPI_WEIGHTS_EMPTY: Sentinel = Sentinel(&MPIR_C_MPI_WEIGHTS_EMPTY);
+/// Whether a weights argument is `MPI_UNWEIGHTED`.
+pub(crate) fn is_unweighted(p: *const c_int) -> bool {
+    std::ptr::eq(p, MPI_UNWEIGHTED.0)
+}
+/// Whether a weights argument is `MPI_WEIGHTS_EMPTY`.
+pub(crate) fn is_weights_empty(p: *const c_int) -> bool {
+    std::ptr::eq(p, MPI_WEIGHTS_EMPTY.0)
+}
+
 /// `MPI_Fint *MPI_F_STATUS_IGNORE`: the Fortran STATUS_IGNORE seen from C, set by the
 /// Fortran layer when it starts.
 #[no_mangle]

@@ -23,12 +23,14 @@ pub struct Comm {
     pub coll_seq: u32,
     /// The hints given by MPI_Comm_set_info and kin; Ferry uses none yet, but returns them.
     pub hints: crate::info::Hints,
+    /// The virtual topology, shared by duplicates.
+    pub topo: Option<Arc<crate::topo::Topology>>,
 }
 
 impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new() }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None }
     }
 
     pub fn size(&self) -> i32 {
@@ -66,16 +68,17 @@ fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag
     Ok((ctx, all.into_iter().map(|b| b[4..].to_vec()).collect()))
 }
 
-/// `MPI_Comm_dup`, and with `hints` `MPI_Comm_dup_with_info` (those hints instead of comm's).
-fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
+/// `MPI_Comm_dup`, and with `hints` `MPI_Comm_dup_with_info` (those hints instead of comm's);
+/// the topology goes along.
+pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
     let hints = hints.unwrap_or_else(|| c.hints.clone());
-    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0, hints };
+    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0, hints, topo: c.topo.clone() };
     Ok(rt.add_comm(new))
 }
 
-fn split(rt: &mut Runtime, comm: i32, color: i32, key: i32) -> MpiResult<i32> {
+pub(crate) fn split(rt: &mut Runtime, comm: i32, color: i32, key: i32) -> MpiResult<i32> {
     if color < 0 && color != MPI_UNDEFINED {
         return err(MPI_ERR_ARG, format!("color {color} is negative (only MPI_UNDEFINED may be)"));
     }

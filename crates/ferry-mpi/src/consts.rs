@@ -184,6 +184,10 @@ constants! {
         MPI_ANY_TAG: c_int = -1;
         MPI_UNDEFINED: c_int = -32766;
         MPI_KEYVAL_INVALID: c_int = 0x24000000;
+        // Topology kinds (MPI_Topo_test).
+        MPI_GRAPH: c_int = 1;
+        MPI_CART: c_int = 2;
+        MPI_DIST_GRAPH: c_int = 3;
         // Predefined attribute keys.
         MPI_TAG_UB: c_int = 0x64400001;
         MPI_HOST: c_int = 0x64400003;

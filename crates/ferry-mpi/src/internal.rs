@@ -9,6 +9,8 @@ use crate::runtime::Runtime;
 
 /// The tag of the exchanges over a whole communicator.
 pub const TAG_ALLGATHER: i32 = 1;
+/// The tag of [`alltoall_among`].
+pub const TAG_ALLTOALL: i32 = 2;
 /// Largest contribution [`allgather_among`] carries.
 const MAX_ITEM: usize = 256;
 
@@ -61,5 +63,44 @@ pub fn allgather_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag
             k += 1;
         }
     }
+    Ok(bufs)
+}
+
+/// `items[r]` to `group[r]`, for every r, and what each sent this process, in group order
+/// (this process's own item is kept). Items of any size: their lengths go first.
+pub fn alltoall_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, items: Vec<Vec<u8>>) -> MpiResult<Vec<Vec<u8>>> {
+    let n = group.len();
+    let lens: Vec<[u8; 4]> = items.iter().map(|i| (i.len() as u32).to_le_bytes()).collect();
+    let mut got = vec![[0u8; 4]; n];
+    let mut reqs = Vec::with_capacity(2 * n);
+    for (r, b) in got.iter_mut().enumerate() {
+        if r != me {
+            // SAFETY: `got` outlives the wait below and is not touched until then.
+            reqs.push(unsafe { rt.engine.irecv(Pattern { ctx, src: Some(group[r]), tag: Some(tag) }, b.as_mut_ptr(), 4) });
+        }
+    }
+    for (r, &w) in group.iter().enumerate() {
+        if r != me {
+            // SAFETY: `lens` outlives the wait below.
+            reqs.extend(unsafe { rt.engine.isend(w, ctx, tag, lens[r].as_ptr(), 4, false) });
+        }
+    }
+    wait_all(rt, &reqs)?;
+    let mut bufs: Vec<Vec<u8>> = got.iter().map(|l| vec![0u8; u32::from_le_bytes(*l) as usize]).collect();
+    reqs.clear();
+    for (r, b) in bufs.iter_mut().enumerate() {
+        if r != me {
+            // SAFETY: as above, for `bufs`.
+            reqs.push(unsafe { rt.engine.irecv(Pattern { ctx, src: Some(group[r]), tag: Some(tag) }, b.as_mut_ptr(), b.len()) });
+        }
+    }
+    for (r, &w) in group.iter().enumerate() {
+        if r != me {
+            // SAFETY: `items` outlives the wait below.
+            reqs.extend(unsafe { rt.engine.isend(w, ctx, tag, items[r].as_ptr(), items[r].len(), false) });
+        }
+    }
+    wait_all(rt, &reqs)?;
+    bufs[me] = items[me].clone();
     Ok(bufs)
 }

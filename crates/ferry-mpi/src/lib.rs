@@ -41,5 +41,6 @@ mod pack;
 mod persistent;
 mod progress;
 mod runtime;
+pub(crate) mod topo;
 mod typeinfo;
 mod types;

@@ -178,10 +178,11 @@ fn constants_beyond_the_header_have_mpich_values() {
         return;
     }
     let mut defs: HashMap<String, String> = defines(&mpich).into_iter().collect();
-    // MPICH declares some constants (the combiners) as enumerators: `NAME = value,`.
+    // MPICH declares some constants as enumerators: `NAME = value,` one a line (the
+    // combiners) or several on one line (`{ MPI_GRAPH=1, MPI_CART=2, ... }`).
     let text = std::fs::read_to_string(&mpich).expect("header readable");
-    for line in text.lines() {
-        if let Some((name, value)) = line.trim().trim_end_matches(',').split_once('=') {
+    for item in text.lines().flat_map(|l| l.split([',', '{', '}'])) {
+        if let Some((name, value)) = item.trim().split_once('=') {
             let (name, value) = (name.trim(), value.trim());
             if name.starts_with("MPI_") && !name.contains(' ') && value.parse::<i64>().is_ok() {
                 defs.entry(name.to_string()).or_insert_with(|| value.to_string());

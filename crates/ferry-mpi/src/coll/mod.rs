@@ -10,6 +10,7 @@
 
 mod alltoallw;
 mod movers;
+mod neighbor;
 mod persistent;
 mod reductions;
 mod region;
@@ -200,22 +201,45 @@ fn start(rt: &mut Runtime, mut p: Prepared) -> CollCall {
         }
     }
     let sched = (p.info.schedule)(&p.params);
+    launch(rt, p.call, sched, p.info.id, [p.send, p.recv], p.red, p.finish)
+}
+
+/// Hand a schedule to the engine over the user's (or staged) send and receive regions.
+fn launch(
+    rt: &mut Runtime, call: Call, sched: ferry_coll::Schedule, algorithm: &'static str, [send, recv]: [Region; 2],
+    red: Option<Reduction>, finish: Option<Box<dyn FnOnce()>>,
+) -> CollCall {
     // A schedule may want a receive region where the caller has none (a non-root's result
     // space in reduce): give it scratch.
-    let scratch = if p.recv.ptr.is_null() && sched.recv_len() > 0 { Region::staged(sched.recv_len()) } else { Region::none() };
-    let recv = if p.recv.ptr.is_null() { scratch.ptr } else { p.recv.ptr };
-    let tag = p.call.tag();
+    let scratch = if recv.ptr.is_null() && sched.recv_len() > 0 { Region::staged(sched.recv_len()) } else { Region::none() };
+    let rptr = if recv.ptr.is_null() { scratch.ptr } else { recv.ptr };
+    let tag = call.tag();
     // SAFETY: `send` and `recv` cover the schedule's declared lengths (built from the same
     // counts); the regions and user buffers stay valid until the call completes (blocking
     // calls wait; non-blocking ones keep the regions in the request, MPI keeps the user's).
-    let run = unsafe { CollRun::new(sched, p.call.group, p.call.ctx, tag, p.send.ptr, recv) };
-    let red = p.red;
+    let run = unsafe { CollRun::new(sched, call.group, call.ctx, tag, send.ptr, rptr) };
     let reduce: Reduce = Box::new(move |s: &[u8], d: &mut [u8]| match &red {
         Some(r) => r.apply(s, d),
         None => Err("this collective does not reduce".into()),
     });
     let id = rt.engine.start_collective(run, reduce);
-    CollCall { id, algorithm: p.info.id, _regions: vec![p.send, p.recv, scratch], finish: p.finish }
+    CollCall { id, algorithm, _regions: vec![send, recv, scratch], finish }
+}
+
+/// Run a call to completion, or hand back a request: for schedules built outside the
+/// decision table (the neighbourhood collectives).
+fn submit_schedule(rt: &mut Runtime, call: Call, sched: ferry_coll::Schedule, algorithm: &'static str, regions: [Region; 2], finish: Option<Box<dyn FnOnce()>>, req: *mut MPI_Request) -> MpiResult<()> {
+    let comm = call.comm;
+    let c = launch(rt, call, sched, algorithm, regions, None, finish);
+    if req.is_null() {
+        let id = c.id;
+        rt.engine.wait_until(|e| e.is_done(id))?;
+        return c.complete(&mut rt.engine);
+    }
+    let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(c)), comm, group: None, unpack: None, keep: None });
+    // SAFETY: checked non-null by the caller (`req_out`).
+    unsafe { *req = h };
+    Ok(())
 }
 
 /// Run a prepared call to completion (the blocking MPI functions). Non-blocking calls in

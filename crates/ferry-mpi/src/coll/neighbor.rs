@@ -1,0 +1,164 @@
+//! The neighbourhood collectives: Neighbor_allgather(v) and Neighbor_alltoall(v), blocking
+//! and non-blocking, over the neighbours the communicator's topology names (see
+//! `ferry_coll::neighbor`). MPI_PROC_NULL neighbours keep their buffer slots untouched.
+
+use std::os::raw::{c_int, c_void};
+
+use ferry_coll::neighbor::{linear, NeighborParams};
+
+use super::{begin, check_buf, no_in_place, req_out, submit_schedule, Region, BLOCKING};
+use crate::boundary::call;
+use crate::consts::*;
+use crate::error::{err, MpiResult};
+use crate::runtime::Runtime;
+
+/// One side of a call: (element offset, count) of each neighbour's block.
+type Blocks = Vec<(usize, usize)>;
+
+/// `n` non-negative counts or displacements from a C array.
+fn per_neighbor(p: *const c_int, n: usize, what: &str, class: c_int) -> MpiResult<Vec<usize>> {
+    let v = crate::topo::ints(p, n, what)?;
+    if let Some(x) = v.iter().find(|x| **x < 0) {
+        return err(class, format!("{what} holds the negative entry {x}"));
+    }
+    Ok(v.iter().map(|x| *x as usize).collect())
+}
+
+fn count(c: c_int) -> MpiResult<usize> {
+    if c < 0 {
+        return err(MPI_ERR_COUNT, format!("count {c} is negative"));
+    }
+    Ok(c as usize)
+}
+
+/// What the API functions pass in: each side as blocks per neighbour, or (send side of
+/// allgather) one block for every destination.
+enum Send {
+    Same(usize),
+    Each(Blocks),
+}
+
+enum Recv {
+    Uniform(usize),
+    Each(Blocks),
+}
+
+#[allow(clippy::too_many_arguments)]
+fn neighbor(rt: &mut Runtime, comm: MPI_Comm, sbuf: *const c_void, send: impl FnOnce(usize) -> MpiResult<Send>, stype: MPI_Datatype,
+            rbuf: *mut c_void, recv: impl FnOnce(usize) -> MpiResult<Recv>, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<()> {
+    let call = begin(rt, comm)?;
+    let topo = crate::topo::of(rt, comm)?;
+    let (srcs, dsts) = topo.neighbors(call.rank as i32);
+    let peer = |r: &i32| (*r != MPI_PROC_NULL).then_some(*r as usize);
+    let (sources, dests): (Vec<_>, Vec<_>) = (srcs.iter().map(peer).collect(), dsts.iter().map(peer).collect());
+    no_in_place(sbuf, "send buffer of a neighbourhood collective")?;
+    no_in_place(rbuf, "receive buffer of a neighbourhood collective")?;
+    let (st, rtt) = (rt.datatype(stype)?, rt.datatype(rtype)?);
+    let rblocks = match recv(sources.len())? {
+        Recv::Uniform(c) => (0..sources.len()).map(|i| (i * c, c)).collect(),
+        Recv::Each(b) => b,
+    };
+    let (sblocks, same) = match send(dests.len())? {
+        Send::Same(c) => (vec![(0, c)], true),
+        Send::Each(b) => (b, false),
+    };
+    check_buf(sbuf, sblocks.iter().map(|b| b.1).sum(), stype)?;
+    check_buf(rbuf, rblocks.iter().map(|b| b.1).sum(), rtype)?;
+    let (ss, rs) = (st.size(), rtt.size());
+    let (send_blocks, send_displs) = if same { (vec![sblocks[0].1 * ss; dests.len()], vec![0; dests.len()]) } else { (sblocks.iter().map(|b| b.1 * ss).collect(), sblocks.iter().map(|b| b.0 * ss).collect()) };
+    let q = NeighborParams {
+        rank: call.rank,
+        size: call.size,
+        recv_blocks: rblocks.iter().map(|b| b.1 * rs).collect(),
+        recv_displs: rblocks.iter().map(|b| b.0 * rs).collect(),
+        sources,
+        dests,
+        send_blocks,
+        send_displs,
+    };
+    let sregion = Region::new(sbuf, &st, q.send_extent(), &sblocks, true);
+    let rregion = Region::new(rbuf, &rtt, q.recv_extent(), &rblocks, false);
+    // Only blocks that something arrives in go back to the user: MPI_PROC_NULL slots keep
+    // what they held.
+    let arriving = rblocks.iter().zip(&q.sources).filter(|(_, s)| s.is_some()).map(|(b, _)| *b).collect();
+    let finish = rregion.unpacker(rbuf, rtt, arriving);
+    let sched = linear::schedule(&q);
+    submit_schedule(rt, call, sched, linear::ID, [sregion, rregion], finish, req)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn allgather(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+             comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+    neighbor(rt, comm, sbuf, |_| Ok(Send::Same(count(scount)?)), stype, rbuf, |_| Ok(Recv::Uniform(count(rcount)?)), rtype, req)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn allgatherv(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
+              displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+    let recv = |n| {
+        let c = per_neighbor(rcounts, n, "recvcounts", MPI_ERR_COUNT)?;
+        let d = per_neighbor(displs, n, "displs", MPI_ERR_ARG)?;
+        Ok(Recv::Each(d.into_iter().zip(c).collect()))
+    };
+    neighbor(rt, comm, sbuf, |_| Ok(Send::Same(count(scount)?)), stype, rbuf, recv, rtype, req)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn alltoall(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+            comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+    let send = |n| {
+        let c = count(scount)?;
+        Ok(Send::Each((0..n).map(|j| (j * c, c)).collect()))
+    };
+    neighbor(rt, comm, sbuf, send, stype, rbuf, |_| Ok(Recv::Uniform(count(rcount)?)), rtype, req)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn alltoallv(rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+             rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+    let send = |n| {
+        let c = per_neighbor(scounts, n, "sendcounts", MPI_ERR_COUNT)?;
+        let d = per_neighbor(sdispls, n, "sdispls", MPI_ERR_ARG)?;
+        Ok(Send::Each(d.into_iter().zip(c).collect()))
+    };
+    let recv = |n| {
+        let c = per_neighbor(rcounts, n, "recvcounts", MPI_ERR_COUNT)?;
+        let d = per_neighbor(rdispls, n, "rdispls", MPI_ERR_ARG)?;
+        Ok(Recv::Each(d.into_iter().zip(c).collect()))
+    };
+    neighbor(rt, comm, sbuf, send, stype, rbuf, recv, rtype, req)
+}
+
+crate::mpi_export! { MPI_Neighbor_allgather, PMPI_Neighbor_allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
+    call("MPI_Neighbor_allgather", comm, |rt| allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ineighbor_allgather", comm, |rt| allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req_out(req)?))
+}}
+crate::mpi_export! { MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
+    call("MPI_Neighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ineighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req_out(req)?))
+}}
+crate::mpi_export! { MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
+    call("MPI_Neighbor_alltoall", comm, |rt| alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ineighbor_alltoall", comm, |rt| alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req_out(req)?))
+}}
+crate::mpi_export! { MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
+        stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
+    call("MPI_Neighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, BLOCKING))
+}}
+crate::mpi_export! { MPI_Ineighbor_alltoallv, PMPI_Ineighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
+        stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
+        req: *mut MPI_Request) {
+    call("MPI_Ineighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req_out(req)?))
+}}
