@@ -104,6 +104,7 @@ test: deps-test build
 
 test-long: test
 	bash tests/fuzz.sh
+	bash tests/mpi4py.sh
 
 # Every benchmark program under Ferry, MPICH and Open MPI side by side (`ferry bench --help`):
 # results in $(BUILD)/bench/results, figures and summary.md in $(BUILD)/bench/report.
