@@ -16,7 +16,7 @@ done
 # the path choice across clusters, and the relay's frames, handshakes and decisions) may
 # reach no socket, ring, clock, thread, file or log.
 core="crates/ferry-core/src/engine/protocol.rs crates/ferry-core/src/engine/matching.rs
-      crates/ferry-core/src/engine/request.rs crates/ferry-core/src/engine/slab.rs
+      crates/ferry-core/src/engine/request.rs crates/ferry-core/src/engine/slab.rs crates/ferry-core/src/engine/protocol/departed.rs
       crates/ferry-core/src/transport/frame.rs crates/ferry-core/src/transport/paths.rs
       crates/ferry-core/src/transport/relay/wire.rs crates/ferry-core/src/transport/relay/handshake.rs
       crates/ferry-core/src/transport/relay/policy.rs crates/ferry-core/src/transport/relay/registry.rs"
