@@ -139,6 +139,8 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 #define MPI_UINT64_T               ((MPI_Datatype)0x4c00083e)
 
 #define MPI_C_BOOL                 ((MPI_Datatype)0x4c00013f)
+/* Fortran LOGICAL (4 bytes), for C code that handles Fortran data. */
+#define MPI_LOGICAL                ((MPI_Datatype)0x4c00041d)
 #define MPI_C_FLOAT_COMPLEX        ((MPI_Datatype)0x4c000840)
 #define MPI_C_COMPLEX              MPI_C_FLOAT_COMPLEX
 #define MPI_C_DOUBLE_COMPLEX       ((MPI_Datatype)0x4c001041)

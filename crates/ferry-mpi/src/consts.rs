@@ -162,6 +162,7 @@ constants! {
         MPI_UINT32_T: MPI_Datatype = 0x4c00043d;
         MPI_UINT64_T: MPI_Datatype = 0x4c00083e;
         MPI_C_BOOL: MPI_Datatype = 0x4c00013f;
+        MPI_LOGICAL: MPI_Datatype = 0x4c00041d;
         MPI_C_FLOAT_COMPLEX: MPI_Datatype = 0x4c000840;
         MPI_C_COMPLEX: MPI_Datatype = MPI_C_FLOAT_COMPLEX;
         MPI_C_DOUBLE_COMPLEX: MPI_Datatype = 0x4c001041;
@@ -366,7 +367,6 @@ constants! {
 
         // Fortran datatypes.
         MPI_CHARACTER: MPI_Datatype = 0x4c00011a;
-        MPI_LOGICAL: MPI_Datatype = 0x4c00041d;
         MPI_INTEGER: MPI_Datatype = 0x4c00041b;
         MPI_REAL: MPI_Datatype = 0x4c00041c;
         MPI_DOUBLE_PRECISION: MPI_Datatype = 0x4c00081f;

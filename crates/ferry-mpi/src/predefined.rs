@@ -19,9 +19,9 @@ use Kind::{Basic, Pair};
 use Primitive as P;
 
 /// Every predefined datatype handle with its canonical name. Aliases (`MPI_LONG_LONG`,
-/// `MPI_C_COMPLEX`) share their handle with the first name. Fortran types without a C
-/// counterpart (`MPI_LOGICAL`, `MPI_REAL16`, `MPI_COMPLEX32`) are left out: a handle not listed
-/// is not a datatype Ferry knows.
+/// `MPI_C_COMPLEX`) share their handle with the first name. `MPI_REAL16` and `MPI_COMPLEX32`
+/// (gfortran's IEEE quad precision, which no C type of this platform's ABI has besides
+/// `__float128`) are left out: a handle not listed is not a datatype Ferry knows.
 const DATATYPES: &[(MPI_Datatype, &str, Kind)] = &[
     (MPI_CHAR, "MPI_CHAR", Basic(P::Char)),
     (MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", Basic(P::SignedChar)),
@@ -65,6 +65,7 @@ const DATATYPES: &[(MPI_Datatype, &str, Kind)] = &[
     // layout and arithmetic of the C type it maps to.
     (MPI_CHARACTER, "MPI_CHARACTER", Basic(P::Char)),
     (MPI_INTEGER, "MPI_INTEGER", Basic(P::Int)),
+    (MPI_LOGICAL, "MPI_LOGICAL", Basic(P::Logical)),
     (MPI_REAL, "MPI_REAL", Basic(P::Float)),
     (MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", Basic(P::Double)),
     (MPI_COMPLEX, "MPI_COMPLEX", Basic(P::CFloatComplex)),

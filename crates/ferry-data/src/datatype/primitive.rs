@@ -72,11 +72,14 @@ pub enum Primitive {
     CDoubleComplex,
     /// `long double _Complex` (`MPI_C_LONG_DOUBLE_COMPLEX`)
     CLongDoubleComplex,
+    /// Fortran `LOGICAL` (`MPI_LOGICAL`): 4 bytes, `.TRUE.` is 1 and `.FALSE.` 0 as gfortran
+    /// stores them.
+    Logical,
 }
 
 impl Primitive {
     /// Every primitive, in declaration order.
-    pub const ALL: [Primitive; 32] = [
+    pub const ALL: [Primitive; 33] = [
         Primitive::Char,
         Primitive::SignedChar,
         Primitive::UnsignedChar,
@@ -109,6 +112,7 @@ impl Primitive {
         Primitive::CFloatComplex,
         Primitive::CDoubleComplex,
         Primitive::CLongDoubleComplex,
+        Primitive::Logical,
     ];
 
     /// Size of one element in bytes.
@@ -117,7 +121,7 @@ impl Primitive {
         match self {
             Char | SignedChar | UnsignedChar | Byte | Packed | Int8 | UInt8 | CBool => 1,
             Short | UnsignedShort | Int16 | UInt16 => 2,
-            WChar | Int | Unsigned | Float | Int32 | UInt32 => 4,
+            WChar | Int | Unsigned | Float | Int32 | UInt32 | Logical => 4,
             Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | UInt64 | Aint
             | Offset | Count | CFloatComplex => 8,
             LongDouble | CDoubleComplex => 16,

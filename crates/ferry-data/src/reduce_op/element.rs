@@ -128,7 +128,7 @@ pub(super) fn num(p: Primitive) -> Option<Num> {
         UnsignedChar | UInt8 | Byte | CBool => Num::U8,
         Short | Int16 => Num::I16,
         UnsignedShort | UInt16 => Num::U16,
-        Int | Int32 => Num::I32,
+        Int | Int32 | Logical => Num::I32,
         Unsigned | UInt32 => Num::U32,
         Long | LongLong | Int64 | Aint | Offset | Count => Num::I64,
         UnsignedLong | UnsignedLongLong | UInt64 => Num::U64,

@@ -262,6 +262,7 @@ fn primitive_name(p: Primitive) -> &'static str {
         UInt32 => "MPI_UINT32_T",
         UInt64 => "MPI_UINT64_T",
         CBool => "MPI_C_BOOL",
+        Logical => "MPI_LOGICAL",
         Aint => "MPI_AINT",
         Offset => "MPI_OFFSET",
         Count => "MPI_COUNT",
@@ -347,7 +348,7 @@ fn class(p: Primitive) -> Class {
         | UnsignedLong | LongLong | UnsignedLongLong | Int8 | Int16 | Int32 | Int64 | UInt8
         | UInt16 | UInt32 | UInt64 | Aint | Offset | Count => Class::Integer,
         Float | Double | LongDouble => Class::Float,
-        CBool => Class::Logical,
+        CBool | Logical => Class::Logical,
         CFloatComplex | CDoubleComplex | CLongDoubleComplex => Class::Complex,
         Byte => Class::Byte,
         WChar | Packed => Class::Opaque,
