@@ -8,6 +8,7 @@ program fortran_mpich
   integer :: ierr, rank, size, i, total, status(MPI_STATUS_SIZE), count, next, prev
   double precision :: x(4)
   real :: r, rmax
+  logical :: flags(3), mine, all_true, any_true
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
@@ -38,6 +39,18 @@ program fortran_mpich
   if (rank == 0 .and. rmax /= real(size - 1)) then
     print *, 'rank 0: bad maximum', rmax
     call MPI_Abort(MPI_COMM_WORLD, 4, ierr)
+  end if
+  ! LOGICALs: a Bcast, and Allreduce with MPI_LAND / MPI_LOR giving Fortran truth values.
+  flags = .false.
+  if (rank == 0) flags = (/ .true., .false., .true. /)
+  call MPI_Bcast(flags, 3, MPI_LOGICAL, 0, MPI_COMM_WORLD, ierr)
+  mine = rank == 0
+  call MPI_Allreduce(mine, all_true, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD, ierr)
+  call MPI_Allreduce(mine, any_true, 1, MPI_LOGICAL, MPI_LOR, MPI_COMM_WORLD, ierr)
+  if (.not. (flags(1) .and. .not. flags(2) .and. flags(3)) .or. .not. any_true .or. &
+      (all_true .neqv. (size == 1))) then
+    print *, 'rank', rank, ': bad LOGICAL results', flags, all_true, any_true
+    call MPI_Abort(MPI_COMM_WORLD, 5, ierr)
   end if
   print '(A,I0,A,I0)', 'fortran ok rank ', rank, ' of ', size
   call MPI_Finalize(ierr)
