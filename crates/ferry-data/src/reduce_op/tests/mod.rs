@@ -97,7 +97,7 @@ fn handles_round_trip_and_match_mpich() {
 fn class_of_test(p: Primitive) -> &'static str {
     match p {
         P::Float | P::Double | P::LongDouble => "float",
-        P::CBool => "logical",
+        P::CBool | P::Logical => "logical",
         P::CFloatComplex | P::CDoubleComplex | P::CLongDoubleComplex => "complex",
         P::Byte => "byte",
         P::WChar | P::Packed => "none",
@@ -258,4 +258,17 @@ fn pair_sizes_are_packed() {
     ] {
         assert_eq!(ElemType::Pair(v, i).size(), Datatype::pair(v, i).size());
     }
+}
+
+#[test]
+fn fortran_logical_ops_give_fortran_truth_values() {
+    let bytes = |v: &[i32]| v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+    // Any non-zero word counts as true (as gfortran tests it); results are 1 or 0.
+    let src = bytes(&[1, 0, 7, 0]);
+    for (op, want) in [(Land, [1, 0, 0, 0]), (Lor, [1, 1, 1, 0]), (Lxor, [0, 1, 1, 0])] {
+        let mut dst = bytes(&[1, 1, 0, 0]);
+        apply(op, prim(P::Logical), &src, &mut dst).unwrap();
+        assert_eq!(dst, bytes(&want), "{op}");
+    }
+    assert_eq!(P::Logical.size(), 4);
 }
