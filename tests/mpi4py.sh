@@ -55,16 +55,17 @@ for n in $ranks; do
     [ -n "$only" ] && ! [[ $module =~ $only ]] && continue
     log=$work/$module.$n.log
     (cd "$src/test" && timeout $((limit + 30)) "$repo/target/release/ferry" run -n "$n" --timeout "$limit" \
-      "$venv/bin/python" main.py --no-builddir -i "^$module\$") >"$log" 2>&1
+      "$venv/bin/python" main.py --no-builddir -i "^$module\.py\$") >"$log" 2>&1
     rc=$?
     ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in.*/\1/p' "$log" | head -n 1)
     summary=$(grep -E '^(OK|FAILED)' "$log" | head -n 1)
     f=$(echo "$summary" | sed -n 's/.*failures=\([0-9]*\).*/\1/p')
     e=$(echo "$summary" | sed -n 's/.*errors=\([0-9]*\).*/\1/p')
     s=$(echo "$summary" | sed -n 's/.*skipped=\([0-9]*\).*/\1/p')
-    if [ -z "$ran" ]; then
+    # A module that ran no test was not selected: the run says nothing, so it counts as unfinished.
+    if [ -z "$ran" ] || [ "$ran" = 0 ]; then
       unfinished="$unfinished $module(-n $n, exit $rc)"
-      echo "FAIL mpi4py: $module -n $n did not finish (exit $rc; see $log)"
+      echo "FAIL mpi4py: $module -n $n did not finish or ran no test (exit $rc; see $log)"
       continue
     fi
     total_run=$((total_run + ran)) total_fail=$((total_fail + ${f:-0})) total_err=$((total_err + ${e:-0})) total_skip=$((total_skip + ${s:-0}))
