@@ -45,7 +45,7 @@ fn packed_layout(blocks: &[TypedBlock]) -> (Vec<usize>, Vec<usize>) {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoallw(
+fn alltoallw(
     rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {

@@ -87,13 +87,13 @@ fn neighbor(rt: &mut Runtime, comm: MPI_Comm, sbuf: *const c_void, send: impl Fn
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn allgather(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+fn allgather(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
              comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     neighbor(rt, comm, sbuf, |_| Ok(Send::Same(count(scount)?)), stype, rbuf, |_| Ok(Recv::Uniform(count(rcount)?)), rtype, req)
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn allgatherv(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
+fn allgatherv(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
               displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let recv = |n| {
         let c = per_neighbor(rcounts, n, "recvcounts", MPI_ERR_COUNT)?;
@@ -104,7 +104,7 @@ pub(super) fn allgatherv(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, s
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoall(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+fn alltoall(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
             comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let send = |n| {
         let c = count(scount)?;
@@ -114,7 +114,7 @@ pub(super) fn alltoall(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, sty
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoallv(rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+fn alltoallv(rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
              rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let send = |n| {
         let c = per_neighbor(scounts, n, "sendcounts", MPI_ERR_COUNT)?;

@@ -2,17 +2,14 @@
 //! without talking to anyone and keeps the call; every MPI_Start makes the same call as the
 //! non-blocking collective, so each run is a fresh schedule counted in the communicator's
 //! collective sequence at its start, like any other collective. The request table entry is
-//! the persistent kind of `persistent.rs`. Count, displacement and datatype arrays of the
-//! vector variants are read at each start, so the program may change them between runs.
+//! the persistent kind of `persistent.rs`.
 
 use std::os::raw::{c_int, c_void};
 
 use ferry_coll::Collective;
 
-use super::alltoallw::alltoallw;
-use super::movers::{allgather_args, allgatherv_args, alltoall_args, alltoallv_args, barrier, bcast, gather_args, gatherv_args, scatter_args, scatterv_args};
-use super::neighbor;
-use super::reductions::{reduce, reduce_scatter};
+use super::movers::{allgather_args, alltoall_args, barrier, bcast, gather_args, scatter_args};
+use super::reductions::reduce;
 use super::{check_count, in_place};
 use crate::boundary::call;
 use crate::comm::out_arg;
@@ -140,107 +137,5 @@ crate::mpi_export! { MPI_Scatter_init, PMPI_Scatter_init, (sbuf: *const c_void, 
         }
         check_data(rt, rbuf, rcount, rtype)?;
         register(rt, comm, starter(move |rt, r| scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, r)), req)
-    })
-}}
-
-crate::mpi_export! { MPI_Gatherv_init, PMPI_Gatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Gatherv_init", comm, |rt| {
-        check_common(rt, comm, info, Some(root), req)?;
-        check_data(rt, sbuf, scount, stype)?;
-        if is_root(rt, comm, root) {
-            rt.datatype(rtype)?;
-        }
-        register(rt, comm, starter(move |rt, r| gatherv_args(rt, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, root, comm, r)), req)
-    })
-}}
-crate::mpi_export! { MPI_Scatterv_init, PMPI_Scatterv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Scatterv_init", comm, |rt| {
-        check_common(rt, comm, info, Some(root), req)?;
-        if is_root(rt, comm, root) {
-            rt.datatype(stype)?;
-        }
-        check_data(rt, rbuf, rcount, rtype)?;
-        register(rt, comm, starter(move |rt, r| scatterv_args(rt, sbuf, scounts, sdispls, stype, rbuf, rcount, rtype, root, comm, r)), req)
-    })
-}}
-crate::mpi_export! { MPI_Allgatherv_init, PMPI_Allgatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Allgatherv_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        check_data(rt, sbuf, scount, stype)?;
-        rt.datatype(rtype)?;
-        register(rt, comm, starter(move |rt, r| allgatherv_args(rt, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, r)), req)
-    })
-}}
-crate::mpi_export! { MPI_Alltoallv_init, PMPI_Alltoallv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Alltoallv_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        if !in_place(sbuf) {
-            rt.datatype(stype)?;
-        }
-        rt.datatype(rtype)?;
-        register(rt, comm, starter(move |rt, r| alltoallv_args(rt, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, r)), req)
-    })
-}}
-crate::mpi_export! { MPI_Alltoallw_init, PMPI_Alltoallw_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
-        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Alltoallw_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        register(rt, comm, starter(move |rt, r| alltoallw(rt, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, r)), req)
-    })
-}}
-crate::mpi_export! { MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype,
-        op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Reduce_scatter_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        crate::op::reduction(rt, op, dt)?;
-        register(rt, comm, starter(move |rt, r| reduce_scatter(rt, sbuf, rbuf, rcounts, dt, op, comm, r)), req)
-    })
-}}
-
-/// The neighbourhood inits: the communicator must carry a topology, and both datatypes exist.
-fn check_neighbor(rt: &mut Runtime, comm: MPI_Comm, info: MPI_Info, stype: MPI_Datatype, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<()> {
-    check_common(rt, comm, info, None, req)?;
-    crate::topo::of(rt, comm)?;
-    rt.datatype(stype)?;
-    rt.datatype(rtype)?;
-    Ok(())
-}
-
-crate::mpi_export! { MPI_Neighbor_allgather_init, PMPI_Neighbor_allgather_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_allgather_init", comm, |rt| {
-        check_neighbor(rt, comm, info, stype, rtype, req)?;
-        check_count(scount)?;
-        check_count(rcount)?;
-        register(rt, comm, starter(move |rt, r| neighbor::allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, r)), req)
-    })
-}}
-crate::mpi_export! { MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_allgatherv_init", comm, |rt| {
-        check_neighbor(rt, comm, info, stype, rtype, req)?;
-        check_count(scount)?;
-        register(rt, comm, starter(move |rt, r| neighbor::allgatherv(rt, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, r)), req)
-    })
-}}
-crate::mpi_export! { MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoall_init", comm, |rt| {
-        check_neighbor(rt, comm, info, stype, rtype, req)?;
-        check_count(scount)?;
-        check_count(rcount)?;
-        register(rt, comm, starter(move |rt, r| neighbor::alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, r)), req)
-    })
-}}
-crate::mpi_export! { MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
-        stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
-        info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoallv_init", comm, |rt| {
-        check_neighbor(rt, comm, info, stype, rtype, req)?;
-        register(rt, comm, starter(move |rt, r| neighbor::alltoallv(rt, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, r)), req)
     })
 }}
