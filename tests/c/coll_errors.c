@@ -13,24 +13,6 @@
 #define TEST_NAME "coll_errors"
 #include "testutil.h"
 
-static void expect_class(int rc, int want, const char *call, int line)
-{
-    if (rc == MPI_SUCCESS)
-        fail(line, "%s succeeded, expected error class %d", call, want);
-    int cls = -1;
-    CALL(MPI_Error_class(rc, &cls));
-    if (cls != want)
-        fail(line, "%s: error class %d, expected %d", call, cls, want);
-    char text[MPI_MAX_ERROR_STRING];
-    int len = -1;
-    memset(text, 0, sizeof text);
-    CALL(MPI_Error_string(rc, text, &len));
-    if (len <= 0 || len >= MPI_MAX_ERROR_STRING)
-        fail(line, "%s: Error_string gave length %d", call, len);
-}
-
-#define EXPECT(want, call) expect_class((call), (want), #call, __LINE__)
-
 int main(int argc, char **argv)
 {
     TEST_INIT(&argc, &argv);

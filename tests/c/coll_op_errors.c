@@ -20,18 +20,6 @@
 #define TEST_NAME "coll_op_errors"
 #include "testutil.h"
 
-static void expect_class(int rc, int want, const char *call, int line)
-{
-    if (rc == MPI_SUCCESS)
-        fail(line, "%s succeeded, expected error class %d", call, want);
-    int cls = -1;
-    CALL(MPI_Error_class(rc, &cls));
-    if (cls != want)
-        fail(line, "%s: error class %d, expected %d", call, cls, want);
-}
-
-#define EXPECT(want, call) expect_class((call), (want), #call, __LINE__)
-
 static void add(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     (void)dt;

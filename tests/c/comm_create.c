@@ -167,18 +167,6 @@ static void split_type(void)
     }
 }
 
-static void expect_class(int rc, int want, const char *call, int line)
-{
-    if (rc == MPI_SUCCESS)
-        fail(line, "%s succeeded, expected error class %d", call, want);
-    int cls = -1;
-    CALL(MPI_Error_class(rc, &cls));
-    if (cls != want)
-        fail(line, "%s: error class %d, expected %d", call, cls, want);
-}
-
-#define EXPECT(want, call) expect_class((call), (want), #call, __LINE__)
-
 static void errors(MPI_Group world)
 {
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));

@@ -41,7 +41,7 @@ static const char *class_name(int cls)
 
 /* The call must fail with error class `want`; its error string must be
  * non-empty. */
-static void expect_class(int rc, int want, const char *call, int line)
+static void expect_named_class(int rc, int want, const char *call, int line)
 {
     if (rc == MPI_SUCCESS)
         fail(line, "%s succeeded, expected %s", call, class_name(want));
@@ -58,7 +58,8 @@ static void expect_class(int rc, int want, const char *call, int line)
         fail(line, "%s: Error_string gave length %d for \"%s\"", call, len, text);
 }
 
-#define EXPECT(want, call) expect_class((call), (want), #call, __LINE__)
+#undef EXPECT
+#define EXPECT(want, call) expect_named_class((call), (want), #call, __LINE__)
 
 static void errhandlers(void)
 {

@@ -55,6 +55,25 @@ static inline void fail(int line, const char *fmt, ...)
         CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me)); \
         CALL(MPI_Comm_size(MPI_COMM_WORLD, &np)); } while (0)
 
+/* The call must fail with error class `want` (under MPI_ERRORS_RETURN), and its error string
+ * must be non-empty. */
+static inline void expect_class(int rc, int want, const char *call, int line)
+{
+    if (rc == MPI_SUCCESS)
+        fail(line, "%s succeeded, expected error class %d", call, want);
+    int cls = -1;
+    CALL(MPI_Error_class(rc, &cls));
+    if (cls != want)
+        fail(line, "%s: error class %d, expected %d", call, cls, want);
+    char text[MPI_MAX_ERROR_STRING] = { 0 };
+    int len = -1;
+    CALL(MPI_Error_string(rc, text, &len));
+    if (len <= 0 || len >= MPI_MAX_ERROR_STRING)
+        fail(line, "%s: Error_string gave length %d", call, len);
+}
+
+#define EXPECT(want, call) expect_class((call), (want), #call, __LINE__)
+
 /* malloc that never returns NULL (and never asks for 0 bytes); running out
  * of memory fails the test at the line of the call. */
 #define xmalloc(n) xmalloc_at((n), __LINE__)
