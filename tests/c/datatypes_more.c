@@ -236,7 +236,7 @@ static void introspection(void)
     CHECK(size == 16, "match_size complex 16 gave size %d", size);
 }
 
-static void expect_class(int rc, int want, const char *what)
+static void expect_class_of(int rc, int want, const char *what)
 {
     int cls = -1;
     CHECK(rc != MPI_SUCCESS, "%s succeeded", what);
@@ -250,22 +250,22 @@ static void errors(void)
     MPI_Datatype t = MPI_DATATYPE_NULL;
     int bl[1] = {1}, d[1] = {0};
     MPI_Aint hd[1] = {0};
-    expect_class(MPI_Type_create_hindexed(-1, bl, hd, MPI_INT, &t), MPI_ERR_COUNT, "hindexed count -1");
-    expect_class(MPI_Type_create_indexed_block(-2, 1, d, MPI_INT, &t), MPI_ERR_COUNT, "indexed_block count -2");
-    expect_class(MPI_Type_create_hindexed_block(1, 1, hd, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE, "hindexed_block of MPI_DATATYPE_NULL");
+    expect_class_of(MPI_Type_create_hindexed(-1, bl, hd, MPI_INT, &t), MPI_ERR_COUNT, "hindexed count -1");
+    expect_class_of(MPI_Type_create_indexed_block(-2, 1, d, MPI_INT, &t), MPI_ERR_COUNT, "indexed_block count -2");
+    expect_class_of(MPI_Type_create_hindexed_block(1, 1, hd, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE, "hindexed_block of MPI_DATATYPE_NULL");
 #ifndef MPICH_DEVIATIONS
     /* MPICH 4.0 does not check the shape of a subarray or of a darray grid. */
     int sizes[2] = {4, 6}, subs[2] = {5, 3}, starts[2] = {0, 0};
-    expect_class(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG, "subarray larger than its array");
+    expect_class_of(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG, "subarray larger than its array");
     subs[0] = 2;
     starts[1] = 4;
-    expect_class(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG, "subarray past the end");
+    expect_class_of(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG, "subarray past the end");
     starts[1] = 0;
-    expect_class(MPI_Type_create_subarray(2, sizes, subs, starts, 99, MPI_INT, &t), MPI_ERR_ARG, "subarray order 99");
+    expect_class_of(MPI_Type_create_subarray(2, sizes, subs, starts, 99, MPI_INT, &t), MPI_ERR_ARG, "subarray order 99");
     int gs = 8, dist = MPI_DISTRIBUTE_NONE, darg = MPI_DISTRIBUTE_DFLT_DARG, ps = 2;
-    expect_class(MPI_Type_create_darray(2, 0, 1, &gs, &dist, &darg, &ps, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG, "darray none over 2");
+    expect_class_of(MPI_Type_create_darray(2, 0, 1, &gs, &dist, &darg, &ps, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG, "darray none over 2");
 #endif
-    expect_class(MPI_Type_get_contents(MPI_INT, 0, 0, 0, NULL, NULL, NULL), MPI_ERR_TYPE, "contents of a named type");
+    expect_class_of(MPI_Type_get_contents(MPI_INT, 0, 0, 0, NULL, NULL, NULL), MPI_ERR_TYPE, "contents of a named type");
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
