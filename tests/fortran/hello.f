@@ -46,7 +46,7 @@
       IF (MPI_AINT_ADD(A, B) .NE. 1024) CALL FAIL('aint_add')
       IF (MPI_AINT_DIFF(A, B) .NE. 976) CALL FAIL('aint_diff')
 
-      WRITE (*, '(A,I0,A,I0)') 'hello rank ', RANK, ' of ', NPROCS
+      WRITE (*, '(A,I0,A,I0)') 'hello ok rank ', RANK, ' of ', NPROCS
       CALL MPI_FINALIZE(IERR)
       CALL MPI_FINALIZED(FLAG, IERR)
       IF (.NOT. FLAG .OR. IERR .NE. MPI_SUCCESS) CALL FAIL('finalized')
