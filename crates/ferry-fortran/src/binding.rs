@@ -35,7 +35,10 @@ pub enum Arg {
     StrIn { trim_leading: bool },
     /// A CHARACTER output the C function writes NUL-terminated into a buffer of `size` (a C
     /// expression) bytes; copied back blank-padded, only when `copy_if` (a C expression) holds.
-    StrOut { size: String, copy_if: Option<String> },
+    StrOut {
+        size: String,
+        copy_if: Option<String>,
+    },
     /// A procedure whose Fortran form has the C calling convention already (every argument
     /// by reference, no result): passed as it is; its C type.
     Procedure(String),
@@ -81,18 +84,42 @@ pub const HAND_WRITTEN: &[&str] = &[
 
 /// C types that are an INTEGER in Fortran (MPICH's handles are ints).
 const INTEGER_TYPES: &[&str] = &[
-    "int", "MPI_Fint", "MPI_Comm", "MPI_Datatype", "MPI_Info", "MPI_Op", "MPI_Group",
-    "MPI_Request", "MPI_Errhandler", "MPI_Message", "MPI_Win", "MPI_Session",
+    "int",
+    "MPI_Fint",
+    "MPI_Comm",
+    "MPI_Datatype",
+    "MPI_Info",
+    "MPI_Op",
+    "MPI_Group",
+    "MPI_Request",
+    "MPI_Errhandler",
+    "MPI_Message",
+    "MPI_Win",
+    "MPI_Session",
 ];
 /// C types that are an INTEGER(KIND=MPI_ADDRESS_KIND / MPI_OFFSET_KIND / MPI_COUNT_KIND).
 const WIDE_TYPES: &[&str] = &["MPI_Aint", "MPI_Offset", "MPI_Count"];
 /// Names of `void *` parameters that are choice buffers.
 const BUFFER_NAMES: &[&str] = &[
-    "buf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf", "inoutbuf", "location", "base",
-    "origin_addr", "result_addr", "compare_addr",
+    "buf",
+    "sendbuf",
+    "recvbuf",
+    "buffer",
+    "inbuf",
+    "outbuf",
+    "inoutbuf",
+    "location",
+    "base",
+    "origin_addr",
+    "result_addr",
+    "compare_addr",
 ];
 /// Procedure types whose Fortran form has the C form's calling convention.
-const PROCEDURE_TYPES: &[&str] = &["MPI_User_function", "MPI_Comm_errhandler_function"];
+const PROCEDURE_TYPES: &[&str] = &[
+    "MPI_User_function",
+    "MPI_Comm_errhandler_function",
+    "MPI_Win_errhandler_function",
+];
 
 /// The binding of `proto`, or why it has none.
 pub fn classify(proto: &Proto) -> Result<Binding, String> {
@@ -113,10 +140,19 @@ pub fn classify(proto: &Proto) -> Result<Binding, String> {
             .ok_or_else(|| format!("parameter {} of type {}", p.name, p.ty))?;
         args.push((p.clone(), arg));
     }
-    Ok(Binding { c_name: proto.name.clone(), ret, args })
+    Ok(Binding {
+        c_name: proto.name.clone(),
+        ret,
+        args,
+    })
 }
 
-fn classify_param(func: &str, p: &Param, prev: Option<&Param>, next: Option<&Param>) -> Option<Arg> {
+fn classify_param(
+    func: &str,
+    p: &Param,
+    prev: Option<&Param>,
+    next: Option<&Param>,
+) -> Option<Arg> {
     let is_const = p.ty.starts_with("const ");
     let ty = p.ty.trim_start_matches("const ");
     let (base, ptr) = match ty.strip_suffix(" *").or_else(|| ty.strip_suffix("[]")) {
@@ -137,29 +173,49 @@ fn classify_param(func: &str, p: &Param, prev: Option<&Param>, next: Option<&Par
         if INTEGER_TYPES.contains(&base) {
             return Some(Arg::Value);
         }
-        return WIDE_TYPES.iter().find(|&&w| w == base).map(|&w| Arg::Wide(w));
+        return WIDE_TYPES
+            .iter()
+            .find(|&&w| w == base)
+            .map(|&w| Arg::Wide(w));
     }
     match base {
         "void" if BUFFER_NAMES.contains(&name) => Some(Arg::Buffer),
         // Where the library stores an address (MPI_Alloc_mem): an address-sized INTEGER.
         "void" if name == "baseptr" => Some(Arg::Same("void")),
         "void" if name == "buffer_addr" => Some(Arg::DiscardedAddress),
-        "MPI_Status" => Some(if ty.ends_with("[]") { Arg::Statuses } else { Arg::Status }),
+        "MPI_Status" => Some(if ty.ends_with("[]") {
+            Arg::Statuses
+        } else {
+            Arg::Status
+        }),
         "int" if name.ends_with("weights") => Some(Arg::Weights),
-        "int" if name == "indx" && matches!(func, "MPI_Waitany" | "MPI_Testany") => Some(Arg::IndexOut),
-        "int" if name == "array_of_indices" => Some(Arg::IndicesOut { count: "outcount".into() }),
-        "char" if is_const => Some(Arg::StrIn { trim_leading: func.starts_with("MPI_Info_") }),
+        "int" if name == "indx" && matches!(func, "MPI_Waitany" | "MPI_Testany") => {
+            Some(Arg::IndexOut)
+        }
+        "int" if name == "array_of_indices" => Some(Arg::IndicesOut {
+            count: "outcount".into(),
+        }),
+        "char" if is_const => Some(Arg::StrIn {
+            trim_leading: func.starts_with("MPI_Info_"),
+        }),
         "char" => string_out(func, name),
         b if INTEGER_TYPES.contains(&b) => Some(Arg::Same("MPI_Fint")),
         b if WIDE_TYPES.contains(&b) => WIDE_TYPES.iter().find(|&&w| w == b).map(|&w| Arg::Same(w)),
-        b if PROCEDURE_TYPES.contains(&b) && ty.ends_with(" *") => Some(Arg::Procedure(ty.to_string())),
+        b if PROCEDURE_TYPES.contains(&b) && ty.ends_with(" *") => {
+            Some(Arg::Procedure(ty.to_string()))
+        }
         _ => None,
     }
 }
 
 /// The C buffer size of a CHARACTER output, where the standard fixes it.
 fn string_out(func: &str, name: &str) -> Option<Arg> {
-    let fixed = |size: &str| Some(Arg::StrOut { size: size.into(), copy_if: None });
+    let fixed = |size: &str| {
+        Some(Arg::StrOut {
+            size: size.into(),
+            copy_if: None,
+        })
+    };
     match (func, name) {
         ("MPI_Get_processor_name", "name") => fixed("MPI_MAX_PROCESSOR_NAME"),
         ("MPI_Get_library_version", "version") => fixed("MPI_MAX_LIBRARY_VERSION_STRING"),
@@ -191,7 +247,18 @@ mod tests {
     #[test]
     fn point_to_point_arguments() {
         let k = kinds("int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);");
-        assert_eq!(k, vec![Arg::Buffer, Arg::Value, Arg::Value, Arg::Value, Arg::Value, Arg::Value, Arg::Status]);
+        assert_eq!(
+            k,
+            vec![
+                Arg::Buffer,
+                Arg::Value,
+                Arg::Value,
+                Arg::Value,
+                Arg::Value,
+                Arg::Value,
+                Arg::Status
+            ]
+        );
         let k = kinds("int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);");
         assert_eq!(k, vec![Arg::Value, Arg::Same("MPI_Fint"), Arg::Statuses]);
     }
@@ -199,7 +266,15 @@ mod tests {
     #[test]
     fn init_drops_argc_and_argv() {
         let k = kinds("int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);");
-        assert_eq!(k, vec![Arg::Omitted, Arg::Omitted, Arg::Value, Arg::Same("MPI_Fint")]);
+        assert_eq!(
+            k,
+            vec![
+                Arg::Omitted,
+                Arg::Omitted,
+                Arg::Value,
+                Arg::Same("MPI_Fint")
+            ]
+        );
     }
 
     #[test]
@@ -207,7 +282,12 @@ mod tests {
         let k = kinds("int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status);");
         assert_eq!(k[2], Arg::IndexOut);
         let k = kinds("int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);");
-        assert_eq!(k[3], Arg::IndicesOut { count: "outcount".into() });
+        assert_eq!(
+            k[3],
+            Arg::IndicesOut {
+                count: "outcount".into()
+            }
+        );
     }
 
     #[test]
@@ -215,9 +295,21 @@ mod tests {
         let k = kinds("int MPI_Info_set(MPI_Info info, const char *key, const char *value);");
         assert_eq!(k[1], Arg::StrIn { trim_leading: true });
         let k = kinds("int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);");
-        assert_eq!(k[1], Arg::StrIn { trim_leading: false });
-        let k = kinds("int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);");
-        assert_eq!(k[1], Arg::StrOut { size: "MPI_MAX_OBJECT_NAME".into(), copy_if: None });
+        assert_eq!(
+            k[1],
+            Arg::StrIn {
+                trim_leading: false
+            }
+        );
+        let k =
+            kinds("int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);");
+        assert_eq!(
+            k[1],
+            Arg::StrOut {
+                size: "MPI_MAX_OBJECT_NAME".into(),
+                copy_if: None
+            }
+        );
         let k = kinds("int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);");
         assert_eq!(k[2], Arg::Wide("MPI_Aint"));
         let b = bind("MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);").unwrap();
@@ -227,7 +319,10 @@ mod tests {
     #[test]
     fn unknown_shapes_are_refused() {
         assert!(bind("int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);").is_err());
-        assert!(bind("int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);").is_err());
+        assert!(bind(
+            "int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);"
+        )
+        .is_err());
         assert!(bind("int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);").is_err());
         assert!(bind("int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, void *extra_state, MPI_Request *request);").is_err());
         assert!(bind("int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);").is_err());

@@ -60,7 +60,7 @@ fn parse_statement(s: &str) -> Result<Option<Proto>, String> {
         return Ok(None);
     };
     let head = s[..open].trim();
-    let Some(split) = head.rfind(|c: char| c == ' ' || c == '*') else {
+    let Some(split) = head.rfind([' ', '*']) else {
         return Ok(None);
     };
     let name = head[split + 1..].to_string();
@@ -72,7 +72,9 @@ fn parse_statement(s: &str) -> Result<Option<Proto>, String> {
     let mut params = Vec::new();
     if inside != "void" && !inside.is_empty() {
         for p in inside.split(',') {
-            params.push(parse_param(p).ok_or_else(|| format!("{name}: cannot read parameter '{p}'"))?);
+            params.push(
+                parse_param(p).ok_or_else(|| format!("{name}: cannot read parameter '{p}'"))?,
+            );
         }
     }
     Ok(Some(Proto { ret, name, params }))
@@ -85,14 +87,19 @@ fn parse_param(p: &str) -> Option<Param> {
         Some(i) => (p[..i].trim().to_string(), p[i..].replace(' ', "")),
         None => (p.clone(), String::new()),
     };
-    let split = decl.rfind(|c: char| c == ' ' || c == '*')?;
+    let split = decl.rfind([' ', '*'])?;
     let name = decl[split + 1..].to_string();
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return None;
     }
     let base = decl[..=split].trim();
     // Normalise "int *" / "int*" to "int *" and keep array brackets after the base type.
-    let stars = base.chars().rev().take_while(|&c| c == '*' || c == ' ').filter(|&c| c == '*').count();
+    let stars = base
+        .chars()
+        .rev()
+        .take_while(|&c| c == '*' || c == ' ')
+        .filter(|&c| c == '*')
+        .count();
     let core = base.trim_end_matches(['*', ' ']);
     let ty = match (stars, dims.is_empty()) {
         (0, true) => core.to_string(),
@@ -118,18 +125,43 @@ mod tests {
         let protos = parse(text).unwrap();
         assert_eq!(protos.len(), 3);
         assert_eq!(protos[0].name, "MPI_Send");
-        assert_eq!(protos[0].params[0], Param { ty: "const void *".into(), name: "buf".into() });
-        assert_eq!(protos[0].params[5], Param { ty: "MPI_Comm".into(), name: "comm".into() });
+        assert_eq!(
+            protos[0].params[0],
+            Param {
+                ty: "const void *".into(),
+                name: "buf".into()
+            }
+        );
+        assert_eq!(
+            protos[0].params[5],
+            Param {
+                ty: "MPI_Comm".into(),
+                name: "comm".into()
+            }
+        );
         assert_eq!(protos[1].ret, "double");
         assert!(protos[1].params.is_empty());
-        assert_eq!(protos[2].params[2], Param { ty: "int[][3]".into(), name: "ranges".into() });
+        assert_eq!(
+            protos[2].params[2],
+            Param {
+                ty: "int[][3]".into(),
+                name: "ranges".into()
+            }
+        );
         assert_eq!(protos[2].params[3].ty, "MPI_Group *");
     }
 
     #[test]
     fn reads_pointer_to_pointer_and_const_arrays() {
-        let protos = parse("int MPI_Init(int *argc, char ***argv);\nint MPI_X(const int a[]);").unwrap();
-        assert_eq!(protos[0].params[1], Param { ty: "char ***".into(), name: "argv".into() });
+        let protos =
+            parse("int MPI_Init(int *argc, char ***argv);\nint MPI_X(const int a[]);").unwrap();
+        assert_eq!(
+            protos[0].params[1],
+            Param {
+                ty: "char ***".into(),
+                name: "argv".into()
+            }
+        );
         assert_eq!(protos[1].params[0].ty, "const int[]");
     }
 }

@@ -30,7 +30,10 @@ fn main() -> ExitCode {
 fn run(mpi_h: &str, pmpi_h: &str, out: &str) -> Result<(), String> {
     let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
     let protos = header::parse(&read(mpi_h)?)?;
-    let pmpi: HashSet<String> = header::parse(&read(pmpi_h)?)?.into_iter().map(|p| p.name).collect();
+    let pmpi: HashSet<String> = header::parse(&read(pmpi_h)?)?
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
     let mut bindings = Vec::new();
     let mut skipped = Vec::new();
     for proto in protos.iter().filter(|p| p.name.starts_with("MPI_")) {
@@ -53,7 +56,11 @@ fn run(mpi_h: &str, pmpi_h: &str, out: &str) -> Result<(), String> {
         bindings.len(),
         binding::HAND_WRITTEN.len(),
         names.len(),
-        if names.is_empty() { "-".to_string() } else { names.join(" ") }
+        if names.is_empty() {
+            "-".to_string()
+        } else {
+            names.join(" ")
+        }
     );
     Ok(())
 }
