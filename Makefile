@@ -167,4 +167,4 @@ bench-scripts: deps-test build
 
 clean:
 	$(CARGO) clean
-	rm -rf $(LIBDIR) $(BUILD)
+	rm -rf $(LIBDIR) $(BUILD) include/mpi.mod

@@ -158,9 +158,10 @@ run() {
     fi
 }
 
-# build WRAPPER SOURCE OUT: quiet unless it fails (gfortran warns about argument mismatches).
+# build WRAPPER SOURCE OUT: with -O2, as MPICH's wrapper builds; quiet unless it fails
+# (gfortran warns about argument mismatches).
 build() {
-    if "$1" -o "$3" "$2" > "$tmp/build.log" 2>&1; then
+    if "$1" -O2 -o "$3" "$2" > "$tmp/build.log" 2>&1; then
         return 0
     fi
     fail "$1 cannot build $2"

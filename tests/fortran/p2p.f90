@@ -3,8 +3,16 @@
 ! MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE, nonblocking requests with MPI_WAITANY's 1-based
 ! index and MPI_TESTSOME's indices, MPI_SENDRECV, MPI_PROBE / MPI_IPROBE with their LOGICAL
 ! flag, MPI_REQUEST_NULL after completion, and absolute addresses from MPI_BOTTOM.
+! What MPI_BOTTOM reaches lives in a module, so that the compiler knows a call may read or
+! write it (a local variable could stay in a register across the call).
+module bottom_data
+  integer :: int_out, int_in
+  double precision :: dbl_out, dbl_in
+end module
+
 program p2p
   use mpi
+  use bottom_data
   implicit none
   integer :: ierr, rank, nprocs, next, prev, i, n, count, idx, outcount
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4)
@@ -14,7 +22,6 @@ program p2p
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: version
   integer(kind=MPI_ADDRESS_KIND) :: addr(2)
   integer :: blens(2), types(2), sendtype, recvtype
-  double precision :: dd
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -107,19 +114,21 @@ program p2p
   ! Structs of absolute addresses, sent from and received into MPI_BOTTOM.
   blens = 1
   types = (/ MPI_INTEGER, MPI_DOUBLE_PRECISION /)
-  call MPI_Get_address(ibuf(3), addr(1), ierr)
-  call MPI_Get_address(d(2), addr(2), ierr)
+  call MPI_Get_address(int_out, addr(1), ierr)
+  call MPI_Get_address(dbl_out, addr(2), ierr)
   call MPI_Type_create_struct(2, blens, addr, types, sendtype, ierr)
-  call MPI_Get_address(got(5), addr(1), ierr)
-  call MPI_Get_address(dd, addr(2), ierr)
+  call MPI_Get_address(int_in, addr(1), ierr)
+  call MPI_Get_address(dbl_in, addr(2), ierr)
   call MPI_Type_create_struct(2, blens, addr, types, recvtype, ierr)
   call MPI_Type_commit(sendtype, ierr)
   call MPI_Type_commit(recvtype, ierr)
-  ibuf(3) = 33 + rank
-  d(2) = 7.5d0 + rank
+  int_out = 33 + rank
+  dbl_out = 7.5d0 + rank
+  int_in = -1
+  dbl_in = -1
   call MPI_Sendrecv(MPI_BOTTOM, 1, sendtype, next, 50, MPI_BOTTOM, 1, recvtype, prev, 50, &
                     MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-  if (got(5) /= 33 + prev .or. dd /= 7.5d0 + prev) call fail('MPI_BOTTOM', got(5))
+  if (int_in /= 33 + prev .or. dbl_in /= 7.5d0 + prev) call fail('MPI_BOTTOM', int_in)
   call MPI_Type_free(sendtype, ierr)
   call MPI_Type_free(recvtype, ierr)
 
