@@ -127,6 +127,7 @@
       CALL MPI_TYPE_FREE(VTYPE, IERR)
 
 ! Info: keys and values without their blanks; MPI_INFO_GET's flag.
+      CALL MPI_GET_LIBRARY_VERSION(LIBVER, LEN, IERR)
       CALL MPI_INFO_CREATE(INFO, IERR)
       CALL MPI_INFO_SET(INFO, ' colour ', 'deep blue  ', IERR)
       CALL MPI_INFO_GET_NKEYS(INFO, N, IERR)
@@ -138,12 +139,22 @@
       IF (.NOT. FLAG .OR. VALUE .NE. 'deep blue') CALL FAIL('get', 0)
       CALL MPI_INFO_GET_VALUELEN(INFO, 'colour', LEN, FLAG, IERR)
       IF (LEN .NE. 9) CALL FAIL('valuelen', LEN)
+! MPI-4's MPI_INFO_GET_STRING: BUFLEN 0 asks for the length only, which
+! counts no NUL in Fortran.
+      LEN = 0
+      VALUE = 'unchanged'
+      CALL MPI_INFO_GET_STRING(INFO, 'colour', LEN, VALUE, FLAG, IERR)
+      IF (.NOT. FLAG .OR. VALUE .NE. 'unchanged')
+     &    CALL FAIL('get_string length', LEN)
+      N = LEN
+      CALL MPI_INFO_GET_STRING(INFO, 'colour', LEN, VALUE, FLAG, IERR)
+      IF (.NOT. FLAG .OR. VALUE .NE. 'deep blue' .OR. LEN .NE. 9
+     &    .OR. N .NE. 9) CALL FAIL('get_string', LEN)
       VALUE = 'unchanged'
       CALL MPI_INFO_GET(INFO, 'shape', 20, VALUE, FLAG, IERR)
       IF (FLAG .OR. VALUE .NE. 'unchanged') CALL FAIL('missing key', 0)
 ! A value longer than VALUELEN is truncated (MPICH 4.0 refuses it, so
 ! the check is Ferry's only).
-      CALL MPI_GET_LIBRARY_VERSION(LIBVER, LEN, IERR)
       IF (INDEX(LIBVER, 'MPICH Version') .EQ. 0) THEN
         CALL MPI_INFO_GET(INFO, 'colour', 4, VALUE, FLAG, IERR)
         IF (VALUE .NE. 'deep') CALL FAIL('short value', 0)

@@ -69,8 +69,8 @@ pub struct Binding {
     pub args: Vec<(Param, Arg)>,
 }
 
-/// Functions bound by hand in `c/attributes.c` and `c/grequest.c` (attribute values, and
-/// callbacks with a Fortran calling convention of their own); the generator leaves them alone.
+/// Functions bound by hand in `c/` (attribute values, callbacks with a Fortran calling
+/// convention of their own, MPI_Info_get_string's lengths); the generator leaves them alone.
 pub const HAND_WRITTEN: &[&str] = &[
     "MPI_Comm_create_keyval",
     "MPI_Comm_set_attr",
@@ -81,6 +81,7 @@ pub const HAND_WRITTEN: &[&str] = &[
     "MPI_Attr_put",
     "MPI_Attr_get",
     "MPI_Grequest_start",
+    "MPI_Info_get_string",
 ];
 
 /// C types that are an INTEGER in Fortran (MPICH's handles are ints).
