@@ -3,8 +3,15 @@
 ! INTEGER, DOUBLE PRECISION and LOGICAL data, MPI_IN_PLACE (MPI_ALLREDUCE, and MPI_REDUCE at
 ! the root), MINLOC on MPI_2INTEGER, gathers, scatters, all-to-all, scans, a nonblocking
 ! MPI_IALLREDUCE, and MPI_OP_CREATE with a Fortran subroutine as the operation.
+! The result of the nonblocking allreduce lives in a module, so that the compiler knows
+! MPI_WAIT may write it.
+module nonblocking_result
+  integer :: imax
+end module
+
 program collectives
   use mpi
+  use nonblocking_result
   implicit none
   integer :: ierr, rank, nprocs, i, op, req
   integer :: ivals(4), isum(4), pair(2), best(2), counts(8), displs(8)
@@ -86,9 +93,10 @@ program collectives
   if (i /= (rank + 1) * (rank + 2) / 2) call fail('scan', i)
 
   ! Nonblocking allreduce.
-  call MPI_Iallreduce(rank, i, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, req, ierr)
+  imax = -1
+  call MPI_Iallreduce(rank, imax, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, req, ierr)
   call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
-  if (i /= nprocs - 1) call fail('iallreduce', i)
+  if (imax /= nprocs - 1) call fail('iallreduce', imax)
 
   ! A user operation written in Fortran: the largest magnitude, keeping its sign.
   call MPI_Op_create(absmax, .true., op, ierr)

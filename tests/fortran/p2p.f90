@@ -3,20 +3,21 @@
 ! MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE, nonblocking requests with MPI_WAITANY's 1-based
 ! index and MPI_TESTSOME's indices, MPI_SENDRECV, MPI_PROBE / MPI_IPROBE with their LOGICAL
 ! flag, MPI_REQUEST_NULL after completion, and absolute addresses from MPI_BOTTOM.
-! What MPI_BOTTOM reaches lives in a module, so that the compiler knows a call may read or
-! write it (a local variable could stay in a register across the call).
-module bottom_data
-  integer :: int_out, int_in
+! What nonblocking calls and MPI_BOTTOM reach lives in a module, so that the compiler knows
+! that any call may read or write it (gfortran may keep a local variable in a register across
+! a call that does not name it, such as MPI_WAIT).
+module p2p_buffers
+  integer :: ibuf(10), got(10), int_out, int_in
   double precision :: dbl_out, dbl_in
 end module
 
 program p2p
   use mpi
-  use bottom_data
+  use p2p_buffers
   implicit none
   integer :: ierr, rank, nprocs, next, prev, i, n, count, idx, outcount
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4)
-  integer :: reqs(4), indices(4), ibuf(10), got(10)
+  integer :: reqs(4), indices(4)
   double precision :: d(3)
   logical :: flag
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: version
@@ -104,12 +105,12 @@ program p2p
   call MPI_Recv(got, 10, MPI_INTEGER, prev, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
   call MPI_Iprobe(prev, 41, MPI_COMM_WORLD, flag, status, ierr)
   if (flag) call fail('iprobe found nothing sent', 0)
-  call MPI_Irecv(n, 1, MPI_INTEGER, prev, 42, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Irecv(got(6), 1, MPI_INTEGER, prev, 42, MPI_COMM_WORLD, reqs(1), ierr)
   call MPI_Test(reqs(1), flag, status, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   call MPI_Send(rank, 1, MPI_INTEGER, next, 42, MPI_COMM_WORLD, ierr)
   call MPI_Wait(reqs(1), status, ierr)
-  if (n /= prev .or. reqs(1) /= MPI_REQUEST_NULL) call fail('wait', n)
+  if (got(6) /= prev .or. reqs(1) /= MPI_REQUEST_NULL) call fail('wait', got(6))
 
   ! Structs of absolute addresses, sent from and received into MPI_BOTTOM.
   blens = 1
