@@ -2,8 +2,8 @@
 ! The argument kinds the other programs leave out: address-sized values and outputs
 ! (MPI_TYPE_CREATE_HVECTOR, MPI_TYPE_GET_EXTENT, MPI_ALLOC_MEM), the ranges(3, n) of the group
 ! range functions, MPI_UNWEIGHTED, MPI_BUFFER_DETACH's address, MPI_PACK's position,
-! persistent requests, a neighbourhood collective, datatype attributes and the INTEGER
-! attributes of MPI_ATTR_PUT / MPI_ATTR_GET.
+! persistent requests, MPI_F_SYNC_REG, a neighbourhood collective, datatype attributes and
+! the INTEGER attributes of MPI_ATTR_PUT / MPI_ATTR_GET.
 ! The buffers of the persistent requests live in a module, so that the compiler knows that
 ! MPI_STARTALL and MPI_WAITALL may read and write them (locals could stay in registers).
 module persistent_data
@@ -23,6 +23,7 @@ program kinds
   type(c_ptr) :: cmem
   logical :: flag, weighted
   double precision :: x
+  character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: version
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -121,6 +122,18 @@ program kinds
   end do
   call MPI_Request_free(reqs(1), ierr)
   call MPI_Request_free(reqs(2), ierr)
+
+  ! A local buffer instead, made safe by MPI_F_SYNC_REG after the wait (Ferry's only: MPICH
+  ! 4.0's MPI_F_SYNC_REG crashes on a scalar).
+  call MPI_Get_library_version(version, i, ierr)
+  if (index(version, 'MPICH Version') == 0) then
+    n = -1
+    call MPI_Irecv(n, 1, MPI_INTEGER, prev, 7, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_Send(rank + 100, 1, MPI_INTEGER, next, 7, MPI_COMM_WORLD, ierr)
+    call MPI_Wait(reqs(1), MPI_STATUS_IGNORE, ierr)
+    call MPI_F_sync_reg(n)
+    if (n /= prev + 100) call fail('irecv with MPI_F_SYNC_REG', n)
+  end if
 
   ! Memory from the library, reached through a Fortran pointer.
   call MPI_Alloc_mem(3_MPI_ADDRESS_KIND * 4, MPI_INFO_NULL, base, ierr)

@@ -1,7 +1,7 @@
 /*
  * runtime.c -- the objects and helpers behind the generated Fortran bindings: the common
- * blocks of mpif.h, the C library's view of the Fortran STATUS_IGNOREs, and CHARACTER
- * conversions.
+ * blocks of mpif.h, the C library's view of the Fortran STATUS_IGNOREs, CHARACTER
+ * conversions, and MPI_F_SYNC_REG.
  */
 #include <string.h>
 
@@ -59,3 +59,15 @@ int ferry_f_no_memory(void)
     MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
     return MPI_ERR_NO_MEM;
 }
+
+/* MPI_F_SYNC_REG(BUF): does nothing, on purpose. A call that names BUF is what matters: the
+ * compiler must store BUF before it and load it after, so a value a nonblocking operation
+ * wrote there is not hidden by a copy kept in a register. */
+static void sync_reg(void *buf)
+{
+    (void)buf;
+}
+FERRY_F_ALIAS(sync_reg, "mpi_f_sync_reg_")
+FERRY_F_SPELLINGS(sync_reg, "mpi_f_sync_reg", "MPI_F_SYNC_REG")
+FERRY_F_ALIAS(sync_reg, "pmpi_f_sync_reg_")
+FERRY_F_SPELLINGS(sync_reg, "pmpi_f_sync_reg", "PMPI_F_SYNC_REG")
