@@ -240,7 +240,7 @@ mod tests {
     use crate::header::parse;
 
     fn bind(c: &str) -> Result<Binding, String> {
-        classify(&parse(c).unwrap()[0])
+        classify(&parse(c)[0])
     }
     fn kinds(c: &str) -> Vec<Arg> {
         bind(c).unwrap().args.into_iter().map(|(_, a)| a).collect()
@@ -328,5 +328,6 @@ mod tests {
         assert!(bind("int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);").is_err());
         assert!(bind("int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, void *extra_state, MPI_Request *request);").is_err());
         assert!(bind("int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);").is_err());
+        assert!(bind("int MPI_Pcontrol(const int level, ...);").is_err());
     }
 }

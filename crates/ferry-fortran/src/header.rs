@@ -19,7 +19,7 @@ pub struct Proto {
 
 /// Every `MPI_`/`PMPI_` prototype of `text`, in order; anything else (comments, macros,
 /// typedefs) is passed over.
-pub fn parse(text: &str) -> Result<Vec<Proto>, String> {
+pub fn parse(text: &str) -> Vec<Proto> {
     let text = strip_comments(text);
     let mut protos = Vec::new();
     let mut statement = String::new();
@@ -31,13 +31,13 @@ pub fn parse(text: &str) -> Result<Vec<Proto>, String> {
         statement.push(' ');
         statement.push_str(line);
         if line.ends_with(';') {
-            if let Some(proto) = parse_statement(statement.trim())? {
+            if let Some(proto) = parse_statement(statement.trim()) {
                 protos.push(proto);
             }
             statement.clear();
         }
     }
-    Ok(protos)
+    protos
 }
 
 fn strip_comments(text: &str) -> String {
@@ -54,30 +54,34 @@ fn strip_comments(text: &str) -> String {
     out
 }
 
-/// A prototype from one statement, or None when the statement declares no MPI function.
-fn parse_statement(s: &str) -> Result<Option<Proto>, String> {
-    let (Some(open), Some(close)) = (s.find('('), s.rfind(')')) else {
-        return Ok(None);
-    };
+/// A prototype from one statement, or None when the statement declares no MPI function. A
+/// parameter this reader cannot take apart (a variadic `...`, a function pointer written out)
+/// is kept with an "unreadable" type, which leaves its function unbound, not the build broken.
+fn parse_statement(s: &str) -> Option<Proto> {
+    let (open, close) = (s.find('(')?, s.rfind(')')?);
     let head = s[..open].trim();
-    let Some(split) = head.rfind([' ', '*']) else {
-        return Ok(None);
-    };
+    let split = head.rfind([' ', '*'])?;
     let name = head[split + 1..].to_string();
     if !(name.starts_with("MPI_") || name.starts_with("PMPI_")) || head.starts_with("typedef") {
-        return Ok(None);
+        return None;
     }
     let ret = head[..=split].trim().to_string();
     let inside = s[open + 1..close].trim();
     let mut params = Vec::new();
-    if inside != "void" && !inside.is_empty() {
+    if inside.contains('(') {
+        params.push(Param {
+            ty: format!("unreadable `{inside}`"),
+            name: "?".into(),
+        });
+    } else if inside != "void" && !inside.is_empty() {
         for p in inside.split(',') {
-            params.push(
-                parse_param(p).ok_or_else(|| format!("{name}: cannot read parameter '{p}'"))?,
-            );
+            params.push(parse_param(p).unwrap_or_else(|| Param {
+                ty: format!("unreadable `{}`", p.trim()),
+                name: "?".into(),
+            }));
         }
     }
-    Ok(Some(Proto { ret, name, params }))
+    Some(Proto { ret, name, params })
 }
 
 /// `const int ranks[]` -> type `const int[]`, name `ranks`; `char ***argv` -> `char ***`.
@@ -122,7 +126,7 @@ mod tests {
                     double MPI_Wtime(void);\n\
                     int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);\n\
                     typedef int(MPI_Foo)(int x);\n";
-        let protos = parse(text).unwrap();
+        let protos = parse(text);
         assert_eq!(protos.len(), 3);
         assert_eq!(protos[0].name, "MPI_Send");
         assert_eq!(
@@ -152,9 +156,17 @@ mod tests {
     }
 
     #[test]
-    fn reads_pointer_to_pointer_and_const_arrays() {
+    fn unreadable_parameters_are_kept_as_such() {
         let protos =
-            parse("int MPI_Init(int *argc, char ***argv);\nint MPI_X(const int a[]);").unwrap();
+            parse("int MPI_Pcontrol(const int level, ...);\nint MPI_F(void (*f)(int, int));");
+        assert_eq!(protos.len(), 2);
+        assert_eq!(protos[0].params[1].ty, "unreadable `...`");
+        assert!(protos[1].params[0].ty.starts_with("unreadable"));
+    }
+
+    #[test]
+    fn reads_pointer_to_pointer_and_const_arrays() {
+        let protos = parse("int MPI_Init(int *argc, char ***argv);\nint MPI_X(const int a[]);");
         assert_eq!(
             protos[0].params[1],
             Param {

@@ -29,8 +29,8 @@ fn main() -> ExitCode {
 
 fn run(mpi_h: &str, pmpi_h: &str, out: &str) -> Result<(), String> {
     let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
-    let protos = header::parse(&read(mpi_h)?)?;
-    let pmpi: HashSet<String> = header::parse(&read(pmpi_h)?)?
+    let protos = header::parse(&read(mpi_h)?);
+    let pmpi: HashSet<String> = header::parse(&read(pmpi_h)?)
         .into_iter()
         .map(|p| p.name)
         .collect();
