@@ -48,7 +48,8 @@ build:
 
 # The Fortran bindings (crates/ferry-fortran): C wrappers generated from the C header by
 # ferry-fortran-gen, built into libmpifort.so.12 (also under MPICH's name libmpichfort.so.12)
-# over libmpi (found beside it: $ORIGIN); and the `mpi` module, include/mpi.mod, built by gfortran when there is one.
+# over libmpi (found beside it: $ORIGIN); and the `mpi` module, include/mpi.mod (mpif.h and
+# the generated interfaces), built by gfortran when there is one.
 FORTRAN_SRC := crates/ferry-fortran
 FORTRAN_GEN := target/release/ferry-fortran-gen
 GFORTRAN    ?= gfortran
@@ -60,7 +61,9 @@ fortran: $(LIBDIR)/libmpifort.so.12
 
 $(BUILD)/fortran/bindings.c: $(FORTRAN_GEN) $(C_HEADERS)
 	@mkdir -p $(@D)
-	$(FORTRAN_GEN) include/ferry_mpi_functions.h include/ferry_pmpi_functions.h $@
+	$(FORTRAN_GEN) include/ferry_mpi_functions.h include/ferry_pmpi_functions.h $@ $(BUILD)/fortran/mpi_interfaces.f90
+
+$(BUILD)/fortran/mpi_interfaces.f90: $(BUILD)/fortran/bindings.c
 
 $(LIBDIR)/libmpifort.so.12: $(BUILD)/fortran/bindings.c $(wildcard $(FORTRAN_SRC)/c/*) $(C_HEADERS) | $(LIBDIR)/libmpi.so.12
 	$(CC) -O2 -g -Wall -fPIC -shared -Iinclude -I$(FORTRAN_SRC)/c -o $(LIBDIR)/.libmpifort.so.12.new \
@@ -68,9 +71,8 @@ $(LIBDIR)/libmpifort.so.12: $(BUILD)/fortran/bindings.c $(wildcard $(FORTRAN_SRC
 	@mv -f $(LIBDIR)/.libmpifort.so.12.new $@
 	@for l in libmpifort.so libmpichfort.so.12 libmpichfort.so; do ln -sf libmpifort.so.12 $(LIBDIR)/$$l; done
 
-include/mpi.mod: $(FORTRAN_SRC)/fortran/mpi.f90 include/mpif.h
-	@mkdir -p $(BUILD)/fortran
-	$(GFORTRAN) -c -Iinclude -J$(BUILD)/fortran -o $(BUILD)/fortran/mpi.o $<
+include/mpi.mod: $(FORTRAN_SRC)/fortran/mpi.f90 include/mpif.h $(BUILD)/fortran/mpi_interfaces.f90
+	$(GFORTRAN) -c -Iinclude -I$(BUILD)/fortran -J$(BUILD)/fortran -o $(BUILD)/fortran/mpi.o $<
 	@cp -f $(BUILD)/fortran/mpi.mod include/.mpi.mod.new && mv -f include/.mpi.mod.new $@
 
 # Everything a user needs under PREFIX: the wrappers find include/ and lib/ from their own

@@ -3,6 +3,7 @@
 #   - include/mpif.h has every integer constant of include/mpi.h, with its value (Fortran's
 #     string lengths one less, the predefined attribute keyvals one more, as MPICH's), and
 #     agrees with MPICH's mpif.h on the names both have;
+#   - the mpi module's interfaces refuse a call without IERROR;
 #   - lib/libmpifort.so.12 exports, under all eight of MPICH's spellings, the Fortran symbol
 #     of every function of the C library that Debian's libmpichfort.so.12 binds;
 #   - the programs of tests/fortran (fixed form with mpif.h, free form with `use mpi`), built
@@ -103,6 +104,30 @@ if [ "$mode" = ferry ]; then
         ok "mpif.h fits fixed form (no statement past column 72)"
     else
         fail "mpif.h has statements past column 72"
+    fi
+fi
+
+# ---- the mpi module's interfaces ---------------------------------------------------------
+
+if [ "$mode" = ferry ]; then
+    cat > "$tmp/no_ierror.f90" <<'EOF'
+program no_ierror
+  use mpi
+  integer :: rank, ierr
+  logical :: flag
+  call MPI_Init(ierr)
+  call MPI_Initialized(flag, ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+end program
+EOF
+    if (cd "$tmp" && "$root/bin/mpifort" -c no_ierror.f90) > "$tmp/iface.log" 2>&1; then
+        fail "the mpi module let a call without IERROR through"
+    elif grep -q "Missing actual argument for argument .ierror." "$tmp/iface.log" &&
+        [ "$(grep -c "Error:" "$tmp/iface.log")" = 1 ]; then
+        ok "the mpi module's interfaces refuse a call without IERROR (and take a LOGICAL flag)"
+    else
+        fail "the mpi module refused the program for another reason"
+        shows "$tmp/iface.log"
     fi
 fi
 

@@ -3,22 +3,25 @@
 //! being written by hand. `make build` runs it and compiles the result, with the hand-written
 //! part in `c/`, into `lib/libmpifort.so.12`.
 //!
-//! usage: ferry-fortran-gen MPI_FUNCTIONS_H PMPI_FUNCTIONS_H OUT.c
+//! usage: ferry-fortran-gen MPI_FUNCTIONS_H PMPI_FUNCTIONS_H OUT.c OUT_INTERFACES.f90
 
 mod binding;
 mod emit;
 mod header;
+mod interfaces;
 
 use std::collections::HashSet;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [mpi_h, pmpi_h, out] = args.as_slice() else {
-        eprintln!("usage: ferry-fortran-gen MPI_FUNCTIONS_H PMPI_FUNCTIONS_H OUT.c");
+    let [mpi_h, pmpi_h, out, out_f90] = args.as_slice() else {
+        eprintln!(
+            "usage: ferry-fortran-gen MPI_FUNCTIONS_H PMPI_FUNCTIONS_H OUT.c OUT_INTERFACES.f90"
+        );
         return ExitCode::from(2);
     };
-    match run(mpi_h, pmpi_h, out) {
+    match run(mpi_h, pmpi_h, out, out_f90) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ferry-fortran-gen: {e}");
@@ -27,7 +30,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(mpi_h: &str, pmpi_h: &str, out: &str) -> Result<(), String> {
+fn run(mpi_h: &str, pmpi_h: &str, out: &str, out_f90: &str) -> Result<(), String> {
     let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
     let protos = header::parse(&read(mpi_h)?);
     let pmpi: HashSet<String> = header::parse(&read(pmpi_h)?)
@@ -46,14 +49,14 @@ fn run(mpi_h: &str, pmpi_h: &str, out: &str) -> Result<(), String> {
         }
     }
     let text = emit::source(&bindings, |n| pmpi.contains(n), &skipped);
-    // Write beside and rename, so that an interrupted run leaves no half file for make.
-    let tmp = format!("{out}.tmp");
-    std::fs::write(&tmp, text).map_err(|e| format!("{tmp}: {e}"))?;
-    std::fs::rename(&tmp, out).map_err(|e| format!("{out}: {e}"))?;
+    let (f90, interfaces) = interfaces::source(&bindings);
+    write(out, &text)?;
+    write(out_f90, &f90)?;
     let names: Vec<&str> = skipped.iter().map(|(n, _)| n.as_str()).collect();
     eprintln!(
-        "fortran bindings: {} generated, {} by hand, no binding for {}: {}",
+        "fortran bindings: {} generated ({} with an interface in the mpi module), {} by hand, no binding for {}: {}",
         bindings.len(),
+        interfaces,
         binding::HAND_WRITTEN.len(),
         names.len(),
         if names.is_empty() {
@@ -63,4 +66,11 @@ fn run(mpi_h: &str, pmpi_h: &str, out: &str) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+/// Writes beside and renames, so that an interrupted run leaves no half file for make.
+fn write(path: &str, text: &str) -> Result<(), String> {
+    let tmp = format!("{path}.tmp");
+    std::fs::write(&tmp, text).map_err(|e| format!("{tmp}: {e}"))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{path}: {e}"))
 }
