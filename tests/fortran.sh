@@ -186,7 +186,8 @@ run() {
 # build WRAPPER SOURCE OUT: with -O2, as MPICH's wrapper builds; quiet unless it fails
 # (gfortran warns about argument mismatches).
 build() {
-    if "$1" -O2 -o "$3" "$2" > "$tmp/build.log" 2>&1; then
+    # In $tmp, where gfortran leaves the .mod files of the programs' own modules.
+    if (cd "$tmp" && "$1" -O2 -o "$3" "$root/$2") > "$tmp/build.log" 2>&1; then
         return 0
     fi
     fail "$1 cannot build $2"
@@ -201,7 +202,7 @@ for src in tests/fortran/*.f tests/fortran/*.f90; do
     name=$(basename "${src%.*}")
     ranks=$(sed -n 's/^! ranks: *//p' "$src" | head -1)
     if [ "$mode" = ferry ]; then
-        build bin/mpifort "$src" "$tmp/$name" || continue
+        build "$root/bin/mpifort" "$src" "$tmp/$name" || continue
         for n in $ranks; do run "$name" "$tmp/$name" "$n" "$name"; done
     fi
     # Built by MPICH's wrapper; hello.f calls MPI_AINT_ADD, which MPICH's mpif.h leaves
