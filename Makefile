@@ -13,9 +13,10 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # iproute2 and nftables for the emulated clusters (tests/topology.sh); an ssh server and client
 # for the ssh launcher across them (tests/clusters.sh); Slurm and munge for the srun launch
 # test (tests/slurm.sh); g++, gfortran, autoconf, automake and pkg-config for the wrapper,
-# install and Fortran tests (tests/wrappers.sh, tests/install.sh, tests/fortran.sh).
+# install and Fortran tests (tests/wrappers.sh, tests/install.sh, tests/fortran.sh); NetPIPE's
+# MPICH build, a Debian package that must run on Ferry's library (tests/abi/packages.sh).
 DEMO_PKGS := gcc make
-TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge
+TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge netpipe-mpich2
 
 .PHONY: all build fortran install demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
@@ -122,6 +123,7 @@ test: deps-test build
 	bash tests/abi/check.sh
 	bash tests/abi/fortran.sh
 	bash tests/fortran.sh
+	bash tests/abi/packages.sh
 	bash tests/wrappers.sh
 	bash tests/install.sh
 	bash tests/mcapi/abi/check.sh

@@ -18,6 +18,7 @@ double PMPI_Wtime(void);
 double PMPI_Wtick(void);
 int PMPI_Get_processor_name(char *name, int *resultlen);
 int PMPI_Get_version(int *version, int *subversion);
+int PMPI_Pcontrol(const int level, ...);
 int PMPI_Get_library_version(char *version, int *resultlen);
 
 int PMPI_Comm_size(MPI_Comm comm, int *size);
@@ -270,6 +271,8 @@ int PMPI_Info_delete(MPI_Info info, const char *key);
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int PMPI_Info_free(MPI_Info *info);
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);

@@ -129,7 +129,9 @@ pub fn init(required: i32) -> MpiResult<i32> {
 
     let mut comms = FastMap::default();
     comms.insert(MPI_COMM_WORLD, Comm::new(0, (0..size).collect(), rank));
-    comms.insert(MPI_COMM_SELF, Comm::new(2, vec![rank], rank));
+    // Each context pair is followed by its idup block (`Comm::new`).
+    let self_ctx = 2 + 2 * crate::comm::IDUP_PAIRS;
+    comms.insert(MPI_COMM_SELF, Comm::new(self_ctx, vec![rank], rank));
     let provided = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
     *guard = Some(Runtime {
         engine,
@@ -139,7 +141,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
         next_comm: 0,
         groups: FastMap::default(),
         next_group: 0,
-        next_context: 4,
+        next_context: self_ctx + 2 + 2 * crate::comm::IDUP_PAIRS,
         types: FastMap::default(),
         type_info: FastMap::default(),
         next_type: 0,
