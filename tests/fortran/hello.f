@@ -1,7 +1,7 @@
 ! ranks: 1 2 4
 ! Fixed form with mpif.h: start-up and environment queries, the functions
 ! with results (MPI_WTIME, MPI_WTICK, MPI_AINT_ADD), CHARACTER outputs
-! (blank-padded) and LOGICAL flags.
+! (blank-padded), LOGICAL flags and MPI_PCONTROL.
       PROGRAM HELLO
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -46,6 +46,8 @@
       IF (MPI_AINT_ADD(A, B) .NE. 1024) CALL FAIL('aint_add')
       IF (MPI_AINT_DIFF(A, B) .NE. 976) CALL FAIL('aint_diff')
 
+! The profiling control: no IERROR in Fortran.
+      CALL MPI_PCONTROL(1)
       WRITE (*, '(A,I0,A,I0)') 'hello ok rank ', RANK, ' of ', NPROCS
       CALL MPI_FINALIZE(IERR)
       CALL MPI_FINALIZED(FLAG, IERR)

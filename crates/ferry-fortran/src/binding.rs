@@ -70,7 +70,8 @@ pub struct Binding {
 }
 
 /// Functions bound by hand in `c/` (attribute values, callbacks with a Fortran calling
-/// convention of their own, MPI_Info_get_string's lengths); the generator leaves them alone.
+/// convention of their own, MPI_Info_get_string's lengths, the variadic MPI_Pcontrol); the
+/// generator leaves them alone.
 pub const HAND_WRITTEN: &[&str] = &[
     "MPI_Comm_create_keyval",
     "MPI_Comm_set_attr",
@@ -82,6 +83,7 @@ pub const HAND_WRITTEN: &[&str] = &[
     "MPI_Attr_get",
     "MPI_Grequest_start",
     "MPI_Info_get_string",
+    "MPI_Pcontrol",
 ];
 
 /// C types that are an INTEGER in Fortran (MPICH's handles are ints).
