@@ -84,14 +84,17 @@ static inline void ferry_f_one_based(MPI_Fint *indices, int count)
         indices[i] += 1;
 }
 
+/* The helpers below are the library's own business: not exported. */
+#define FERRY_F_INTERNAL __attribute__((visibility("hidden")))
+
 /* A CHARACTER argument as a new NUL-terminated string without its trailing blanks (and its
  * leading ones when trim_leading); NULL when memory runs out. */
-char *ferry_f_string_in(const char *s, size_t len, int trim_leading);
+FERRY_F_INTERNAL char *ferry_f_string_in(const char *s, size_t len, int trim_leading);
 /* A zeroed buffer of size bytes (at least one) for a C function to write a string into. */
-char *ferry_f_string_buffer(long size);
+FERRY_F_INTERNAL char *ferry_f_string_buffer(long size);
 /* Copies a C string into a CHARACTER argument of length len: truncated or blank-padded. */
-void ferry_f_string_out(const char *c, char *f, size_t len);
+FERRY_F_INTERNAL void ferry_f_string_out(const char *c, char *f, size_t len);
 /* MPI_ERR_NO_MEM, through MPI_COMM_WORLD's error handler. */
-int ferry_f_no_memory(void);
+FERRY_F_INTERNAL int ferry_f_no_memory(void);
 
 #endif /* FERRY_FORTRAN_H */
