@@ -117,6 +117,15 @@ else
     shows "$tmp/fmpi.log"
 fi
 
+if bin/mpifort -fdefault-integer-8 -c -o "$tmp/i8.o" "$src/uses_mpi.f90" > "$tmp/i8.log" 2>&1; then
+    fail "mpifort took -fdefault-integer-8"
+elif grep -q "4-byte INTEGERs" "$tmp/i8.log"; then
+    ok "mpifort refuses -fdefault-integer-8 (the bindings take 4-byte INTEGERs)"
+else
+    fail "mpifort -fdefault-integer-8 failed without saying why"
+    shows "$tmp/i8.log"
+fi
+
 # ---- an autotools project configured with CC=mpicc --------------------------------------
 
 proj=$tmp/autotools
