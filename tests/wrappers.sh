@@ -2,8 +2,8 @@
 # The compiler wrappers of bin/ as builds use them: `CC=mpicc` must not make mpicc call
 # itself, MPICH_CC chooses the compiler and CC does not, -show/-compile_info/-link_info print
 # MPICH's one-line commands, mpicxx builds a C++ program, mpifort links a Fortran kernel into
-# a C MPI program, builds a Fortran MPI program and refuses 8-byte INTEGERs, and an autotools project configured with
-# CC=mpicc builds a program that runs under `ferry run -n 2`.
+# a C MPI program, builds a Fortran MPI program and refuses 8-byte INTEGERs, and an
+# autotools project configured with CC=mpicc builds a program that runs under `ferry run -n 2`.
 #
 # usage: tests/wrappers.sh      (after make build; needs g++, gfortran, autoconf, automake)
 
