@@ -1,9 +1,9 @@
 ! ranks: 1 2 4
-! Fixed form with mpif.h: communicators (MPI_COMM_SPLIT, _DUP, _COMPARE,
-! _FREE), groups, a periodic Cartesian topology (LOGICAL arrays),
-! attributes (MPI_TAG_UB as an integer, a keyval with Fortran copy and
-! delete callbacks, MPI_COMM_DUP_FN), a derived datatype, info objects
-! and names (CHARACTER in and out).
+! Fixed form with mpif.h: communicators (MPI_COMM_SPLIT, _DUP, _IDUP,
+! _COMPARE, _FREE), groups, a periodic Cartesian topology (LOGICAL
+! arrays), attributes (MPI_TAG_UB as an integer, a keyval with Fortran
+! copy and delete callbacks, MPI_COMM_DUP_FN), a derived datatype, info
+! objects and names (CHARACTER in and out).
       PROGRAM COMMS
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -20,6 +20,8 @@
       EXTERNAL COPYFN, DELFN
       INTEGER NCOPY, NDEL
       COMMON /COUNTS/ NCOPY, NDEL
+      INTEGER IDUP, REQ
+      COMMON /NONBLK/ IDUP
 
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
@@ -43,6 +45,13 @@
       IF (N .NE. SUBSIZE) CALL FAIL('allreduce on dup', N)
       CALL MPI_COMM_FREE(DUP, IERR)
       IF (DUP .NE. MPI_COMM_NULL) CALL FAIL('free', DUP)
+! The same without blocking; the new handle is in a common block, so
+! that the compiler reloads it after MPI_WAIT.
+      CALL MPI_COMM_IDUP(SUB, IDUP, REQ, IERR)
+      CALL MPI_WAIT(REQ, MPI_STATUS_IGNORE, IERR)
+      CALL MPI_COMM_COMPARE(SUB, IDUP, RES, IERR)
+      IF (RES .NE. MPI_CONGRUENT) CALL FAIL('compare idup', RES)
+      CALL MPI_COMM_FREE(IDUP, IERR)
 
 ! Groups: the world rank of sub-rank 0 by translation.
       CALL MPI_COMM_GROUP(SUB, SUBGRP, IERR)
