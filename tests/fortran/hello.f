@@ -1,7 +1,7 @@
 ! ranks: 1 2 4
-! Fixed form with mpif.h: start-up and environment queries, the functions
-! with results (MPI_WTIME, MPI_WTICK, MPI_AINT_ADD), CHARACTER outputs
-! (blank-padded), LOGICAL flags and MPI_PCONTROL.
+! Fixed form with mpif.h: start-up and environment queries, the
+! functions with results (MPI_WTIME, MPI_WTICK, MPI_AINT_ADD), CHARACTER
+! outputs (blank-padded), LOGICAL flags and MPI_PCONTROL.
       PROGRAM HELLO
       IMPLICIT NONE
       INCLUDE 'mpif.h'
