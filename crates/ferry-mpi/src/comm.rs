@@ -30,6 +30,8 @@ pub struct Comm {
     /// order, so an idup needs no message and cannot be caught between two agreements.
     pub idup_next: u32,
     pub idup_end: u32,
+    /// Set by `MPI_Comm_set_name`; duplicates and other new communicators start unnamed.
+    pub name: Option<String>,
 }
 
 /// Context-id pairs set aside for the idups of each communicator whose context was agreed.
@@ -39,7 +41,7 @@ impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
         let (idup_next, idup_end) = (ctx + 2, ctx + 2 + 2 * IDUP_PAIRS);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, idup_next, idup_end }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, idup_next, idup_end, name: None }
     }
 
     pub fn size(&self) -> i32 {

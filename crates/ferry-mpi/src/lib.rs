@@ -35,6 +35,7 @@ mod group;
 mod info;
 mod internal;
 mod misc;
+mod names;
 mod op;
 mod p2p;
 mod pack;
