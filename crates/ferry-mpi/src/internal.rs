@@ -32,6 +32,16 @@ pub fn create_group_tag(tag: i32) -> i32 {
     -1 - tag
 }
 
+/// First internal tag of partitioned messages (`partitioned.rs`), above the collectives'
+/// `[1 << 20, 3 << 20)`.
+const PARTITIONED_BASE: i32 = 3 << 20;
+
+/// The internal tag of a partitioned message with the user's `tag` (non-negative). Tags
+/// that differ by exactly `i32::MAX - PARTITIONED_BASE + 1` share one internal tag.
+pub fn partitioned_tag(tag: i32) -> i32 {
+    PARTITIONED_BASE + tag % (i32::MAX - PARTITIONED_BASE + 1)
+}
+
 /// Every `mine` of the world ranks `group` (this process is `group[me]`), exchanged on
 /// internal context `ctx` with `tag`, in group order.
 pub fn allgather_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, mine: &[u8]) -> MpiResult<Vec<Vec<u8>>> {
