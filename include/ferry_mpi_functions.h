@@ -451,4 +451,22 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request);
 int MPI_Parrived(MPI_Request request, int partition, int *flag);
 
+/* MPI-4 sessions, process sets, communicators from groups, and the environment as info. */
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int MPI_Session_finalize(MPI_Session *session);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
+                             char *pset_name);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                               MPI_Errhandler errhandler, MPI_Comm *newcomm);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                  MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+
 #endif /* FERRY_MPI_FUNCTIONS_H */

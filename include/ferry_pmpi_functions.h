@@ -429,4 +429,22 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request);
 int PMPI_Parrived(MPI_Request request, int partition, int *flag);
 
+/* MPI-4 sessions, process sets, communicators from groups, and the environment as info. */
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int PMPI_Session_finalize(MPI_Session *session);
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
+                              char *pset_name);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                   MPI_Errhandler *errhandler);
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+
 #endif /* FERRY_PMPI_FUNCTIONS_H */

@@ -70,7 +70,7 @@ fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, V
 /// Agree with the world ranks `group` (this process is `group[me]`) on a context id none of
 /// them has used, talking on internal context `ctx` with `tag`; also returns each one's
 /// `extra`, in group order.
-fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
+pub(crate) fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
     let mut mine = rt.next_context.to_le_bytes().to_vec();
     mine.extend_from_slice(extra);
     let all = internal::allgather_among(rt, ctx, group, me, tag, &mine)?;

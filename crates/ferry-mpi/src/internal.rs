@@ -35,11 +35,22 @@ pub fn create_group_tag(tag: i32) -> i32 {
 /// First internal tag of partitioned messages (`partitioned.rs`), above the collectives'
 /// `[1 << 20, 3 << 20)`.
 const PARTITIONED_BASE: i32 = 3 << 20;
+/// First internal tag of `MPI_Comm_create_from_group` (on `MPI_COMM_WORLD`'s internal
+/// context), above the partitioned messages' `[3 << 20, 1 << 30)`.
+const STRINGTAG_BASE: i32 = 1 << 30;
 
 /// The internal tag of a partitioned message with the user's `tag` (non-negative). Tags
-/// that differ by exactly `i32::MAX - PARTITIONED_BASE + 1` share one internal tag.
+/// that differ by a multiple of `(1 << 30) - PARTITIONED_BASE` share one internal tag.
 pub fn partitioned_tag(tag: i32) -> i32 {
-    PARTITIONED_BASE + tag % (i32::MAX - PARTITIONED_BASE + 1)
+    PARTITIONED_BASE + tag % (STRINGTAG_BASE - PARTITIONED_BASE)
+}
+
+/// The internal tag of `MPI_Comm_create_from_group` with string tag `s`: a 30-bit hash
+/// (FNV-1a), so two string tags in use at once over overlapping groups could, rarely,
+/// share one.
+pub fn stringtag_tag(s: &[u8]) -> i32 {
+    let h = s.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193));
+    STRINGTAG_BASE | (h & 0x3fff_ffff) as i32
 }
 
 /// Every `mine` of the world ranks `group` (this process is `group[me]`), exchanged on

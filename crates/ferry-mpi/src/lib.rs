@@ -45,6 +45,7 @@ mod partitioned;
 mod persistent;
 mod progress;
 mod runtime;
+mod session;
 pub(crate) mod topo;
 mod typeinfo;
 mod types;
