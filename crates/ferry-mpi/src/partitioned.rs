@@ -147,7 +147,7 @@ fn init(rt: &mut Runtime, send: bool, buf: *mut c_void, partitions: c_int, count
     Ok(())
 }
 
-fn partitioned_mut<'a>(rt: &'a mut Runtime, h: MPI_Request) -> MpiResult<&'a mut Partitioned> {
+fn partitioned_mut(rt: &mut Runtime, h: MPI_Request) -> MpiResult<&mut Partitioned> {
     if h == MPI_REQUEST_NULL {
         return err(MPI_ERR_REQUEST, "MPI_REQUEST_NULL is not a partitioned request");
     }
