@@ -125,3 +125,26 @@ pub fn alltoall_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag:
     bufs[me] = items[me].clone();
     Ok(bufs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitioned_tags_stay_between_the_collectives_and_the_string_tags() {
+        for tag in [0, 1, 12345, (1 << 30) - (3 << 20) - 1, 1 << 30, i32::MAX] {
+            let t = partitioned_tag(tag);
+            assert!((PARTITIONED_BASE..STRINGTAG_BASE).contains(&t), "tag {tag} -> {t}");
+        }
+        assert_ne!(partitioned_tag(0), partitioned_tag(1));
+    }
+
+    #[test]
+    fn string_tags_stay_above_every_other_internal_tag() {
+        for s in ["", "a", "org.example.solver", &"x".repeat(255)] {
+            assert!(stringtag_tag(s.as_bytes()) >= STRINGTAG_BASE);
+        }
+        assert_ne!(stringtag_tag(b"solver"), stringtag_tag(b"solver2"));
+        assert_eq!(stringtag_tag(b"solver"), stringtag_tag(b"solver"));
+    }
+}
