@@ -68,6 +68,24 @@ int main(int argc, char **argv)
     CALL(MPI_Waitany(2, mix, &idx, &st));
     CHECK(idx == 1 && a == left, "waitany: index %d value %d", idx, a);
 
+    /* Large enough for the rendezvous protocol, both forms. */
+    {
+        const int big = 1 << 20;
+        int *bo = xmalloc(big * sizeof(int)), *bi = xmalloc(big * sizeof(int));
+        for (int i = 0; i < big; i++)
+            bo[i] = me * 7 + i, bi[i] = -1;
+        CALL(MPI_Isendrecv(bo, big, MPI_INT, right, 14, bi, big, MPI_INT, left, 14, MPI_COMM_WORLD, &req));
+        CALL(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        for (int i = 0; i < big; i += 4093)
+            CHECK(bi[i] == left * 7 + i, "big: bi[%d] = %d", i, bi[i]);
+        CALL(MPI_Isendrecv_replace(bo, big, MPI_INT, right, 15, left, 15, MPI_COMM_WORLD, &req));
+        CALL(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        for (int i = 0; i < big; i += 4093)
+            CHECK(bo[i] == left * 7 + i, "big replace: bo[%d] = %d", i, bo[i]);
+        free(bo);
+        free(bi);
+    }
+
     /* Replace: the buffer goes right and the left one's comes in. */
     int buf[3] = { me, me + 1, me + 2 };
     CALL(MPI_Isendrecv_replace(buf, 3, MPI_INT, right, 10, left, 10, MPI_COMM_WORLD, &req));

@@ -147,6 +147,31 @@ int main(int argc, char **argv)
     CALL(MPI_Request_free(&req));
     CHECK(req == MPI_REQUEST_NULL, "free did not reset");
 
+    /* A large buffer (the rendezvous protocol), 64 partitions. */
+    {
+        const int parts = 64, per = 16384;
+        long *big = xmalloc((size_t)parts * per * sizeof(long));
+        MPI_Request breq;
+        if (sender) {
+            CALL(MPI_Psend_init(big, parts, per, MPI_LONG, peer, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &breq));
+            CALL(MPI_Start(&breq));
+            for (int p = 0; p < parts; p++) {
+                for (int i = 0; i < per; i++)
+                    big[(size_t)p * per + i] = (long)p * per + i + me;
+                CALL(MPI_Pready(p, breq));
+            }
+        } else {
+            CALL(MPI_Precv_init(big, 2, (MPI_Count)parts * per / 2, MPI_LONG, peer, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &breq));
+            CALL(MPI_Start(&breq));
+        }
+        CALL(MPI_Wait(&breq, MPI_STATUS_IGNORE));
+        if (!sender)
+            for (size_t i = 0; i < (size_t)parts * per; i += 1021)
+                CHECK(big[i] == (long)i + peer, "big[%zu] = %ld", i, big[i]);
+        CALL(MPI_Request_free(&breq));
+        free(big);
+    }
+
     /* MPI_PROC_NULL peers complete without partner. (MPICH 4.0.2 crashes
      * on them: Ferry only.) */
 #ifndef MPICH_VERSION
