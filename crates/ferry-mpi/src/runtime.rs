@@ -53,6 +53,17 @@ pub fn finalized() -> bool {
     STATE.load(Ordering::Acquire) == DONE
 }
 
+/// Why no runtime is up, for the message of a call made then.
+pub fn why_down() -> &'static str {
+    if finalized() {
+        "after MPI_Finalize"
+    } else if GONE.load(Ordering::Acquire) {
+        "after the last MPI_Session_finalize"
+    } else {
+        "before MPI_Init or MPI_Session_init"
+    }
+}
+
 /// Seconds since the process's first use of the clock (MPI_Wtime is local, not global).
 pub fn wtime() -> f64 {
     EPOCH.get_or_init(Instant::now).elapsed().as_secs_f64()
