@@ -30,6 +30,8 @@ pub struct Comm {
     /// order, so an idup needs no message and cannot be caught between two agreements.
     pub idup_next: u32,
     pub idup_end: u32,
+    /// Set by `MPI_Comm_set_name`; duplicates and other new communicators start unnamed.
+    pub name: Option<String>,
 }
 
 /// Context-id pairs set aside for the idups of each communicator whose context was agreed.
@@ -39,7 +41,7 @@ impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
         let (idup_next, idup_end) = (ctx + 2, ctx + 2 + 2 * IDUP_PAIRS);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, idup_next, idup_end }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, idup_next, idup_end, name: None }
     }
 
     pub fn size(&self) -> i32 {
@@ -68,7 +70,7 @@ fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, V
 /// Agree with the world ranks `group` (this process is `group[me]`) on a context id none of
 /// them has used, talking on internal context `ctx` with `tag`; also returns each one's
 /// `extra`, in group order.
-fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
+pub(crate) fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
     let mut mine = rt.next_context.to_le_bytes().to_vec();
     mine.extend_from_slice(extra);
     let all = internal::allgather_among(rt, ctx, group, me, tag, &mine)?;
