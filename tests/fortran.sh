@@ -64,7 +64,7 @@ if [ "$mode" = ferry ]; then
             # Fortran's value: string lengths without C's NUL, and MPICH's Fortran keyvals of
             # the predefined attributes (builtin keyval handles: C's + 1).
             case $name in
-                MPI_MAX_*_NAME | MPI_MAX_*_STRING | MPI_MAX_INFO_*) want=$((c - 1)) ;;
+                MPI_MAX_*_NAME | MPI_MAX_*_STRING | MPI_MAX_INFO_* | MPI_MAX_*_LEN) want=$((c - 1)) ;;
                 *) if [ $(((c >> 26) & 15)) = 9 ] && [ $(((c >> 30) & 3)) = 1 ]; then want=$((c + 1)); else want=$c; fi ;;
             esac
             f=$(awk -v n="$name" '$1 == n { print $2 }' "$tmp/ours")
