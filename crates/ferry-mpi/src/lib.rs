@@ -46,6 +46,7 @@ mod persistent;
 mod progress;
 mod runtime;
 mod session;
+mod threads;
 pub(crate) mod topo;
 mod typeinfo;
 mod types;
