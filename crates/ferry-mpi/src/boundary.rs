@@ -15,8 +15,9 @@ use crate::threads::{self, Locked};
 pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Locked) -> Result<(), MpiError>) -> c_int {
     if crate::op::in_user_function() {
         // The collective that called the user's function holds the runtime: waiting for it
-        // would hang this thread forever, so end the job with the reason instead.
-        let what = if name == "MPI_Abort" { "the job ends" } else { "Ferry allows only MPI_Abort there" };
+        // would hang this thread forever, so end the job with the reason instead. (The
+        // queries of `op_queries` are answered before they get here.)
+        let what = if name == "MPI_Abort" { "the job ends" } else { "Ferry allows only MPI_Abort and the datatype and communicator queries there" };
         die(&format!("{name} was called from inside a user-defined reduction function; {what}"), 1);
     }
     // Whether requests remain for the progress thread to move once we return.

@@ -39,6 +39,7 @@ mod isendrecv;
 mod misc;
 mod names;
 mod op;
+mod op_queries;
 mod p2p;
 mod pack;
 mod partitioned;

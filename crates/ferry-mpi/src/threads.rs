@@ -214,6 +214,11 @@ impl Locked {
         }
     }
 
+    /// Whether this call holds the mutex itself (it was not lent the runtime).
+    pub fn owns_lock(&self) -> bool {
+        self.guard.is_some()
+    }
+
     /// Whether another thread may complete what this call waits for (generalized requests).
     pub fn others_may_call(&self) -> bool {
         self.may_release()
