@@ -46,7 +46,7 @@ fn packed_layout(blocks: &[TypedBlock]) -> (Vec<usize>, Vec<usize>) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn alltoallw(
+pub(super) fn alltoallw(
     rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {

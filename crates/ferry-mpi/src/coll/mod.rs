@@ -12,6 +12,7 @@ mod alltoallw;
 mod movers;
 mod neighbor;
 mod persistent;
+mod persistent_v;
 mod reductions;
 mod region;
 pub mod selection;

@@ -226,7 +226,7 @@ pub(super) fn gather_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn gatherv_args(
+pub(super) fn gatherv_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
     rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -249,7 +249,7 @@ pub(super) fn allgather_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn allgatherv_args(
+pub(super) fn allgatherv_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
     rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -274,7 +274,7 @@ pub(super) fn scatter_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn scatterv_args(
+pub(super) fn scatterv_args(
     rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
     rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -299,7 +299,7 @@ pub(super) fn alltoall_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn alltoallv_args(
+pub(super) fn alltoallv_args(
     rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {

@@ -21,7 +21,7 @@ use crate::threads::Locked;
 
 /// What every init checks: the communicator, the info (kept by nobody: Ferry takes no hints
 /// here yet), the request pointer, and the root where there is one.
-fn check_common(rt: &Runtime, comm: MPI_Comm, info: MPI_Info, root: Option<c_int>, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn check_common(rt: &Runtime, comm: MPI_Comm, info: MPI_Info, root: Option<c_int>, req: *mut MPI_Request) -> MpiResult<()> {
     let size = rt.comm(comm)?.size();
     crate::info::optional(rt, info)?;
     out_arg(req, "request")?;
@@ -32,7 +32,7 @@ fn check_common(rt: &Runtime, comm: MPI_Comm, info: MPI_Info, root: Option<c_int
 }
 
 /// A count and a datatype that matter on this rank.
-fn check_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<()> {
+pub(super) fn check_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<()> {
     if in_place(buf) {
         return Ok(());
     }
@@ -43,7 +43,7 @@ fn check_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Dataty
 
 /// Each start runs the non-blocking call `f` and takes its request out of the table: the
 /// persistent request holds it while it runs.
-fn starter(f: impl Fn(&mut Locked, *mut MPI_Request) -> MpiResult<()> + 'static) -> Starter {
+pub(super) fn starter(f: impl Fn(&mut Locked, *mut MPI_Request) -> MpiResult<()> + 'static) -> Starter {
     Box::new(move |rt| {
         let mut h = MPI_REQUEST_NULL;
         f(rt, &mut h)?;
@@ -51,7 +51,7 @@ fn starter(f: impl Fn(&mut Locked, *mut MPI_Request) -> MpiResult<()> + 'static)
     })
 }
 
-fn is_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
+pub(super) fn is_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
     rt.comm(comm).is_ok_and(|c| c.rank == root)
 }
 
