@@ -11,6 +11,7 @@
 mod alltoallw;
 mod movers;
 mod neighbor;
+mod neighbor_w;
 mod persistent;
 mod persistent_v;
 mod reductions;

@@ -1,15 +1,15 @@
 //! The MPI-4 persistent collectives whose counts, displacements or datatypes come as arrays
-//! (Gatherv, Scatterv, Allgatherv, Alltoallv, Alltoallw, Reduce_scatter and the
-//! neighbourhood ones). Like those of `persistent.rs`, every MPI_Start runs the non-blocking
-//! call; the arrays, though, are copied at init and each start reads the copies: a program
-//! may free or reuse its arrays once the init returns (mpi4py passes temporary arrays that it
-//! frees at once), as other MPI libraries allow. Later changes to them have no effect.
+//! (Gatherv, Scatterv, Allgatherv, Alltoallv, Alltoallw, Reduce_scatter and the neighbourhood
+//! ones). Like those of `persistent.rs`, every MPI_Start runs the non-blocking call; the
+//! arrays, though, are copied at init and each start reads the copies: a program may free or
+//! reuse its arrays once the init returns (mpi4py passes temporary arrays that it frees at
+//! once), as other MPI libraries allow. Later changes to them have no effect.
 
 use std::os::raw::{c_int, c_void};
 
 use super::alltoallw::alltoallw;
 use super::movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args};
-use super::neighbor;
+use super::{neighbor, neighbor_w};
 use super::persistent::{check_common, check_data, is_root, starter};
 use super::reductions::reduce_scatter;
 use super::{check_count, in_place};
@@ -176,5 +176,18 @@ crate::mpi_export! { MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init, 
         let (sc, sd) = (Kept::of(scounts, outdegree), Kept::of(sdispls, outdegree));
         let (rc, rd) = (Kept::of(rcounts, indegree), Kept::of(rdispls, indegree));
         register(rt, comm, starter(move |rt, r| neighbor::alltoallv(rt, sbuf, sc.ptr(), sd.ptr(), stype, rbuf, rc.ptr(), rd.ptr(), rtype, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Neighbor_alltoallw_init, PMPI_Neighbor_alltoallw_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
+        stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm,
+        info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Neighbor_alltoallw_init", comm, |rt| {
+        check_common(rt, comm, info, None, req)?;
+        let (sources, dests) = crate::topo::of(rt, comm)?.neighbors(rt.comm(comm)?.rank);
+        let (indegree, outdegree) = (sources.len(), dests.len());
+        let (sc, sd, st) = (Kept::of(scounts, outdegree), Kept::of(sdispls, outdegree), Kept::of(stypes, outdegree));
+        let (rc, rd, rty) = (Kept::of(rcounts, indegree), Kept::of(rdispls, indegree), Kept::of(rtypes, indegree));
+        register(rt, comm, starter(move |rt, r| neighbor_w::alltoallw(rt, sbuf, sc.ptr(), sd.ptr(), st.ptr(), rbuf, rc.ptr(), rd.ptr(), rty.ptr(), comm, r)), req)
     })
 }}
