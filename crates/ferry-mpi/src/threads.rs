@@ -68,7 +68,10 @@ pub fn after_call() {
 fn wake_sleepers() {
     GENERATION.fetch_add(1, Ordering::Release);
     futex_wake(&GENERATION);
-    if POLLER.compare_exchange(ASLEEP, KICKED, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+    // Kicked again even when kicked already: another thread's pass of the engine may have
+    // taken the first kick's event before the poller saw it.
+    let state = POLLER.load(Ordering::Acquire);
+    if state != NO_POLLER && POLLER.compare_exchange(state, KICKED, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
         if let Some(wake) = WAKE_POLLER.get() {
             wake();
         }
