@@ -5,7 +5,7 @@
  * 3 ranks up, so the ends of the line have MPI_PROC_NULL neighbours whose
  * slots must stay untouched): a different datatype per neighbour on both
  * sides (plain ints one way, a strided vector the other), byte displacements
- * with gaps. The persistent request gets temporary arrays, overwritten and
+ * with gaps, and from MPI_BOTTOM with absolute addresses. The persistent request gets temporary arrays, overwritten and
  * freed at once after the init. Error classes of bad arguments.
  */
 #define TEST_NAME "neighbor_alltoallw"
@@ -58,7 +58,16 @@ int main(int argc, char **argv)
     }
 #endif
 
-    for (int round = 0; round < 6; round++) {
+    /* The same exchange from MPI_BOTTOM, with absolute addresses as displacements. */
+    MPI_Aint sabs[2], rabs[2], base;
+    CALL(MPI_Get_address(sbuf, &base));
+    for (int k = 0; k < 2; k++)
+        sabs[k] = base + sdispls[k];
+    CALL(MPI_Get_address(rbuf, &base));
+    for (int k = 0; k < 2; k++)
+        rabs[k] = base + rdispls[k];
+
+    for (int round = 0; round < 8; round++) {
         for (int i = 0; i < 10; i++)
             sbuf[i] = SENT;
         sbuf[0] = val(round, me, 0); /* to the left */
@@ -67,7 +76,7 @@ int main(int argc, char **argv)
             sbuf[4 + 2 * i] = val(round, me, 10 + i); /* to the right */
         for (int i = 0; i < 12; i++)
             rbuf[i] = SENT;
-        int how = round % 3;
+        int how = round % 4;
 #ifdef MPICH_DEVIATIONS
         if (how == 2)
             how = 0;
@@ -78,9 +87,11 @@ int main(int argc, char **argv)
             MPI_Request r;
             CALL(MPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, cart, &r));
             CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
-        } else {
+        } else if (how == 2) {
             CALL(MPI_Start(&pr));
             CALL(MPI_Wait(&pr, MPI_STATUS_IGNORE));
+        } else {
+            CALL(MPI_Neighbor_alltoallw(MPI_BOTTOM, scounts, sabs, stypes, MPI_BOTTOM, rcounts, rabs, rtypes, cart));
         }
         for (int i = 0; i < 12; i++) {
             int want = SENT;
