@@ -5,7 +5,7 @@
 //! these queries can ask of its own datatype, the predefined types and the communicators,
 //! copied when the call began.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
 use std::sync::Arc;
 
@@ -70,25 +70,34 @@ impl View {
 thread_local! {
     /// The view of the user function running on this thread.
     static CURRENT: RefCell<Option<Arc<View>>> = const { RefCell::new(None) };
+    /// Whether `CURRENT` holds one: what every MPI call looks at, cheaper to read (no
+    /// destructor to register, so no state to check).
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Run `f` (a user's function) with `view` answering its queries.
 pub fn with_view<R>(view: &Arc<View>, f: impl FnOnce() -> R) -> R {
     let outer = CURRENT.with(|c| c.replace(Some(view.clone())));
+    ACTIVE.with(|a| a.set(true));
     let r = f();
+    ACTIVE.with(|a| a.set(outer.is_some()));
     CURRENT.with(|c| *c.borrow_mut() = outer);
     r
 }
 
 /// Whether a user's reduction function runs on this thread with the runtime held.
+#[inline]
 pub fn active() -> bool {
-    CURRENT.with(|c| c.borrow().is_some())
+    ACTIVE.with(Cell::get)
 }
 
 /// Inside a user's reduction function, answer a query from its view: `Some` with the
 /// return code (an error is returned, as under `MPI_ERRORS_RETURN`: the error handlers
 /// live in the runtime); `None` elsewhere, where the query takes the usual way.
 pub fn answer(f: impl FnOnce(&View) -> MpiResult<()>) -> Option<c_int> {
+    if !active() {
+        return None;
+    }
     let view = CURRENT.with(|c| c.borrow().clone())?;
     Some(match f(&view) {
         Ok(()) => MPI_SUCCESS,

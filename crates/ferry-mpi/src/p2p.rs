@@ -233,8 +233,9 @@ fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, sourc
     check_recv_tag(tag)?;
     check_buf(buf, count, dt)?;
     let pat = Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.group[source as usize]), tag: (tag != MPI_ANY_TAG).then_some(tag) };
-    // Kept for the status: another thread may free the communicator while this one waits.
-    let group = c.group.clone();
+    // With MPI_THREAD_MULTIPLE another thread may free the communicator while this one
+    // waits: keep its group for the status (not otherwise: a reference count costs).
+    let kept = (rt.thread_level == MPI_THREAD_MULTIPLE).then(|| c.group.clone());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
         write_status(status, &Outcome { source: MPI_PROC_NULL, tag: MPI_ANY_TAG, ..Outcome::empty() }, false);
@@ -244,7 +245,12 @@ fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, sourc
     let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
     rt.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
     rt.reap_orphans();
-    let o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, Some(&group));
+    let rt: &mut Runtime = rt;
+    let group = match &kept {
+        Some(g) => g,
+        None => &rt.comms.get(&comm).expect("no other thread frees it below MPI_THREAD_MULTIPLE").group,
+    };
+    let o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, Some(group));
     // The status tells what arrived, also when it was truncated.
     write_status(status, &o, o.error != MPI_SUCCESS);
     check(o, comm).map(|_| ())

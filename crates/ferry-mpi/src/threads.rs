@@ -89,6 +89,7 @@ pub struct Locked {
 
 impl Locked {
     /// Take the runtime's lock; `None` before MPI_Init or after MPI_Finalize.
+    #[inline]
     pub fn lock() -> Option<Locked> {
         let mut guard = runtime::lock();
         let rt = NonNull::from(guard.as_mut()?);
@@ -105,6 +106,7 @@ impl Locked {
 
     /// Whether this call may let the lock go while it waits: MPI_THREAD_MULTIPLE was
     /// provided and this call owns the lock.
+    #[inline]
     fn may_release(&self) -> bool {
         self.guard.is_some() && MULTIPLE.load(Ordering::Relaxed)
     }
@@ -131,10 +133,17 @@ impl Locked {
 
     /// Block until `done` holds, like [`Engine::wait_until`]; with MPI_THREAD_MULTIPLE other
     /// threads may call MPI meanwhile.
-    pub fn wait_until(&mut self, mut done: impl FnMut(&Engine) -> bool) -> Result<(), EngineError> {
+    #[inline]
+    pub fn wait_until(&mut self, done: impl FnMut(&Engine) -> bool) -> Result<(), EngineError> {
         if !self.may_release() {
             return self.engine.wait_until(done);
         }
+        self.wait_releasing(done)
+    }
+
+    /// [`wait_until`](Self::wait_until) with MPI_THREAD_MULTIPLE: bursts, then sleeps.
+    #[inline(never)]
+    fn wait_releasing(&mut self, mut done: impl FnMut(&Engine) -> bool) -> Result<(), EngineError> {
         let start = Instant::now();
         loop {
             self.engine.wait_until_deadline(Some(Instant::now() + BURST), &mut done)?;
@@ -230,6 +239,7 @@ impl Locked {
 
 impl Deref for Locked {
     type Target = Runtime;
+    #[inline]
     fn deref(&self) -> &Runtime {
         // SAFETY: `rt` points into the runtime held by `guard` (the static mutex's payload,
         // which never moves), or to the runtime lent by the outer call (see `lent`). The
@@ -240,6 +250,7 @@ impl Deref for Locked {
 }
 
 impl DerefMut for Locked {
+    #[inline]
     fn deref_mut(&mut self) -> &mut Runtime {
         // SAFETY: as in `deref`; `&mut self` makes this the only reference.
         unsafe { self.rt.as_mut() }
