@@ -211,9 +211,7 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
         coll,
         infos: Default::default(),
     });
-    if provided == MPI_THREAD_MULTIPLE {
-        crate::threads::enable(guard.as_ref().expect("just set"));
-    }
+    crate::threads::configure(guard.as_ref().expect("just set"), provided == MPI_THREAD_MULTIPLE);
     if async_progress {
         let rt = guard.as_mut().expect("just set");
         match crate::progress::ProgressThread::start(rt) {

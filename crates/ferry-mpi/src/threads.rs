@@ -16,7 +16,7 @@
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
-use std::sync::{MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use ferry_core::engine::{Engine, EngineError};
@@ -41,14 +41,16 @@ const NO_POLLER: u8 = 0;
 const ASLEEP: u8 = 1;
 const KICKED: u8 = 2;
 /// Wakes the poller from its sleep on the engine's descriptor.
-static WAKE_POLLER: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
+type Wake = Box<dyn Fn() + Send + Sync>;
+static WAKE_POLLER: Mutex<Option<Wake>> = Mutex::new(None);
 
-/// Turn MPI_THREAD_MULTIPLE on (MPI_Init_thread, with the runtime's lock held).
-pub fn enable(rt: &Runtime) {
+/// Set the thread level of a runtime coming up (with its lock held): MPI_THREAD_MULTIPLE
+/// or not. The runtime may come up again after it went down (sessions), with its own engine.
+pub fn configure(rt: &Runtime, multiple: bool) {
     let waker = rt.engine.waker();
     // A failed wake leaves the poller to look again after its nap.
-    let _ = WAKE_POLLER.set(Box::new(move || drop(waker.wake())));
-    MULTIPLE.store(true, Ordering::Release);
+    *WAKE_POLLER.lock().unwrap_or_else(|p| p.into_inner()) = Some(Box::new(move || drop(waker.wake())));
+    MULTIPLE.store(multiple, Ordering::Release);
 }
 
 /// Whether threads sleep in blocking calls now.
@@ -72,7 +74,7 @@ fn wake_sleepers() {
     // taken the first kick's event before the poller saw it.
     let state = POLLER.load(Ordering::Acquire);
     if state != NO_POLLER && POLLER.compare_exchange(state, KICKED, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
-        if let Some(wake) = WAKE_POLLER.get() {
+        if let Some(wake) = WAKE_POLLER.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             wake();
         }
     }
