@@ -33,6 +33,7 @@ mod error;
 mod generalized;
 mod group;
 mod info;
+mod intercomm;
 mod internal;
 mod misc;
 mod op;
