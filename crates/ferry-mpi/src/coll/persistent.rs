@@ -21,10 +21,13 @@ use crate::runtime::Runtime;
 /// What every init checks: the communicator, the info (kept by nobody: Ferry takes no hints
 /// here yet), the request pointer, and the root where there is one.
 fn check_common(rt: &Runtime, comm: MPI_Comm, info: MPI_Info, root: Option<c_int>, req: *mut MPI_Request) -> MpiResult<()> {
-    let size = rt.comm(comm)?.size();
+    let c = rt.comm(comm)?;
+    let (size, inter) = (c.peer_size(), c.is_inter());
     crate::info::optional(rt, info)?;
     out_arg(req, "request")?;
     match root {
+        // An intercommunicator's root is MPI_ROOT, MPI_PROC_NULL or a remote rank.
+        Some(MPI_ROOT | MPI_PROC_NULL) if inter => Ok(()),
         Some(r) if r < 0 || r >= size => err(MPI_ERR_ROOT, format!("invalid root {r} (communicator size {size})")),
         _ => Ok(()),
     }
@@ -50,8 +53,14 @@ fn starter(f: impl Fn(&mut Runtime, *mut MPI_Request) -> MpiResult<()> + 'static
     })
 }
 
+/// Whether this process's root-side buffer matters (intercommunicators: MPI_ROOT).
 fn is_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
-    rt.comm(comm).is_ok_and(|c| c.rank == root)
+    rt.comm(comm).is_ok_and(|c| if c.is_inter() { root == MPI_ROOT } else { c.rank == root })
+}
+
+/// Whether this process's non-root buffer matters (intercommunicators: not in the root's group).
+fn is_leaf(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
+    rt.comm(comm).is_ok_and(|c| !c.is_inter() || root >= 0)
 }
 
 crate::mpi_export! { MPI_Barrier_init, PMPI_Barrier_init, (comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
@@ -77,6 +86,9 @@ fn reduce_init(
     comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     check_common(rt, comm, info, root, req)?;
+    if rt.comm(comm)?.is_inter() && matches!(coll, Collective::Scan | Collective::Exscan) {
+        return super::inter::refuse(coll.name());
+    }
     check_count(count)?;
     crate::op::reduction(rt, op, dt)?;
     let root = root.unwrap_or(0);
@@ -121,7 +133,9 @@ crate::mpi_export! { MPI_Gather_init, PMPI_Gather_init, (sbuf: *const c_void, sc
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
     call("MPI_Gather_init", comm, |rt| {
         check_common(rt, comm, info, Some(root), req)?;
-        check_data(rt, sbuf, scount, stype)?;
+        if is_leaf(rt, comm, root) {
+            check_data(rt, sbuf, scount, stype)?;
+        }
         if is_root(rt, comm, root) {
             check_data(rt, rbuf, rcount, rtype)?;
         }
@@ -135,7 +149,9 @@ crate::mpi_export! { MPI_Scatter_init, PMPI_Scatter_init, (sbuf: *const c_void, 
         if is_root(rt, comm, root) {
             check_data(rt, sbuf, scount, stype)?;
         }
-        check_data(rt, rbuf, rcount, rtype)?;
+        if is_leaf(rt, comm, root) {
+            check_data(rt, rbuf, rcount, rtype)?;
+        }
         register(rt, comm, starter(move |rt, r| scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, r)), req)
     })
 }}
