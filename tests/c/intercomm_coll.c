@@ -123,7 +123,12 @@ static void bcast_gather_scatter(int g, int root)
 
     /* Reduce of 2 ints (sum over the other group). */
     int red[2] = { SENTINEL, SENTINEL };
-    RUN(MPI_Reduce(s, red, 2, MPI_INT, MPI_SUM, ra, inter), MPI_Ireduce(s, red, 2, MPI_INT, MPI_SUM, ra, inter, &q_));
+    /* A bystander's buffers, count and datatype are insignificant (as mpi4py passes them). */
+    if (bystander)
+        RUN(MPI_Reduce(NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_SUM, ra, inter),
+            MPI_Ireduce(NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_SUM, ra, inter, &q_));
+    else
+        RUN(MPI_Reduce(s, red, 2, MPI_INT, MPI_SUM, ra, inter), MPI_Ireduce(s, red, 2, MPI_INT, MPI_SUM, ra, inter, &q_));
     for (int i = 0; i < 2; i++) {
         int want = 0;
         for (int j = 0; j < rsize; j++)

@@ -205,7 +205,9 @@ pub(super) enum Combine {
 
 pub(super) fn reduce(rt: &mut Runtime, call: Call, kind: Combine, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, req: *mut MPI_Request) -> MpiResult<()> {
     let (call, s) = widen(call);
-    let red = reduction(rt, op, dt)?;
+    // A bystander of a reduce (MPI_PROC_NULL) passes no meaningful buffer, type or operation.
+    let bystander = matches!(kind, Combine::Reduce(MPI_PROC_NULL));
+    let red = if bystander { None } else { Some(reduction(rt, op, dt)?) };
     let (sched, send, recv) = match kind {
         Combine::Reduce(root) => {
             let root = root_of(&s, root)?;
@@ -233,7 +235,7 @@ pub(super) fn reduce(rt: &mut Runtime, call: Call, kind: Combine, sbuf: *const c
             (reductions::reduce_scatter(&s, &blocks, &displs), send, recv)
         }
     };
-    run(rt, call, sched, "reduce.inter", send, recv, Some(red), req)
+    run(rt, call, sched, "reduce.inter", send, recv, red, req)
 }
 
 /// Scan and Exscan: MPI defines them on intracommunicators only.

@@ -58,6 +58,11 @@ fn is_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
     rt.comm(comm).is_ok_and(|c| if c.is_inter() { root == MPI_ROOT } else { c.rank == root })
 }
 
+/// Whether this process is in the root's group of an intercommunicator but not the root.
+fn is_bystander(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>) -> bool {
+    root == Some(MPI_PROC_NULL) && rt.comm(comm).is_ok_and(|c| c.is_inter())
+}
+
 /// Whether this process's non-root buffer matters (intercommunicators: not in the root's group).
 fn is_leaf(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
     rt.comm(comm).is_ok_and(|c| !c.is_inter() || root >= 0)
@@ -73,8 +78,10 @@ crate::mpi_export! { MPI_Barrier_init, PMPI_Barrier_init, (comm: MPI_Comm, info:
 crate::mpi_export! { MPI_Bcast_init, PMPI_Bcast_init, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
     call("MPI_Bcast_init", comm, |rt| {
         check_common(rt, comm, info, Some(root), req)?;
-        check_count(count)?;
-        rt.datatype(dt)?;
+        if !is_bystander(rt, comm, Some(root)) {
+            check_count(count)?;
+            rt.datatype(dt)?;
+        }
         register(rt, comm, starter(move |rt, r| bcast(rt, buf, count, dt, root, comm, r)), req)
     })
 }}
@@ -89,8 +96,11 @@ fn reduce_init(
     if rt.comm(comm)?.is_inter() && matches!(coll, Collective::Scan | Collective::Exscan) {
         return super::inter::refuse(coll.name());
     }
-    check_count(count)?;
-    crate::op::reduction(rt, op, dt)?;
+    // An intercommunicator's bystander (MPI_PROC_NULL) passes nothing meaningful.
+    if !is_bystander(rt, comm, root) {
+        check_count(count)?;
+        crate::op::reduction(rt, op, dt)?;
+    }
     let root = root.unwrap_or(0);
     register(rt, comm, starter(move |rt, r| reduce(rt, coll, sbuf, rbuf, count, dt, op, root, comm, r)), req)
 }
