@@ -7,6 +7,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::{Collective, Params};
 
+use super::inter::Side;
 use super::region::TypedBlock;
 use ferry_coll::inter::movers::Blocks;
 
@@ -62,11 +63,12 @@ fn alltoallw(
         no_in_place(rbuf, "receive buffer")?;
         let send = side(rt, n, sbuf, scounts, sdispls, stypes, "send")?;
         let recv = side(rt, n, rbuf, rcounts, rdispls, rtypes, "recv")?;
-        let (sregion, rregion) = (Region::typed(sbuf, &send, true), Region::typed(rbuf, &recv, false));
-        let (sb, rb) = (packed_layout(&send), packed_layout(&recv));
-        let finish = rregion.typed_unpacker(rbuf, recv);
         let blocks = |(sizes, displs)| Blocks { sizes, displs };
-        return super::inter::alltoallw(rt, call, (sregion, blocks(sb)), (rregion, blocks(rb), finish), req);
+        let (sb, rb) = (blocks(packed_layout(&send)), blocks(packed_layout(&recv)));
+        let send = Side { region: Region::typed(sbuf, &send, true), blocks: sb, finish: None };
+        let region = Region::typed(rbuf, &recv, false);
+        let recv = Side { finish: region.typed_unpacker(rbuf, recv), region, blocks: rb };
+        return super::inter::alltoallw(rt, call, send, recv, req);
     }
     let n = call.size;
     let in_place = in_place(sbuf);

@@ -82,10 +82,10 @@ fn element_blocks(n: usize, layout: Layout, what: &str) -> MpiResult<Vec<(usize,
 
 /// A user buffer of blocks: its region (packed for the schedule), the byte layout, and
 /// what unpacks a result into it.
-struct Side {
-    region: Region,
-    blocks: Blocks,
-    finish: Option<Box<dyn FnOnce()>>,
+pub(super) struct Side {
+    pub(super) region: Region,
+    pub(super) blocks: Blocks,
+    pub(super) finish: Option<Box<dyn FnOnce()>>,
 }
 
 /// `buf` holding `n` blocks of `dt` as `layout` says; `input`: its data goes out, else the
@@ -110,6 +110,7 @@ fn bytes(s: &Side) -> usize {
     s.blocks.sizes.iter().sum()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(rt: &mut Runtime, call: Call, sched: Schedule, name: &'static str, send: Side, recv: Side, red: Option<Reduction>, req: *mut MPI_Request) -> MpiResult<()> {
     submit_schedule(rt, call, sched, name, [send.region, recv.region], red, recv.finish, req)
 }
@@ -186,11 +187,9 @@ pub(super) fn alltoall(
 }
 
 /// Alltoallw: the typed regions are packed peer after peer by the caller.
-pub(super) fn alltoallw(rt: &mut Runtime, call: Call, send: (Region, Blocks), recv: (Region, Blocks, Option<Box<dyn FnOnce()>>), req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn alltoallw(rt: &mut Runtime, call: Call, send: Side, recv: Side, req: *mut MPI_Request) -> MpiResult<()> {
     let (call, s) = widen(call);
-    let sched = movers::alltoall(&s, &send.1, &recv.1);
-    let send = Side { region: send.0, blocks: send.1, finish: None };
-    let recv = Side { region: recv.0, blocks: recv.1, finish: recv.2 };
+    let sched = movers::alltoall(&s, &send.blocks, &recv.blocks);
     run(rt, call, sched, "alltoallw.inter", send, recv, None, req)
 }
 
@@ -203,6 +202,7 @@ pub(super) enum Combine {
     Scatter(Layout),
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(super) fn reduce(rt: &mut Runtime, call: Call, kind: Combine, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, req: *mut MPI_Request) -> MpiResult<()> {
     let (call, s) = widen(call);
     // A bystander of a reduce (MPI_PROC_NULL) passes no meaningful buffer, type or operation.

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::exchange;
+use super::{exchange, Exchanged};
 use crate::comm::Comm;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -28,7 +28,7 @@ fn make(rt: &mut Runtime, parent: i32, ctx: u32, local: Vec<u32>, remote: Vec<u3
 
 /// `MPI_Comm_dup` (and `_with_info`: `hints`) of an intercommunicator.
 pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
-    let (ctx, _, _) = exchange(rt, comm, &[])?;
+    let ctx = exchange(rt, comm, &[])?.ctx;
     let c = rt.comm(comm)?;
     let mut new = Comm::new(ctx, c.group.to_vec(), rt.world_rank);
     new.remote = c.remote.clone();
@@ -51,7 +51,7 @@ fn colored(group: &[u32], items: &[Vec<u8>], color: i32) -> Vec<u32> {
 pub(crate) fn split(rt: &mut Runtime, comm: i32, color: i32, key: i32) -> MpiResult<i32> {
     let mut extra = color.to_le_bytes().to_vec();
     extra.extend_from_slice(&key.to_le_bytes());
-    let (ctx, li, ri) = exchange(rt, comm, &extra)?;
+    let Exchanged { ctx, local: li, remote: ri } = exchange(rt, comm, &extra)?;
     if color == MPI_UNDEFINED {
         return Ok(MPI_COMM_NULL);
     }
@@ -78,7 +78,7 @@ pub(crate) fn create(rt: &mut Runtime, comm: i32, group: i32) -> MpiResult<i32> 
         return err(MPI_ERR_GROUP, format!("the group holds world rank {w}, which is not in the local group of the intercommunicator"));
     }
     let place = g.iter().position(|&w| w == rt.world_rank).map_or(-1, |p| p as i32);
-    let (ctx, li, ri) = exchange(rt, comm, &place.to_le_bytes())?;
+    let Exchanged { ctx, local: li, remote: ri } = exchange(rt, comm, &place.to_le_bytes())?;
     let c = rt.comm(comm)?;
     let (local, remote) = (chosen(&c.group, &li), chosen(c.peers(), &ri));
     make(rt, comm, ctx, local, remote)
@@ -105,5 +105,43 @@ pub(crate) fn compare(a: &Comm, b: &Comm) -> i32 {
             }
         }
         _ => MPI_UNEQUAL,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(a: i32, b: i32) -> Vec<u8> {
+        a.to_le_bytes().iter().chain(b.to_le_bytes().iter()).copied().collect()
+    }
+
+    #[test]
+    fn split_orders_by_key_then_rank() {
+        let group = [10, 11, 12, 13];
+        let items = [item(1, 5), item(2, 0), item(1, 5), item(1, -1)];
+        assert_eq!(colored(&group, &items, 1), vec![13, 10, 12]);
+        assert_eq!(colored(&group, &items, 3), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn create_orders_by_place_in_the_group() {
+        let group = [10, 11, 12];
+        let items = [(-1i32).to_le_bytes().to_vec(), 1i32.to_le_bytes().to_vec(), 0i32.to_le_bytes().to_vec()];
+        assert_eq!(chosen(&group, &items), vec![12, 11]);
+    }
+
+    #[test]
+    fn compare_needs_both_groups() {
+        let inter = |local: Vec<u32>, remote: Vec<u32>| {
+            let mut c = Comm::new(8, local, 0);
+            c.remote = Some(Arc::new(remote));
+            c
+        };
+        let a = inter(vec![0, 1], vec![2, 3]);
+        assert_eq!(compare(&a, &inter(vec![0, 1], vec![2, 3])), MPI_CONGRUENT);
+        assert_eq!(compare(&a, &inter(vec![1, 0], vec![3, 2])), MPI_SIMILAR);
+        assert_eq!(compare(&a, &inter(vec![0, 1], vec![2])), MPI_UNEQUAL);
+        assert_eq!(compare(&a, &Comm::new(8, vec![0, 1], 0)), MPI_UNEQUAL);
     }
 }

@@ -30,10 +30,17 @@ fn le_u32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 
+/// What [`exchange`] learnt: a context id none of the members has used (now used here too),
+/// and the `extra` of the local and of the remote members, each in rank order.
+pub(crate) struct Exchanged {
+    pub ctx: u32,
+    pub local: Vec<Vec<u8>>,
+    pub remote: Vec<Vec<u8>>,
+}
+
 /// Every member of both groups of intercommunicator `comm` tells every other its next
-/// free context id and `extra`. Returns a context id none of them has used (now used here
-/// too), and the `extra` of the local and of the remote members, each in rank order.
-pub(crate) fn exchange(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>, Vec<Vec<u8>>)> {
+/// free context id and `extra`.
+pub(crate) fn exchange(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<Exchanged> {
     let c = inter(rt, comm)?;
     let (ctx, local, remote) = (c.ctx + 1, c.group.clone(), c.remote.clone().expect("an intercommunicator"));
     // Both sides must list the members in the same order: by world rank.
@@ -46,7 +53,7 @@ pub(crate) fn exchange(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(
     let new_ctx = got.iter().map(|b| le_u32(b, 0)).max().unwrap_or(rt.next_context);
     rt.next_context = new_ctx + 2;
     let of = |members: &[u32]| members.iter().map(|w| got[all.binary_search(w).expect("listed")][4..].to_vec()).collect();
-    Ok((new_ctx, of(&local), of(&remote)))
+    Ok(Exchanged { ctx: new_ctx, local: of(&local), remote: of(&remote) })
 }
 
 /// A context id and a group as bytes: the leaders' messages of `MPI_Intercomm_create`.
@@ -142,7 +149,7 @@ fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, peer_comm: i32
 /// `MPI_Intercomm_merge`: the group whose members passed `high = false` comes first; when
 /// both sides passed the same, the side whose first member has the lower world rank does.
 fn merge(rt: &mut Runtime, comm: i32, high: bool) -> MpiResult<i32> {
-    let (ctx, local_items, remote_items) = exchange(rt, comm, &[high as u8])?;
+    let Exchanged { ctx, local: local_items, remote: remote_items } = exchange(rt, comm, &[high as u8])?;
     let c = rt.comm(comm)?;
     let remote = c.remote.as_ref().expect("exchange checked it");
     let (mine_high, theirs_high) = (local_items[0][0] != 0, remote_items[0][0] != 0);
