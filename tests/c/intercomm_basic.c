@@ -209,6 +209,18 @@ static void check_derived(MPI_Comm inter)
         int v = me, got = -1;
         CALL(MPI_Sendrecv(&v, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, created, MPI_STATUS_IGNORE));
         CHECK(got == (in_a ? a : 0), "created comm got %d", got);
+        char name[MPI_MAX_OBJECT_NAME];
+        int len = -1;
+        CALL(MPI_Comm_get_name(created, name, &len));
+        CHECK(len == 0 && name[0] == 0, "a new communicator is named '%s'", name);
+        CALL(MPI_Comm_set_name(created, "pair"));
+        CALL(MPI_Comm_get_name(created, name, &len));
+        CHECK(len == 4 && strcmp(name, "pair") == 0, "name '%s' (%d)", name, len);
+        MPI_Comm again;
+        CALL(MPI_Comm_dup(created, &again));
+        CALL(MPI_Comm_get_name(again, name, &len));
+        CHECK(len == 0, "a duplicate inherited the name '%s'", name);
+        CALL(MPI_Comm_free(&again));
         CALL(MPI_Comm_free(&created));
     } else {
         CHECK(created == MPI_COMM_NULL, "create gave a communicator to a non-member");
@@ -227,6 +239,10 @@ int main(int argc, char **argv)
     MPI_Comm local, inter;
     CALL(MPI_Comm_split(MPI_COMM_WORLD, in_a, me, &local));
     CALL(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, in_a ? a : 0, 42, &inter));
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    CALL(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len));
+    CHECK(len == 14 && strcmp(name, "MPI_COMM_WORLD") == 0, "MPI_COMM_WORLD is named '%s'", name);
     check_queries(inter, local);
     check_p2p(inter);
     check_merge(inter, 0);

@@ -28,12 +28,14 @@ pub struct Comm {
     /// An intercommunicator's remote group (world ranks, in remote rank order); `group` is
     /// then the local group. Point-to-point ranks name members of this group.
     pub remote: Option<Arc<Vec<u32>>>,
+    /// The name given by MPI_Comm_set_name (duplicates do not inherit it).
+    pub name: Option<String>,
 }
 
 impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, remote: None }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, remote: None, name: None }
     }
 
     pub fn size(&self) -> i32 {
@@ -103,7 +105,7 @@ pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
     let hints = hints.unwrap_or_else(|| c.hints.clone());
-    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0, hints, topo: c.topo.clone(), remote: None };
+    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0, hints, topo: c.topo.clone(), remote: None, name: None };
     Ok(rt.add_comm(new))
 }
 
@@ -290,4 +292,43 @@ crate::mpi_export! { MPI_Comm_create_group, PMPI_Comm_create_group, (comm: MPI_C
 
 crate::mpi_export! { MPI_Comm_split_type, PMPI_Comm_split_type, (comm: MPI_Comm, split_type: c_int, key: c_int, info: MPI_Info, newcomm: *mut MPI_Comm) {
     call("MPI_Comm_split_type", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = self::split_type(rt, comm, split_type, key, info)?; Ok(()) })
+}}
+
+crate::mpi_export! { MPI_Comm_set_name, PMPI_Comm_set_name, (comm: MPI_Comm, name: *const std::os::raw::c_char) {
+    call("MPI_Comm_set_name", comm, |rt| {
+        rt.comm(comm)?;
+        if name.is_null() {
+            return err(MPI_ERR_ARG, "comm_name is NULL");
+        }
+        // SAFETY: MPI passes a NUL-terminated string (checked non-null above).
+        let bytes = unsafe { std::ffi::CStr::from_ptr(name) }.to_bytes();
+        // Longer names are cut to what MPI_Comm_get_name can return.
+        let kept = &bytes[..bytes.len().min(MPI_MAX_OBJECT_NAME as usize - 1)];
+        rt.comms.get_mut(&comm).expect("checked above").name = Some(String::from_utf8_lossy(kept).into_owned());
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Comm_get_name, PMPI_Comm_get_name, (comm: MPI_Comm, name: *mut std::os::raw::c_char, resultlen: *mut c_int) {
+    call("MPI_Comm_get_name", comm, |rt| {
+        let c = rt.comm(comm)?;
+        let predefined = match comm {
+            MPI_COMM_WORLD => "MPI_COMM_WORLD",
+            MPI_COMM_SELF => "MPI_COMM_SELF",
+            _ => "",
+        };
+        let text = c.name.as_deref().unwrap_or(predefined);
+        if name.is_null() {
+            return err(MPI_ERR_ARG, "comm_name is NULL");
+        }
+        let len = out(resultlen, "resultlen")?;
+        let bytes = &text.as_bytes()[..text.len().min(MPI_MAX_OBJECT_NAME as usize - 1)];
+        // SAFETY: MPI passes room for MPI_MAX_OBJECT_NAME characters (checked non-null above),
+        // and at most that many minus one plus the NUL are written.
+        let dst = unsafe { std::slice::from_raw_parts_mut(name as *mut u8, bytes.len() + 1) };
+        dst[..bytes.len()].copy_from_slice(bytes);
+        dst[bytes.len()] = 0;
+        *len = bytes.len() as c_int;
+        Ok(())
+    })
 }}
