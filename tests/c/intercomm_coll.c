@@ -293,18 +293,21 @@ int main(int argc, char **argv)
     }
     /* A non-blocking collective on the intercommunicator overlaps one on the local group
      * and point-to-point traffic on the intercommunicator: none takes the others' data. */
-    int x = me, lsum = -1, p = -1;
-    MPI_Request q[2];
+    int x = me, lsum = -1, p = -1, isum = -1;
+    MPI_Request q[4];
     CALL(MPI_Ibcast(&x, 1, MPI_INT, mine == 1 ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter, &q[0]));
     CALL(MPI_Iallreduce(&me, &lsum, 1, MPI_INT, MPI_SUM, local, &q[1]));
+    CALL(MPI_Iallreduce(&me, &isum, 1, MPI_INT, MPI_SUM, inter, &q[2]));
+    CALL(MPI_Ibarrier(inter, &q[3]));
     if (rank == 0)
         CALL(MPI_Sendrecv(&me, 1, MPI_INT, 0, 0, &p, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE));
-    MPI_Status sts[2];
-    CALL(MPI_Waitall(2, q, sts));
+    MPI_Status sts[4];
+    CALL(MPI_Waitall(4, q, sts));
     int want = 0;
     for (int w = in_a ? 0 : a; w < (in_a ? a : np); w++)
         want += w;
     CHECK(lsum == want, "local allreduce %d, want %d", lsum, want);
+    CHECK(isum == np * (np - 1) / 2 - want, "overlapped allreduce %d", isum);
     CHECK(mine == 1 || x == 0, "ibcast from group A's rank 0 gave %d", x);
     CHECK(rank != 0 || p == (in_a ? a : 0), "sendrecv between leaders got %d", p);
     CALL(MPI_Comm_free(&inter));
