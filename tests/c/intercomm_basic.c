@@ -76,7 +76,8 @@ static void check_p2p(MPI_Comm inter)
         int in = -1, count = -1;
         CALL(MPI_Probe(MPI_ANY_SOURCE, 7, inter, &st));
         CHECK(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < rsize && st.MPI_SOURCE % size == rank, "probe source %d", st.MPI_SOURCE);
-        CALL(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, inter, &st));
+        /* Tag 7: a partner that is done may already send the tag-8 message below. */
+        CALL(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 7, inter, &st));
         CALL(MPI_Get_count(&st, MPI_INT, &count));
         CHECK(count == 1 && st.MPI_TAG == 7, "count %d tag %d", count, st.MPI_TAG);
         CHECK(in == 1000 * !in_a + st.MPI_SOURCE, "got %d from remote rank %d", in, st.MPI_SOURCE);
@@ -154,6 +155,18 @@ static void check_derived(MPI_Comm inter)
     CHECK(cmp == MPI_UNEQUAL, "inter vs world compares %d", cmp);
     CALL(MPI_Comm_test_inter(dup, &flag));
     CHECK(flag, "a dup of an intercommunicator is not one");
+    /* Idup: the same groups; usable once the request completes. */
+    MPI_Comm idup;
+    MPI_Request ireq;
+    CALL(MPI_Comm_idup(inter, &idup, &ireq));
+    CALL(MPI_Wait(&ireq, MPI_STATUS_IGNORE));
+    CALL(MPI_Comm_compare(inter, idup, &cmp));
+    CHECK(cmp == MPI_CONGRUENT, "idup compares %d", cmp);
+    int isum = -1;
+    CALL(MPI_Allreduce(&rank, &isum, 1, MPI_INT, MPI_SUM, idup));
+    CALL(MPI_Comm_remote_size(inter, &rsize));
+    CHECK(isum == rsize * (rsize - 1) / 2, "allreduce on the idup: %d", isum);
+    CALL(MPI_Comm_free(&idup));
     /* Traffic on the dup and the original do not mix. */
     if (rank == 0) {
         int x = 1, y = 2, gx = 0, gy = 0;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use ferry_core::engine::matching::Pattern;
 
 use crate::boundary::call;
-use crate::comm::{intra, out_arg, Comm};
+use crate::comm::{intra, out_arg, Comm, IDUP_PAIRS};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
@@ -51,7 +51,8 @@ pub(crate) fn exchange(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<E
     mine.extend_from_slice(extra);
     let got = internal::allgather_among(rt, ctx, &all, me, internal::TAG_ALLGATHER, &mine)?;
     let new_ctx = got.iter().map(|b| le_u32(b, 0)).max().unwrap_or(rt.next_context);
-    rt.next_context = new_ctx + 2;
+    // The pair, then the block of its idups (see `Comm::new`).
+    rt.next_context = new_ctx + 2 + 2 * IDUP_PAIRS;
     let of = |members: &[u32]| members.iter().map(|w| got[all.binary_search(w).expect("listed")][4..].to_vec()).collect();
     Ok(Exchanged { ctx: new_ctx, local: of(&local), remote: of(&remote) })
 }
@@ -136,7 +137,7 @@ fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, peer_comm: i32
         }
         None => decode(&send_recv(rt, None, local[leader], lctx, internal::TAG_INTERCOMM, &[], cap)?)?,
     };
-    rt.next_context = rt.next_context.max(ctx + 2);
+    rt.next_context = rt.next_context.max(ctx + 2 + 2 * IDUP_PAIRS);
     if overlap != 0 {
         return err(MPI_ERR_ARG, "the two groups of an intercommunicator must be disjoint");
     }
