@@ -34,6 +34,7 @@ mod f90types;
 mod generalized;
 mod group;
 mod info;
+mod intercomm;
 mod internal;
 mod isendrecv;
 mod misc;
