@@ -44,3 +44,4 @@ mod runtime;
 pub(crate) mod topo;
 mod typeinfo;
 mod types;
+mod win;

@@ -106,6 +106,8 @@ pub struct Runtime {
     pub coll: Selection,
     /// Info objects by handle.
     pub infos: crate::info::Infos,
+    /// One-sided communication windows by handle.
+    pub wins: crate::win::Wins,
 }
 
 // SAFETY: the raw pointers inside (user buffers of pending requests) are valid by MPI's
@@ -158,6 +160,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
         next_op: 0,
         coll,
         infos: Default::default(),
+        wins: Default::default(),
     });
     if async_progress {
         let rt = guard.as_mut().expect("just set");

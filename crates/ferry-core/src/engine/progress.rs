@@ -60,6 +60,7 @@ impl Engine {
                 // at the sockets only every so often.
                 if self.poll_rings() {
                     self.advance_collectives();
+                    self.run_service();
                     if let Some(e) = &self.fatal {
                         return Err(e.clone());
                     }
@@ -159,6 +160,10 @@ impl Engine {
         self.pump();
         // Until nothing moves: one collective's step may complete what another waits for.
         while self.advance_collectives() {}
+        if self.run_service() {
+            // What the service sent may already be on its way, and its answers queued.
+            self.pump();
+        }
         if timeout.map_or(true, |t| !t.is_zero()) || self.connector.has_pending() {
             self.connector.housekeeping(self.poll.registry(), Instant::now());
             self.connector_events();
