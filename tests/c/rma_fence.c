@@ -129,6 +129,27 @@ int main(int argc, char **argv)
         CHECK(dmem[r] == r + 0.5, "allocate: dmem[%d] = %g", r, dmem[r]);
     CALL(MPI_Win_free(&win));
 
+    /* Large transfers (past every eager limit): 1 MiB put to the right, got back from the left. */
+    enum { BIG = 1 << 18 };
+    int *big, *out = xmalloc(sizeof(int) * BIG), *in = xmalloc(sizeof(int) * BIG);
+    CALL(MPI_Win_allocate(sizeof(int) * BIG, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &big, &win));
+    for (int i = 0; i < BIG; i++) {
+        out[i] = me * 7 + i;
+        in[i] = -1;
+    }
+    CALL(MPI_Win_fence(0, win));
+    CALL(MPI_Put(out, BIG, MPI_INT, right, 0, BIG, MPI_INT, win));
+    CALL(MPI_Win_fence(0, win));
+    CALL(MPI_Get(in, BIG, MPI_INT, left, 0, BIG, MPI_INT, win));
+    CALL(MPI_Win_fence(0, win));
+    for (int i = 0; i < BIG; i++) {
+        CHECK(big[i] == left * 7 + i, "big put: [%d] = %d", i, big[i]);
+        CHECK(in[i] == ((left + np - 1) % np) * 7 + i, "big get: [%d] = %d", i, in[i]);
+    }
+    CALL(MPI_Win_free(&win));
+    free(out);
+    free(in);
+
     free(mem);
     CALL(MPI_Finalize());
     return 0;

@@ -14,6 +14,7 @@
 pub mod codec;
 mod objects;
 mod ops;
+mod shared;
 mod sync;
 pub mod target;
 
@@ -35,6 +36,8 @@ const TAG_FENCE: i32 = -2;
 const TAG_FREE: i32 = -3;
 /// `MPI_Win_post` tells each origin of its group with this tag.
 const TAG_POST: i32 = -4;
+/// The exchanges of `MPI_Win_allocate_shared`.
+const TAG_SHARED: i32 = -5;
 
 /// An answer this origin waits for.
 pub struct Reply {
@@ -79,10 +82,14 @@ pub struct Win {
     /// Every member's window size in bytes and displacement unit.
     pub sizes: Vec<u64>,
     pub disp_units: Vec<u64>,
+    /// Every member's process id (names the shared memory of a shared window).
+    pub pids: Vec<u64>,
     pub flavor: c_int,
     pub base: *mut c_void,
     /// Memory of `MPI_Win_allocate`, freed with the window.
     _owned: Option<Vec<u128>>,
+    /// `MPI_Win_allocate_shared`: the memory every member maps.
+    pub shared_mem: Option<shared::SharedMem>,
     pub errhandler: c_int,
     pub name: String,
     pub hints: crate::info::Hints,
@@ -189,10 +196,12 @@ fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, d
     }
     let mut extra = (size as u64).to_le_bytes().to_vec();
     extra.extend_from_slice(&(disp_unit as u64).to_le_bytes());
+    extra.extend_from_slice(&(std::process::id() as u64).to_le_bytes());
     let (ctx, all) = crate::comm::agree_context(rt, comm, &extra)?;
     let word = |b: &Vec<u8>, k: usize| u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes"));
     let sizes = all.iter().map(|b| word(b, 0)).collect();
     let disp_units = all.iter().map(|b| word(b, 1)).collect();
+    let pids = all.iter().map(|b| word(b, 2)).collect();
     let dynamic = flavor == MPI_WIN_FLAVOR_DYNAMIC;
     let mem = Memory { base: base as usize, size: size as usize, dynamic, attached: Vec::new() };
     target::lock(&rt.wins.shared).wins.insert(ctx, Exposure::new(ctx, mem));
@@ -216,9 +225,11 @@ fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, d
         rank,
         sizes,
         disp_units,
+        pids,
         flavor,
         base,
         _owned: owned,
+        shared_mem: None,
         errhandler,
         name: String::new(),
         hints,

@@ -174,7 +174,29 @@ fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype) -> 
 fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<()> {
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     let (data, _) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
+    if let Some(at) = shared_place(rt, win, &p)? {
+        // SAFETY: `place` checked the runs against the target's part of the shared memory,
+        // which this process maps; `data` is ours.
+        unsafe { super::target::scatter(at, &p.runs_or_all(), &data) };
+        return Ok(());
+    }
     send(rt, win, p.target, header(Kind::Put, &p).encode(&data))
+}
+
+impl Place {
+    fn runs_or_all(&self) -> Vec<(i64, u64)> {
+        if self.runs.is_empty() {
+            vec![(0, self.len as u64)]
+        } else {
+            self.runs.clone()
+        }
+    }
+}
+
+/// Where the operation's target bytes lie in this process's mapping, when the window's
+/// memory is shared (the copy needs no target then).
+fn shared_place(rt: &Runtime, win: MPI_Win, p: &Place) -> MpiResult<Option<*mut u8>> {
+    Ok(rt.win(win)?.shared_mem.as_ref().map(|m| m.part(p.target).wrapping_add(p.offset as usize)))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -183,6 +205,16 @@ fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, 
     let n = check_count(ocount, "origin count")?;
     if rt.datatype(otype)?.size() * n != p.len {
         return err(MPI_ERR_TYPE, "origin and target hold different amounts of data");
+    }
+    if let Some(at) = shared_place(rt, win, &p)? {
+        let mut data = Vec::with_capacity(p.len);
+        // SAFETY: as in `put`; the origin buffer holds `n` elements of its type (MPI's
+        // contract) and is not the window's memory we just read into `data`.
+        unsafe {
+            super::target::gather(at, &p.runs_or_all(), &mut data);
+            rt.datatype(otype)?.unpack(&data, obuf as *mut u8, n);
+        }
+        return Ok(if request { Some(done_request(rt)) } else { None });
     }
     let (tag, h) = expect(rt, win, p.target, obuf, n, otype, request)?;
     let mut hd = header(Kind::Get, &p);

@@ -216,22 +216,11 @@ impl Exposure {
             return Err(format!("{:?} of {len} bytes carries {} bytes of data", h.kind, payload.len()));
         }
         let runs: Vec<(i64, u64)> = if h.runs.is_empty() { vec![(0, h.len)] } else { h.runs.clone() };
-        // SAFETY: `locate` checked that every run lies in the window's memory, which the
-        // window's owner keeps valid until MPI_Win_free (or MPI_Win_detach); the packed
-        // buffers are ours, so nothing overlaps.
-        let gather = |out: &mut Vec<u8>| {
-            for &(o, l) in &runs {
-                out.extend_from_slice(unsafe { std::slice::from_raw_parts(at.wrapping_offset(o as isize), l as usize) });
-            }
-        };
-        let scatter = |src: &[u8]| {
-            let mut k = 0;
-            for &(o, l) in &runs {
-                // SAFETY: as for `gather`.
-                unsafe { std::ptr::copy_nonoverlapping(src[k..].as_ptr(), at.wrapping_offset(o as isize), l as usize) };
-                k += l as usize;
-            }
-        };
+        // SAFETY (all calls below): `locate` checked that every run lies in the window's
+        // memory, which its owner keeps valid until MPI_Win_free (or MPI_Win_detach); the
+        // packed buffers are ours, so nothing overlaps.
+        let gather = |out: &mut Vec<u8>| unsafe { gather(at, &runs, out) };
+        let scatter = |src: &[u8]| unsafe { scatter(at, &runs, src) };
         match h.kind {
             Kind::Put => {
                 scatter(payload);
@@ -268,6 +257,31 @@ impl Exposure {
             }
             _ => unreachable!("synchronisation requests are handled by the caller"),
         }
+    }
+}
+
+/// Append the bytes of `runs` (offset, length from `at`) to `out`, in order.
+///
+/// # Safety
+/// Every run must be readable memory.
+pub unsafe fn gather(at: *const u8, runs: &[(i64, u64)], out: &mut Vec<u8>) {
+    for &(o, l) in runs {
+        // SAFETY: the caller vouches for the run.
+        out.extend_from_slice(unsafe { std::slice::from_raw_parts(at.wrapping_offset(o as isize), l as usize) });
+    }
+}
+
+/// Write `src` into `runs` (offset, length from `at`), in order; `src` holds their bytes.
+///
+/// # Safety
+/// Every run must be writable memory that `src` does not overlap.
+pub unsafe fn scatter(at: *mut u8, runs: &[(i64, u64)], src: &[u8]) {
+    let mut k = 0;
+    for &(o, l) in runs {
+        // SAFETY: the caller vouches for the run; `k + l <= src.len()` as the runs hold
+        // `src.len()` bytes in all.
+        unsafe { std::ptr::copy_nonoverlapping(src[k..].as_ptr(), at.wrapping_offset(o as isize), l as usize) };
+        k += l as usize;
     }
 }
 
