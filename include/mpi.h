@@ -53,6 +53,10 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int keyval,
                                            void *attribute_val, void *extra_state);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *errorcode, ...);
 typedef void(MPI_Win_errhandler_function)(MPI_Win *win, int *errorcode, ...);
+typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void *attribute_val,
+                                          void *extra_state);
 
 /*
  * The first two fields are private to the library: they hold the received byte count (low 32
@@ -194,6 +198,9 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_TYPE_NULL_COPY_FN    ((MPI_Type_copy_attr_function *)0)
 #define MPI_TYPE_NULL_DELETE_FN  ((MPI_Type_delete_attr_function *)0)
 #define MPI_TYPE_DUP_FN          ((MPI_Type_copy_attr_function *)MPIR_Dup_fn)
+#define MPI_WIN_NULL_COPY_FN     ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN   ((MPI_Win_delete_attr_function *)0)
+#define MPI_WIN_DUP_FN           ((MPI_Win_copy_attr_function *)MPIR_Dup_fn)
 
 #define MPI_BOTTOM            ((void *)0)
 #define MPI_IN_PLACE          ((void *)-1)

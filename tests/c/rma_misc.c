@@ -2,7 +2,8 @@
 /*
  * Window objects: dynamic windows (attach, detach, remote addresses),
  * names, info hints, the group, error handlers (MPI_Win_create_errhandler,
- * set/get, MPI_Win_call_errhandler) and MPI_Win_sync.
+ * set/get, MPI_Win_call_errhandler), user attributes (keyvals and delete
+ * callbacks) and MPI_Win_sync.
  */
 #define TEST_NAME "rma_misc"
 #include "testutil.h"
@@ -11,6 +12,17 @@
 
 static int handler_calls = 0, handler_code = 0;
 static MPI_Win handler_win = MPI_WIN_NULL;
+
+static int deletes = 0;
+static void *deleted_value = NULL;
+
+static int on_delete(MPI_Win win, int key, void *val, void *extra)
+{
+    (void)win, (void)key, (void)extra;
+    deletes++;
+    deleted_value = val;
+    return MPI_SUCCESS;
+}
 
 static void on_error(MPI_Win *win, int *code, ...)
 {
@@ -111,7 +123,25 @@ int main(int argc, char **argv)
     CHECK(mem[0] == 40 + left, "after flush, barrier and sync: %d", mem[0]);
     CALL(MPI_Win_unlock_all(win));
 
+    /* User attributes: delete callbacks on MPI_Win_delete_attr and on MPI_Win_free. */
+    int key, val1 = 1, val2 = 2, *back_val;
+    CALL(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, on_delete, &key, NULL));
+    CALL(MPI_Win_set_attr(win, key, &val1));
+    CALL(MPI_Win_get_attr(win, key, &back_val, &flag));
+    CHECK(flag && back_val == &val1, "user attribute: flag %d", flag);
+    CALL(MPI_Win_delete_attr(win, key));
+    CHECK(deletes == 1 && deleted_value == &val1, "delete_attr: %d deletes", deletes);
+    CALL(MPI_Win_get_attr(win, key, &back_val, &flag));
+    CHECK(!flag, "a deleted attribute is still there");
+    CALL(MPI_Win_set_attr(win, key, &val2));
+    CALL(MPI_Win_free_keyval(&key));
+    CHECK(key == MPI_KEYVAL_INVALID, "free_keyval left the key");
+#ifdef FERRY_MPI_H
+    EXPECT(MPI_ERR_KEYVAL, MPI_Win_set_attr(win, MPI_WIN_BASE, &val1));
+#endif
+
     CALL(MPI_Win_free(&win));
+    CHECK(deletes == 2 && deleted_value == &val2, "MPI_Win_free: %d deletes", deletes);
     free(buf);
     free(addrs);
     CALL(MPI_Finalize());

@@ -380,6 +380,9 @@ pub const HEADER_POINTERS: &[(&str, i64)] = &[
     // Functions of the library: 1 stands for "not null" (tests/abi/abi_print.c, FN).
     ("MPI_COMM_DUP_FN", 1),
     ("MPI_TYPE_DUP_FN", 1),
+    ("MPI_WIN_NULL_COPY_FN", 0),
+    ("MPI_WIN_NULL_DELETE_FN", 0),
+    ("MPI_WIN_DUP_FN", 1),
 ];
 
 constants! {

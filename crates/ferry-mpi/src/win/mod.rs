@@ -30,6 +30,7 @@ use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;
 use target::{Exposure, Memory, Shared};
+pub use objects::{is_window_key, window_attr};
 
 /// Tags of the window's collective exchanges on its second context.
 const TAG_FENCE: i32 = -2;
@@ -264,11 +265,16 @@ fn allocate(size: MPI_Aint) -> MpiResult<Vec<u128>> {
 
 /// `MPI_Win_free`: every epoch must be closed; the members then agree that nobody will send
 /// to the window any more, and it goes.
-fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
+fn check_free(rt: &Runtime, h: MPI_Win) -> MpiResult<()> {
     let w = rt.win(h)?;
     if !w.epoch.locks.is_empty() || w.epoch.lock_all.is_some() || w.epoch.start.is_some() || w.posted.is_some() {
         return err(MPI_ERR_RMA_SYNC, "the window still has an open passive-target or PSCW epoch");
     }
+    Ok(())
+}
+
+fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
+    check_free(rt, h)?;
     sync::wait_all_replies(rt, h)?;
     let w = rt.win(h)?;
     let (ctx, group, me) = (w.ctx, w.group.clone(), w.rank);
@@ -315,6 +321,15 @@ crate::mpi_export! { MPI_Win_create_dynamic, PMPI_Win_create_dynamic, (info: MPI
 crate::mpi_export! { MPI_Win_free, PMPI_Win_free, (win: *mut MPI_Win) {
     // SAFETY: MPI passes a pointer to the caller's handle; NULL is checked.
     let h = match unsafe { win.as_ref() } { Some(h) => *h, None => return call("MPI_Win_free", MPI_COMM_WORLD, |_| err(MPI_ERR_ARG, "win is NULL")) };
+    let rc = win_call("MPI_Win_free", h, |rt| check_free(rt, h));
+    if rc != MPI_SUCCESS {
+        return rc;
+    }
+    // The attributes' delete callbacks run first, without the lock (they may call MPI).
+    let rc = crate::attr::before_free("MPI_Win_free", crate::attr::Kind::Win, h);
+    if rc != MPI_SUCCESS {
+        return rc;
+    }
     let rc = win_call("MPI_Win_free", h, |rt| free(rt, h));
     if rc == MPI_SUCCESS {
         // SAFETY: checked non-NULL above.

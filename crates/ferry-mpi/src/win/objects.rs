@@ -10,25 +10,24 @@ use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;
 
-crate::mpi_export! { MPI_Win_get_attr, PMPI_Win_get_attr, (win: MPI_Win, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    win_call("MPI_Win_get_attr", win, |rt| {
-        let f = out_arg(flag, "flag")?;
-        let v = out_arg(val as *mut *mut c_void, "attribute_val")?;
-        let w = rt.win(win)?;
-        // MPI_WIN_BASE gives the base itself, the others a pointer to the value.
-        let p: *mut c_void = match key {
-            MPI_WIN_BASE => w.base,
-            MPI_WIN_SIZE => &*w.attr_size as *const MPI_Aint as *mut c_void,
-            MPI_WIN_DISP_UNIT => &*w.attr_disp_unit as *const c_int as *mut c_void,
-            MPI_WIN_CREATE_FLAVOR => &*w.attr_flavor as *const c_int as *mut c_void,
-            MPI_WIN_MODEL => &*w.attr_model as *const c_int as *mut c_void,
-            _ => return err(MPI_ERR_KEYVAL, format!("{key:#x} is not a window attribute key (user keys on windows are not supported)")),
-        };
-        *v = p;
-        *f = 1;
-        Ok(())
+/// Whether `key` is one of the predefined window attributes.
+pub fn is_window_key(key: c_int) -> bool {
+    [MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL].contains(&key)
+}
+
+/// The value `MPI_Win_get_attr` gives for a predefined key: the base itself for
+/// `MPI_WIN_BASE`, a pointer to the value for the others.
+pub fn window_attr(rt: &Runtime, win: MPI_Win, key: c_int) -> MpiResult<*mut c_void> {
+    let w = rt.win(win)?;
+    Ok(match key {
+        MPI_WIN_BASE => w.base,
+        MPI_WIN_SIZE => &*w.attr_size as *const MPI_Aint as *mut c_void,
+        MPI_WIN_DISP_UNIT => &*w.attr_disp_unit as *const c_int as *mut c_void,
+        MPI_WIN_CREATE_FLAVOR => &*w.attr_flavor as *const c_int as *mut c_void,
+        MPI_WIN_MODEL => &*w.attr_model as *const c_int as *mut c_void,
+        _ => return err(MPI_ERR_KEYVAL, format!("{key:#x} is not a predefined window attribute")),
     })
-}}
+}
 
 crate::mpi_export! { MPI_Win_set_name, PMPI_Win_set_name, (win: MPI_Win, name: *const c_char) {
     win_call("MPI_Win_set_name", win, |rt| {
