@@ -1,4 +1,4 @@
-/* ranks: 2 4 */
+/* ranks: 2 4 8 */
 /* env: FERRY_TRANSPORTS=shm,tcp */
 /* env: FERRY_TRANSPORTS=tcp */
 /* mpich: skip Debian's MPICH 4.0 misdirects this program's PSCW epochs: a put to the right neighbour lands in the origin's own window */

@@ -1,4 +1,4 @@
-/* ranks: 1 2 4 */
+/* ranks: 1 2 4 8 */
 /* env: FERRY_TRANSPORTS=shm,tcp */
 /* env: FERRY_TRANSPORTS=tcp */
 /*
