@@ -298,13 +298,55 @@ crate::mpi_export! { MPI_Win_create, PMPI_Win_create, (base: *mut c_void, size: 
     })
 }}
 
+/// Set the memory of window `h` (made without memory) to start at `base`.
+fn set_base(rt: &mut Runtime, h: MPI_Win, base: *mut c_void) -> MpiResult<()> {
+    let ctx = rt.win(h)?.ctx;
+    if let Some(x) = target::lock(&rt.wins.shared).wins.get_mut(&ctx) {
+        x.mem.base = base as usize;
+    }
+    rt.win_mut(h)?.base = base;
+    Ok(())
+}
+
+/// Forget window `h` when its creation failed on every member alike (nobody uses it).
+fn discard(rt: &mut Runtime, h: MPI_Win) {
+    if let Some(w) = rt.wins.table.remove(&h) {
+        target::lock(&rt.wins.shared).wins.remove(&w.ctx);
+    }
+}
+
+/// `MPI_Win_allocate`: when every member runs on this host, the memory goes into one
+/// shared-memory object, so that puts and gets among them are plain copies (parts aligned
+/// to 64 bytes); else, or if that fails, into ordinary memory.
+fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm) -> MpiResult<(MPI_Win, *mut c_void)> {
+    if size < 0 {
+        return err(MPI_ERR_SIZE, format!("window size {size} is negative"));
+    }
+    if rt.comm(comm)?.group.len() > 1 && shared::one_host(rt, comm)?.is_none() {
+        let h = create(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, None)?;
+        match shared::share(rt, h, 64) {
+            Ok(base) => return Ok((h, base)),
+            Err(e) => {
+                ferry_core::debug!("rma", "window memory not shared ({e}); ordinary memory instead");
+                let mut mem = allocate(size)?;
+                let base = mem.as_mut_ptr() as *mut c_void;
+                set_base(rt, h, base)?;
+                rt.win_mut(h)?._owned = Some(mem);
+                return Ok((h, base));
+            }
+        }
+    }
+    let mut mem = allocate(size)?;
+    let base = mem.as_mut_ptr() as *mut c_void;
+    Ok((create(rt, comm, base, size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, Some(mem))?, base))
+}
+
 crate::mpi_export! { MPI_Win_allocate, PMPI_Win_allocate, (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) {
     call("MPI_Win_allocate", comm, |rt| {
         let o = out_arg(win, "win")?;
         let b = out_arg(baseptr as *mut *mut c_void, "baseptr")?;
-        let mut mem = allocate(size)?;
-        let base = mem.as_mut_ptr() as *mut c_void;
-        *o = create(rt, comm, base, size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, Some(mem))?;
+        let (h, base) = allocate_window(rt, size, disp_unit, info, comm)?;
+        *o = h;
         *b = base;
         Ok(())
     })

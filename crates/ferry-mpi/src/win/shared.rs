@@ -4,13 +4,14 @@
 //! (`MPI_Win_shared_query` gives the addresses). Puts and gets on such a window copy
 //! straight between the origin's buffer and its own mapping of the target's part, without
 //! the target; accumulates still go to the target, which applies them one at a time, so
-//! they stay atomic element by element.
+//! they stay atomic element by element. `MPI_Win_allocate` uses the same memory when all its
+//! members run on one host.
 
 use std::ffi::CString;
 use std::io;
 use std::os::raw::{c_int, c_void};
 
-use super::{target, win_call, TAG_SHARED};
+use super::{win_call, TAG_SHARED};
 use crate::boundary::call;
 use crate::comm::out_arg;
 use crate::consts::*;
@@ -52,8 +53,10 @@ fn map(name: &str, len: usize, create: bool) -> io::Result<Mapping> {
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
-    // SAFETY: `fd` is ours; tmpfs hands out zero pages, so the memory starts zeroed.
-    let sized = !create || unsafe { libc::ftruncate(fd, len as libc::off_t) } == 0;
+    // Reserve the pages now (zeroed): a merely truncated object larger than what /dev/shm
+    // can hold would fail later, with SIGBUS at the first store, instead of here.
+    // SAFETY: `fd` is ours.
+    let sized = !create || unsafe { libc::posix_fallocate(fd, 0, len as libc::off_t) } == 0;
     let addr = if sized {
         // SAFETY: a fresh shared mapping of the object's `len` bytes.
         unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0) }
@@ -81,20 +84,16 @@ fn all_ok(rt: &mut Runtime, h: MPI_Win, ok: bool) -> MpiResult<bool> {
     Ok(all.iter().all(|b| b.first() == Some(&1)))
 }
 
-/// `MPI_Win_allocate_shared`: the window as any other, then its memory in one object.
-fn allocate_shared(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm) -> MpiResult<(MPI_Win, *mut c_void)> {
-    let c = rt.comm(comm)?;
-    let host = rt.host_ranks();
-    if let Some(w) = c.group.iter().find(|w| !host.contains(w)) {
-        return err(MPI_ERR_RMA_SHARED, format!("world rank {w} of the communicator is on another host: its memory cannot be shared"));
-    }
-    let h = super::create(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_SHARED, None)?;
+/// Put the memory of window `h` (made without memory) into one shared-memory object,
+/// every member's part starting at a multiple of `align` bytes; the window's base becomes
+/// this member's part. Every member gets the same outcome.
+pub(super) fn share(rt: &mut Runtime, h: MPI_Win, align: usize) -> MpiResult<*mut c_void> {
     let w = rt.win(h)?;
     let mut offsets = Vec::with_capacity(w.sizes.len());
     let mut total = 0usize;
     for &s in &w.sizes {
         offsets.push(total);
-        total += s as usize;
+        total += (s as usize).next_multiple_of(align);
     }
     let name = format!("/ferry-win-{}-{}", w.pids[0], w.ctx);
     let len = total.max(1);
@@ -121,14 +120,31 @@ fn allocate_shared(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI
     }
     let mem = SharedMem { map, offsets };
     let base = mem.part(me) as *mut c_void;
-    let ctx = rt.win(h)?.ctx;
-    if let Some(x) = target::lock(&rt.wins.shared).wins.get_mut(&ctx) {
-        x.mem.base = base as usize;
+    super::set_base(rt, h, base)?;
+    rt.win_mut(h)?.shared_mem = Some(mem);
+    Ok(base)
+}
+
+/// Whether every member of `comm` runs on this host (and there is more than one).
+pub(super) fn one_host(rt: &Runtime, comm: MPI_Comm) -> MpiResult<Option<u32>> {
+    let c = rt.comm(comm)?;
+    let host = rt.host_ranks();
+    Ok(c.group.iter().find(|w| !host.contains(w)).copied())
+}
+
+/// `MPI_Win_allocate_shared`: the window as any other, then its memory in one object.
+fn allocate_shared(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm) -> MpiResult<(MPI_Win, *mut c_void)> {
+    if let Some(w) = one_host(rt, comm)? {
+        return err(MPI_ERR_RMA_SHARED, format!("world rank {w} of the communicator is on another host: its memory cannot be shared"));
     }
-    let w = rt.win_mut(h)?;
-    w.base = base;
-    w.shared_mem = Some(mem);
-    Ok((h, base))
+    let h = super::create(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_SHARED, None)?;
+    match share(rt, h, 1) {
+        Ok(base) => Ok((h, base)),
+        Err(e) => {
+            super::discard(rt, h);
+            Err(e)
+        }
+    }
 }
 
 crate::mpi_export! { MPI_Win_allocate_shared, PMPI_Win_allocate_shared, (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) {
