@@ -126,7 +126,6 @@ pub struct Engine {
     schedules: Schedules,
     /// The upper layer's message consumer run on every pass (see [`Service`]).
     service: Option<Box<dyn Service>>,
-    in_service: bool,
 }
 
 // SAFETY: the raw pointers an engine holds are user buffers that the MPI contract keeps valid
@@ -186,7 +185,6 @@ impl Engine {
             tight_spin: progress::TIGHT_SPIN,
             schedules: Schedules::default(),
             service: None,
-            in_service: false,
         })
     }
 

@@ -18,18 +18,12 @@ impl Engine {
         self.service = Some(s);
     }
 
-    /// Whether a service is installed.
-    pub fn has_service(&self) -> bool {
-        self.service.is_some() || self.in_service
-    }
-
     /// One pass of the service. It is taken out of its slot while it runs: it drives this
     /// very engine, and must not run inside itself.
     pub(super) fn run_service(&mut self) -> bool {
         let Some(mut s) = self.service.take() else { return false };
-        self.in_service = true;
         let moved = s.poll(self);
-        self.in_service = false;
+        // Unless the service installed another meanwhile.
         if self.service.is_none() {
             self.service = Some(s);
         }
