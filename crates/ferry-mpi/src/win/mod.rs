@@ -185,6 +185,7 @@ pub fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut Runtime
 }
 
 /// Make a window of `size` bytes at `base` over `comm` (all of them collective).
+#[allow(clippy::too_many_arguments)]
 fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, flavor: c_int, owned: Option<Vec<u128>>) -> MpiResult<MPI_Win> {
     let c = rt.comm(comm)?;
     let (group, rank, errhandler) = (c.group.clone(), c.rank as usize, c.errhandler);
