@@ -52,6 +52,8 @@ int main(int argc, char **argv)
     CALL(MPI_Win_fence(0, win));
     CALL(MPI_Accumulate(ones, N, MPI_INT, 0, 0, N, MPI_INT, MPI_SUM, win));
     CALL(MPI_Accumulate(&me, 1, MPI_INT, 0, N * np, 1, MPI_INT, MPI_MAX, win));
+    /* No data: nothing to combine, so the operation need not suit the type. */
+    CALL(MPI_Accumulate(ones, 0, MPI_BYTE, right, 0, 0, MPI_BYTE, MPI_SUM, win));
     CALL(MPI_Win_fence(0, win));
     if (me == 0) {
         for (int i = 0; i < N; i++)

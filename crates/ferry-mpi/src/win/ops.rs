@@ -149,7 +149,8 @@ fn done_request(rt: &mut Runtime) -> c_int {
 }
 
 /// The operation and element type of an accumulate, checked against both types.
-fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype) -> MpiResult<(PredefinedOp, Option<ElemType>)> {
+/// An accumulate of no data combines nothing: only the operation's handle is checked then.
+fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype, len: usize) -> MpiResult<(PredefinedOp, Option<ElemType>)> {
     let Some(pop) = PredefinedOp::from_handle(op) else {
         return err(MPI_ERR_OP, format!("operation {op:#x} is not predefined (one-sided accumulates take only predefined operations)"));
     };
@@ -157,7 +158,7 @@ fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype) -> 
         Some((v, i)) => Some(ElemType::Pair(v, i)),
         None => reduce_op::elem_type(ot),
     };
-    if matches!(pop, PredefinedOp::Replace | PredefinedOp::NoOp) {
+    if matches!(pop, PredefinedOp::Replace | PredefinedOp::NoOp) || len == 0 {
         return Ok((pop, elem));
     }
     let Some(e) = elem else { return err(MPI_ERR_TYPE, format!("{} needs a type of one basic datatype", pop.name())) };
@@ -227,7 +228,7 @@ fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, 
 fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<()> {
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     let (data, ot) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
-    let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype)?;
+    let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
     let mut h = header(Kind::Acc, &p);
     h.op = op;
     h.elem = elem;
@@ -242,7 +243,7 @@ fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: M
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     let no_op = op == MPI_NO_OP;
     let (data, ot) = if no_op { (Vec::new(), p.ttype.clone()) } else { origin_bytes(rt, obuf, ocount, otype, p.len)? };
-    let (_, elem) = accumulate_op(op, if no_op { ttype } else { otype }, &ot, &p.ttype)?;
+    let (_, elem) = accumulate_op(op, if no_op { ttype } else { otype }, &ot, &p.ttype, p.len)?;
     let rn = check_count(rcount, "result count")?;
     if rt.datatype(rtype)?.size() * rn != p.len {
         return err(MPI_ERR_TYPE, "result and target hold different amounts of data");
