@@ -138,6 +138,8 @@ int main(int argc, char **argv)
     MPI_Status sts[2];
     CALL(MPI_Waitall(2, rq, sts));
     CHECK(sum == 7000 + me, "Rget_accumulate fetched %ld", sum);
+    /* The requests completed locally only; a get is not ordered after accumulates. */
+    CALL(MPI_Win_flush(right, win));
     CALL(MPI_Get(&back, 1, MPI_LONG, right, np + 3, 1, MPI_LONG, win));
     CALL(MPI_Win_flush_local(right, win));
     CHECK(back == 7010 + me, "after two accumulates: %ld", back);

@@ -58,9 +58,10 @@ impl Engine {
             if !sleep && !self.polled.is_empty() && (spins + 1) % RING_POLLS_PER_EPOLL != 0 {
                 // Local peers answer through the rings: look there without a system call, and
                 // at the sockets only every so often.
-                if self.poll_rings() {
+                // The service looks every pass: what it waits for may come from this very
+                // rank (a message to self moves no ring).
+                if self.poll_rings() | self.run_service() {
                     self.advance_collectives();
-                    self.run_service();
                     if let Some(e) = &self.fatal {
                         return Err(e.clone());
                     }
@@ -97,6 +98,12 @@ impl Engine {
         }
         let mut timeout = timeout;
         let mut announced = false;
+        // Work the service found (a request this rank sent itself, say) must not wait for
+        // the sleep below.
+        if self.run_service() {
+            self.pump();
+            timeout = Some(Duration::ZERO);
+        }
         if !self.polled.is_empty() {
             if self.poll_rings() {
                 timeout = Some(Duration::ZERO);
