@@ -134,6 +134,8 @@ pub struct Wins {
     /// The target side, shared with the engine's service.
     pub shared: Shared,
     service: bool,
+    /// The progress thread runs because a window started it (it stops with the last one).
+    thread: bool,
 }
 
 // SAFETY: the raw pointers are window memory and user buffers that MPI keeps valid, used
@@ -216,7 +218,10 @@ fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, d
     let no_locks = hints.iter().any(|(k, v)| k == "no_locks" && v == "true");
     if !no_locks && rt.progress.is_none() {
         match crate::progress::ProgressThread::start(rt) {
-            Ok(t) => rt.progress = Some(t),
+            Ok(t) => {
+                rt.progress = Some(t);
+                rt.wins.thread = true;
+            }
             Err(e) => return err(MPI_ERR_OTHER, format!("cannot start the progress thread passive-target synchronisation needs: {e}")),
         }
     }
@@ -285,6 +290,14 @@ fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
     rt.engine.wait_until(|_| target::lock(&shared).wins.get(&ctx).is_none_or(Exposure::idle))?;
     target::lock(&rt.wins.shared).wins.remove(&ctx);
     rt.wins.table.remove(&h);
+    if rt.wins.table.is_empty() && rt.wins.thread {
+        // Point-to-point traffic no longer pays for the thread. Joining it under the
+        // runtime's lock is quick: it never waits for the lock, it only tries it.
+        rt.wins.thread = false;
+        if let Some(t) = rt.progress.take() {
+            t.stop();
+        }
+    }
     Ok(())
 }
 
