@@ -8,7 +8,8 @@
  * really exclude (read-modify-write under MPI_LOCK_EXCLUSIVE); a counter that
  * every rank bumps with MPI_Fetch_and_op under MPI_Win_lock_all, whose final
  * value and fetched values must be exact; a spin lock with
- * MPI_Compare_and_swap; flush and the request-based operations.
+ * MPI_Compare_and_swap; flush and the request-based operations; and the busy
+ * target again on a window of MPI_Win_create made after the first was freed.
  */
 #define TEST_NAME "rma_passive"
 #include "testutil.h"
@@ -16,19 +17,12 @@
 #include <string.h>
 
 #define ROUNDS 1000
-#define BUSY 3.0
+#define BUSY 2.5
 
-int main(int argc, char **argv)
+/* Rank 0 computes for BUSY seconds without calling MPI while the others lock its window,
+ * put into slot `me` and unlock; then everybody checks. */
+static void busy_round(MPI_Win win, long *mem)
 {
-    TEST_INIT(&argc, &argv);
-    long *mem;
-    MPI_Win win;
-    CALL(MPI_Win_allocate(sizeof(long) * (np + 4), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
-    for (int i = 0; i < np + 4; i++)
-        mem[i] = 0;
-    CALL(MPI_Barrier(MPI_COMM_WORLD));
-
-    /* 1. A busy target: rank 0 computes for BUSY seconds without MPI. */
     if (me == 0) {
         double t0 = MPI_Wtime();
         volatile double sink = 0;
@@ -58,6 +52,20 @@ int main(int argc, char **argv)
         CALL(MPI_Win_unlock(0, win));
     }
     CALL(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+int main(int argc, char **argv)
+{
+    TEST_INIT(&argc, &argv);
+    long *mem;
+    MPI_Win win;
+    CALL(MPI_Win_allocate(sizeof(long) * (np + 4), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    for (int i = 0; i < np + 4; i++)
+        mem[i] = 0;
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* 1. A busy target (a window of MPI_Win_allocate). */
+    busy_round(win, mem);
 
     /* 2. Exclusive locks exclude: get, add one, put back, at rank 0's slot 0. */
     for (int i = 0; i < 50; i++) {
@@ -167,6 +175,17 @@ int main(int argc, char **argv)
     CALL(MPI_Win_unlock(0, win));
 
     CALL(MPI_Win_free(&win));
+
+    /* 7. Again on a new window of user memory (MPI_Win_create: every put goes through the
+     * target), after the last window was freed. */
+    long *user = xmalloc(sizeof(long) * np);
+    for (int i = 0; i < np; i++)
+        user[i] = 0;
+    CALL(MPI_Win_create(user, sizeof(long) * np, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    busy_round(win, user);
+    CALL(MPI_Win_free(&win));
+    free(user);
     CALL(MPI_Finalize());
     return 0;
 }
