@@ -30,6 +30,7 @@ typedef int MPI_Group;
 typedef int MPI_Info;
 typedef int MPI_Message;
 typedef int MPI_Win;
+typedef int MPI_Session;
 
 /* Address-sized and 64-bit integers; MPICH spells all three as long on LP64 targets. */
 typedef long MPI_Aint;
@@ -57,6 +58,7 @@ typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *ex
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void *attribute_val,
                                           void *extra_state);
+typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *errorcode, ...);
 
 /*
  * The first two fields are private to the library: they hold the received byte count (low 32
@@ -345,6 +347,10 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_TYPECLASS_INTEGER           2
 #define MPI_TYPECLASS_COMPLEX           3
 #define MPI_MAX_OBJECT_NAME             128
+/* MPI-4 sessions: the null session, the longest process set name and string tag. */
+#define MPI_SESSION_NULL                ((MPI_Session)0x38000000)
+#define MPI_MAX_PSET_NAME_LEN           256
+#define MPI_MAX_STRINGTAG_LEN           256
 
 /* ---- One-sided communication (windows) ---------------------------------------------------- */
 #define MPI_WIN_NULL          ((MPI_Win)0x20000000)

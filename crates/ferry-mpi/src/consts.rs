@@ -27,6 +27,8 @@ pub type MPI_Info = c_int;
 pub type MPI_Message = c_int;
 /// Window handle (one-sided communication).
 pub type MPI_Win = c_int;
+/// MPI-4 session handle.
+pub type MPI_Session = c_int;
 /// A user-defined reduction: `inoutvec[i] = invec[i] op inoutvec[i]` for `*len` elements of
 /// `*datatype` (`MPI_Op_create`).
 pub type MPI_User_function = unsafe extern "C" fn(invec: *mut c_void, inoutvec: *mut c_void, len: *mut c_int, datatype: *mut MPI_Datatype);
@@ -355,6 +357,9 @@ constants! {
         MPI_WIN_FLAVOR_SHARED: c_int = 4;
         MPI_WIN_SEPARATE: c_int = 1;
         MPI_WIN_UNIFIED: c_int = 2;
+        MPI_SESSION_NULL: MPI_Session = 0x38000000;
+        MPI_MAX_PSET_NAME_LEN: c_int = 256;
+        MPI_MAX_STRINGTAG_LEN: c_int = 256;
     }
 }
 

@@ -11,9 +11,10 @@ use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::p2p::{check_recv, check_send, recv_req, send_req, Mode};
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// Starts one run of the operation: the request of that run, not registered under a handle.
-pub type Starter = Box<dyn FnMut(&mut Runtime) -> MpiResult<ApiReq>>;
+pub type Starter = Box<dyn FnMut(&mut Locked) -> MpiResult<ApiReq>>;
 
 pub struct Persistent {
     pub start: Starter,
@@ -51,11 +52,16 @@ fn startable(rt: &Runtime, h: MPI_Request) -> MpiResult<()> {
         None => err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")),
         Some(Body::Persistent(p)) if p.active.is_some() => err(MPI_ERR_REQUEST, format!("request {h:#x} is already active; complete it before starting it again")),
         Some(Body::Persistent(_)) => Ok(()),
+        Some(Body::Partitioned(p)) if !p.is_inactive() => err(MPI_ERR_REQUEST, format!("partitioned request {h:#x} is already active; complete it before starting it again")),
+        Some(Body::Partitioned(_)) => Ok(()),
         Some(_) => err(MPI_ERR_REQUEST, format!("request {h:#x} is not persistent")),
     }
 }
 
-fn start_one(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
+fn start_one(rt: &mut Locked, h: MPI_Request) -> MpiResult<()> {
+    if matches!(rt.reqs[&h].body, Body::Partitioned(_)) {
+        return crate::partitioned::start(rt, h);
+    }
     let mut r = rt.reqs.remove(&h).expect("checked by startable");
     let Body::Persistent(p) = &mut r.body else { unreachable!("checked by startable") };
     let run = (p.start)(rt);
@@ -75,13 +81,13 @@ fn start_one(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
     }
 }
 
-fn start(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
+fn start(rt: &mut Locked, req: *mut MPI_Request) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
     startable(rt, h)?;
     start_one(rt, h)
 }
 
-fn startall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request) -> MpiResult<()> {
+fn startall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request) -> MpiResult<()> {
     if count < 0 {
         return err(MPI_ERR_COUNT, format!("negative count {count}"));
     }
