@@ -87,7 +87,7 @@ pub fn rank_in(group: &[u32], w: u32) -> i32 {
 }
 
 /// Agree with every member of `comm` on a context id none of them has used.
-fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
+pub(crate) fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
     let c = rt.comm(comm)?;
     let (ctx, group, me) = (c.ctx + 1, c.group.clone(), c.rank as usize);
     agree_context_among(rt, ctx, &group, me, internal::TAG_ALLGATHER, extra)

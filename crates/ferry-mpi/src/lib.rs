@@ -52,3 +52,4 @@ mod threads;
 pub(crate) mod topo;
 mod typeinfo;
 mod types;
+mod win;
