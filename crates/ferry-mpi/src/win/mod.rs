@@ -190,6 +190,9 @@ pub fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut Runtime
 #[allow(clippy::too_many_arguments)]
 fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, flavor: c_int, owned: Option<Vec<u128>>) -> MpiResult<MPI_Win> {
     let c = rt.comm(comm)?;
+    if c.is_inter() {
+        return err(MPI_ERR_COMM, "windows are made over intracommunicators; this is an intercommunicator");
+    }
     let (group, rank, errhandler) = (c.group.clone(), c.rank as usize, c.errhandler);
     let hints = crate::info::optional(rt, info)?;
     if size < 0 {
