@@ -215,8 +215,8 @@
        PARAMETER (MPI_MESSAGE_NULL=738197504)
        INTEGER MPI_SESSION_NULL
        PARAMETER (MPI_SESSION_NULL=939524096)
-C      One-sided communication: window handle, locks, assertions,
-C      flavours, memory models and the attribute keyvals.
+!      One-sided communication: window handle, locks, assertions,
+!      flavours, memory models and the attribute keyvals.
        INTEGER MPI_LOCK_EXCLUSIVE
        PARAMETER (MPI_LOCK_EXCLUSIVE=234)
        INTEGER MPI_LOCK_SHARED
