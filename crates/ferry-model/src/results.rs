@@ -20,6 +20,10 @@
 //! | `jacobi.blocking` | grid side N | us per iteration, receive before the interior work |
 //! | `jacobi.interior` | grid side N | us per iteration of the interior work alone (TB) |
 //! | `jacobi.boundary` | grid side N | us per iteration of the boundary work alone (TD) |
+//! | `rma.put_latency`, `rma.get_latency`, `rma.acc_latency` | message bytes | us per operation and flush in a passive epoch |
+//! | `rma.put_bandwidth`, `rma.get_bandwidth` | message bytes | MB/s, windows of 64 operations and one flush |
+//! | `rma.fence`, `rma.lock` | message bytes | us per epoch of one put: fence, or exclusive lock and unlock |
+//! | `rma.fop_latency`, `rma.cas_latency` | 8 (one int64) | us per MPI_Fetch_and_op or MPI_Compare_and_swap and flush |
 //!
 //! Collective names are those of ferry-coll (`bcast`, `allgather`, `reduce_scatter`, ...).
 //! Implementations are named freely (`ferry`, `ferry-async`, `mpich`, `openmpi`).
@@ -60,7 +64,7 @@ pub enum ResultsError {
 /// Unit of a benchmark's values.
 pub fn unit(benchmark: &str) -> &'static str {
     match benchmark {
-        "bandwidth" | "bibandwidth" => "MB/s",
+        b if b.contains("bandwidth") => "MB/s",
         _ => "us",
     }
 }
@@ -194,6 +198,8 @@ mod tests {
         assert_eq!(parse(&to_csv(&rows)).unwrap(), rows);
         assert_eq!(parse(&to_json(&rows)).unwrap(), rows);
         assert_eq!(unit("bandwidth"), "MB/s");
+        assert_eq!(unit("rma.get_bandwidth"), "MB/s");
+        assert_eq!(unit("rma.get_latency"), "us");
         assert_eq!(unit("bcast.max"), "us");
     }
 

@@ -32,7 +32,7 @@ use sizes::SizeRange;
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Benchmark programs, comma-separated (default: all): latency, bandwidth, bibandwidth,
-    /// coll, shift, jacobi, prtt.
+    /// coll, shift, jacobi, prtt, rma.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     benchmarks: Option<Vec<String>>,
     /// Implementations in this order, comma-separated (default: ferry, mpich, openmpi and

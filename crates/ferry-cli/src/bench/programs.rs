@@ -125,6 +125,20 @@ pub const PROGRAMS: &[Program] = &[
         quick_args: &["-i", "20"],
         when_absent: None,
     },
+    Program {
+        name: "rma",
+        source: "bench/rma.c",
+        benchmarks: &[
+            "rma.put_latency", "rma.get_latency", "rma.acc_latency", "rma.put_bandwidth",
+            "rma.get_bandwidth", "rma.fence", "rma.lock", "rma.fop_latency", "rma.cas_latency",
+        ],
+        per_rank_stats: false,
+        default_ranks: &[2],
+        min_ranks: 2,
+        sizes: SizeArgs::MinMax { smallest: 1 },
+        quick_args: &["-i", "50"],
+        when_absent: None,
+    },
 ];
 
 /// The program called `name`.
