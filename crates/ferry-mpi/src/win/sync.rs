@@ -203,7 +203,9 @@ fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: bool) -> Mp
             if !w.epoch.passive(t) {
                 return err(MPI_ERR_RMA_SYNC, format!("rank {r} of the window is not locked"));
             }
-            vec![t]
+            // Operations on shared window memory are complete when they return; only a
+            // target that was sent requests needs asking.
+            if w.dirty[t] { vec![t] } else { Vec::new() }
         }
         None => {
             if !w.epoch.passive_any() {
@@ -212,6 +214,11 @@ fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: bool) -> Mp
             (0..w.group.len()).filter(|&t| w.dirty[t]).collect()
         }
     };
+    // Stores into shared window memory are visible to the target once this returns.
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    if targets.is_empty() {
+        return Ok(());
+    }
     if !local {
         ask_all(rt, win, &targets, Kind::Flush, 0)?;
     }
