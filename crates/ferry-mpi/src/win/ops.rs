@@ -174,6 +174,13 @@ fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype, len
 #[allow(clippy::too_many_arguments)]
 fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<()> {
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
+    if let Some(at) = direct_place(rt, win, &p, obuf, ocount, otype)? {
+        // SAFETY: `direct_place` checked the origin's size against the target bytes, which
+        // `place` checked against the target's part of the shared memory we map; the origin
+        // holds them (MPI's contract). `copy` because a program may put from shared memory.
+        unsafe { std::ptr::copy(obuf as *const u8, at, p.len) };
+        return Ok(());
+    }
     let (data, _) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
     if let Some(at) = shared_place(rt, win, &p)? {
         // SAFETY: `place` checked the runs against the target's part of the shared memory,
@@ -194,6 +201,25 @@ impl Place {
     }
 }
 
+/// The target bytes in shared memory when both sides are contiguous and the origin's type is
+/// predefined (its data starts at the buffer): the one-copy path of puts and gets, with no
+/// packing. Checks that both sides hold the same number of bytes.
+fn direct_place(rt: &mut Runtime, win: MPI_Win, p: &Place, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype) -> MpiResult<Option<*mut u8>> {
+    if !p.runs.is_empty() || !Runtime::is_predefined_type(otype) {
+        return Ok(None);
+    }
+    let Some(at) = shared_place(rt, win, p)? else { return Ok(None) };
+    let n = check_count(ocount, "origin count")?;
+    let len = rt.datatype(otype)?.size() * n;
+    if len != p.len {
+        return err(MPI_ERR_TYPE, format!("the origin gives {len} bytes but the target takes {}", p.len));
+    }
+    if len > 0 && obuf.is_null() {
+        return err(MPI_ERR_BUFFER, "origin buffer is NULL");
+    }
+    Ok(Some(at))
+}
+
 /// Where the operation's target bytes lie in this process's mapping, when the window's
 /// memory is shared (the copy needs no target then).
 fn shared_place(rt: &Runtime, win: MPI_Win, p: &Place) -> MpiResult<Option<*mut u8>> {
@@ -203,6 +229,11 @@ fn shared_place(rt: &Runtime, win: MPI_Win, p: &Place) -> MpiResult<Option<*mut 
 #[allow(clippy::too_many_arguments)]
 fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
+    if let Some(at) = direct_place(rt, win, &p, obuf, ocount, otype)? {
+        // SAFETY: as in `put`, the other way.
+        unsafe { std::ptr::copy(at as *const u8, obuf as *mut u8, p.len) };
+        return Ok(if request { Some(done_request(rt)) } else { None });
+    }
     let n = check_count(ocount, "origin count")?;
     if rt.datatype(otype)?.size() * n != p.len {
         return err(MPI_ERR_TYPE, "origin and target hold different amounts of data");
