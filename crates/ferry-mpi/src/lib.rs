@@ -34,6 +34,7 @@ mod generalized;
 mod group;
 mod info;
 mod internal;
+mod large_count;
 mod misc;
 mod op;
 mod p2p;

@@ -31,7 +31,7 @@ pub(crate) fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [
 }
 
 /// Registers a new type with the constructor call that made it (for `MPI_Type_get_contents`).
-fn made(rt: &mut Runtime, t: Result<Datatype, ferry_data::datatype::TypeError>, newtype: *mut MPI_Datatype, contents: Contents) -> MpiResult<()> {
+pub(crate) fn made(rt: &mut Runtime, t: Result<Datatype, ferry_data::datatype::TypeError>, newtype: *mut MPI_Datatype, contents: Contents) -> MpiResult<()> {
     let o = out_arg(newtype, "newtype")?;
     let t = t.map_err(|e| MpiError::new(MPI_ERR_ARG, e.to_string()))?;
     *o = rt.add_type(t);
@@ -200,7 +200,7 @@ crate::mpi_export! { MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_b
     })
 }}
 
-fn order_of(order: c_int) -> MpiResult<Order> {
+pub(crate) fn order_of(order: c_int) -> MpiResult<Order> {
     match order {
         MPI_ORDER_C => Ok(Order::C),
         MPI_ORDER_FORTRAN => Ok(Order::Fortran),
