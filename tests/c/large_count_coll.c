@@ -6,7 +6,8 @@
  * blocks), Allgather_c, Allgatherv_c, Scatter_c, Scatterv_c, Alltoall_c,
  * Alltoallv_c, Alltoallw_c, the non-blocking forms of several, persistent
  * Allreduce_init_c and Bcast_init_c started twice, neighbourhood
- * allgather(v)/alltoall(v) on a periodic ring, Reduce_local_c, and
+ * allgather(v)/alltoall(v) on a periodic ring, Reduce_local_c, a
+ * non-commutative MPI_Op_create_c operation (MPI_Count lengths), and
  * MPI_ERR_COUNT for a negative count on every rank, after which the next
  * collective still matches (MPICH 4.0.2 checks the count of Bcast_c only).
  */
@@ -16,6 +17,16 @@
 #include "testutil.h"
 
 #define K 5
+
+static MPI_Count elements_seen;
+
+static void keep_first(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    if (*dt != MPI_INT)
+        return;
+    memcpy(inout, in, sizeof(int) * (size_t)*len);
+    elements_seen += *len;
+}
 
 static void reductions(void)
 {
@@ -86,6 +97,22 @@ static void reductions(void)
     int local[3] = {1, 2, 3}, acc[3] = {10, 20, 30};
     CALL(MPI_Reduce_local_c(local, acc, 3, MPI_INT, MPI_SUM));
     CHECK(acc[0] == 11 && acc[2] == 33, "Reduce_local_c %d %d", acc[0], acc[2]);
+
+    /* A large-count user operation: keeps the left operand's value, so the rank order of a
+     * non-commutative reduction shows, and counts the elements it was given. */
+    MPI_Op first;
+    CALL(MPI_Op_create_c(keep_first, 0, &first));
+    int w[K];
+    for (int i = 0; i < K; i++)
+        w[i] = me * 10 + i;
+    elements_seen = 0;
+    CALL(MPI_Allreduce_c(w, r, K, MPI_INT, first, MPI_COMM_WORLD));
+    for (int i = 0; i < K; i++)
+        CHECK(r[i] == i, "Allreduce_c with Op_create_c [%d] = %d", i, r[i]);
+    CHECK(np == 1 || elements_seen >= K, "the user function saw %ld elements", (long)elements_seen);
+    CALL(MPI_Reduce_local_c(w, acc, 3, MPI_INT, first));
+    CHECK(acc[1] == me * 10 + 1, "Reduce_local_c with Op_create_c %d", acc[1]);
+    CALL(MPI_Op_free(&first));
 }
 
 /* Rank i's block has i + 1 ints, placed with a gap of one int after each. */

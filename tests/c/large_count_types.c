@@ -5,8 +5,8 @@
  * and extent through MPI_Type_size_c / MPI_Type_get_extent_c beyond INT_MAX,
  * MPI_Type_size says MPI_UNDEFINED for it, and MPI_Pack_size_c and
  * MPI_Pack_external_size_c of such counts are exact; vector_c, hvector_c,
- * indexed_c, hindexed_c, the block forms, struct_c, resized_c and
- * subarray_c build the same type maps as their int-count twins (same size,
+ * indexed_c, hindexed_c, the block forms, struct_c, resized_c, subarray_c
+ * and darray_c build the same type maps as their int-count twins (same size,
  * extent and packed bytes); MPI_Type_get_envelope_c / get_contents_c return
  * their MPI_Count arguments as large counts; MPI_Pack_c / MPI_Unpack_c /
  * external32 round trips with MPI_Count positions; MPI_Get_count_c and
@@ -126,6 +126,12 @@ static void constructors(void)
     CALL(MPI_Type_create_subarray_c(2, csz, csub, cst, MPI_ORDER_C, MPI_INT, &a));
     CALL(MPI_Type_create_subarray(2, isz, isub, ist, MPI_ORDER_C, MPI_INT, &b));
     same_as_int(a, b, "subarray");
+    MPI_Count cg[2] = {6, 4};
+    int ig[2] = {6, 4}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
+    int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 1}, psizes[2] = {2, 2};
+    CALL(MPI_Type_create_darray_c(4, 3, 2, cg, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &a));
+    CALL(MPI_Type_create_darray(4, 3, 2, ig, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &b));
+    same_as_int(a, b, "darray");
 }
 
 static void contents(void)

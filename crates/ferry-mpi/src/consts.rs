@@ -28,6 +28,8 @@ pub type MPI_Message = c_int;
 /// A user-defined reduction: `inoutvec[i] = invec[i] op inoutvec[i]` for `*len` elements of
 /// `*datatype` (`MPI_Op_create`).
 pub type MPI_User_function = unsafe extern "C" fn(invec: *mut c_void, inoutvec: *mut c_void, len: *mut c_int, datatype: *mut MPI_Datatype);
+/// MPI-4's large-count reduction function (`MPI_Op_create_c`): `len` is an `MPI_Count`.
+pub type MPI_User_function_c = unsafe extern "C" fn(invec: *mut c_void, inoutvec: *mut c_void, len: *mut MPI_Count, datatype: *mut MPI_Datatype);
 /// An address or address difference (`long` in C).
 pub type MPI_Aint = isize;
 /// A file offset (`long` in C, as MPICH declares it).

@@ -12,7 +12,7 @@ use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::typeinfo::{child, child_list, contents_of, fill_contents, Contents};
-use crate::types::{made, order_of, slice};
+use crate::types::{distributions, made, order_of, slice};
 
 /// A non-negative count argument; MPI_ERR_COUNT names a negative `count`, MPI_ERR_ARG any
 /// other negative argument (as the int-count constructors do).
@@ -142,6 +142,29 @@ crate::mpi_export! { MPI_Type_create_subarray_c, PMPI_Type_create_subarray_c, (n
         let t = Datatype::subarray(&sz, &sub, &st, ord, &o);
         let l = large(&[], &[slice(sizes, n, "")?, slice(subsizes, n, "")?, slice(starts, n, "")?]);
         made(rt, t, newtype, Contents::large(MPI_COMBINER_SUBARRAY, vec![ndims, order], l, vec![c]))
+    })
+}}
+
+crate::mpi_export! { MPI_Type_create_darray_c, PMPI_Type_create_darray_c, (size: c_int, rank: c_int, ndims: c_int, gsizes: *const MPI_Count, distribs: *const c_int,
+        dargs: *const c_int, psizes: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
+    call("MPI_Type_create_darray_c", MPI_COMM_WORLD, |rt| {
+        if size <= 0 || rank < 0 || rank >= size {
+            return err(MPI_ERR_ARG, format!("rank {rank} of size {size}"));
+        }
+        if ndims <= 0 {
+            return err(MPI_ERR_ARG, format!("ndims {ndims} is not positive"));
+        }
+        let n = ndims as usize;
+        let gs = dims(gsizes, n, 1, "array_of_gsizes")?;
+        let ps = crate::types::dims(psizes, n, 1, "array_of_psizes")?;
+        let (ds, da) = (slice(distribs, n, "array_of_distribs")?, slice(dargs, n, "array_of_dargs")?);
+        let dist = distributions(ds, da)?;
+        let ord = order_of(order)?;
+        let (o, c) = child(rt, old)?;
+        let us: Vec<usize> = ps.iter().map(|&p| p as usize).collect();
+        let t = Datatype::darray(size as usize, rank as usize, &gs, &dist, &us, ord, &o);
+        let ints = [&[size, rank, ndims][..], ds, da, ps, &[order]].concat();
+        made(rt, t, newtype, Contents::large(MPI_COMBINER_DARRAY, ints, slice(gsizes, n, "")?.to_vec(), vec![c]))
     })
 }}
 
