@@ -54,6 +54,12 @@ typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int keyval, void 
 typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int keyval,
                                            void *attribute_val, void *extra_state);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *errorcode, ...);
+/* Their MPI-1 names (MPI_Keyval_create, MPI_Errhandler_create). */
+typedef int(MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void *extra_state,
+                               void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val,
+                                 void *extra_state);
+typedef void(MPI_Handler_function)(MPI_Comm *comm, int *errorcode, ...);
 
 /*
  * The first two fields are private to the library: they hold the received byte count (low 32
@@ -195,6 +201,9 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_TYPE_NULL_COPY_FN    ((MPI_Type_copy_attr_function *)0)
 #define MPI_TYPE_NULL_DELETE_FN  ((MPI_Type_delete_attr_function *)0)
 #define MPI_TYPE_DUP_FN          ((MPI_Type_copy_attr_function *)MPIR_Dup_fn)
+#define MPI_NULL_COPY_FN         ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN       ((MPI_Delete_function *)0)
+#define MPI_DUP_FN               MPIR_Dup_fn
 
 #define MPI_BOTTOM            ((void *)0)
 #define MPI_IN_PLACE          ((void *)-1)

@@ -36,6 +36,7 @@ mod info;
 mod internal;
 mod large_count;
 mod misc;
+mod mpi1_names;
 mod op;
 mod p2p;
 mod pack;
