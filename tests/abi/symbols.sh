@@ -49,3 +49,21 @@ comm -23 "$tmp/mpich" "$tmp/ferry" | sed 's/^MPI_//' | awk '
     f == "" { f = "other" }
     { n[f]++; s[f] = s[f] " " $0; f = "" }
     END { for (k in n) printf "  %3d %s:%s\n", n[k], k, s[k] }' | sort -k2
+
+# A tool MPICH builds against its own library: mpivars lists the control variables through
+# MPI_T. It must load on Ferry's library with every symbol bound at once and list Ferry's.
+mpivars=${MPIVARS:-/usr/bin/mpivars}
+if [ -x "$mpivars" ] && [ -x "$root/target/release/ferry" ]; then
+    out=$(LD_BIND_NOW=1 LD_LIBRARY_PATH="$root/lib" FERRY_EAGER_LIMIT=12345 \
+          timeout 60 "$root/target/release/ferry" run -n 1 "$mpivars" 2>&1) || {
+        echo "symbols: FAILED: MPICH's mpivars does not run on Ferry's library:" >&2
+        echo "$out" | tail -5 >&2
+        exit 1
+    }
+    echo "$out" | grep -q 'FERRY_EAGER_LIMIT *=12345' || {
+        echo "symbols: FAILED: mpivars did not list FERRY_EAGER_LIMIT=12345:" >&2
+        echo "$out" | head -5 >&2
+        exit 1
+    }
+    echo "symbols: MPICH's mpivars runs on Ferry's library (LD_BIND_NOW=1) and lists $(echo "$out" | grep -o '^	FERRY_[A-Z0-9_]*' | sort -u | wc -l) knobs"
+fi

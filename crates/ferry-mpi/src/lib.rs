@@ -43,6 +43,7 @@ mod pack;
 mod persistent;
 mod progress;
 mod runtime;
+mod tools;
 pub(crate) mod topo;
 mod typeinfo;
 mod types;
