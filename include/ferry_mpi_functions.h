@@ -422,6 +422,10 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request);
 
+/* Communicator names. */
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+
 /* MPI-1 names that later versions replaced, which MPICH still declares; MPI_Pcontrol; the
  * C/Fortran status conversions. */
 int MPI_Address(void *location, MPI_Aint *address);

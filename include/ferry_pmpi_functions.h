@@ -400,6 +400,10 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request);
 
+/* Communicator names. */
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+
 /* MPI-1 names that later versions replaced, which MPICH still declares; MPI_Pcontrol; the
  * C/Fortran status conversions. */
 int PMPI_Address(void *location, MPI_Aint *address);

@@ -251,6 +251,8 @@ SIG(int, MPI_Ineighbor_allgather, (const void *, int, MPI_Datatype, void *, int,
 SIG(int, MPI_Ineighbor_allgatherv, (const void *, int, MPI_Datatype, void *, const int[], const int[], MPI_Datatype, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Ineighbor_alltoall, (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Ineighbor_alltoallv, (const void *, const int[], const int[], MPI_Datatype, void *, const int[], const int[], MPI_Datatype, MPI_Comm, MPI_Request *))
+SIG(int, MPI_Comm_set_name, (MPI_Comm, const char *))
+SIG(int, MPI_Comm_get_name, (MPI_Comm, char *, int *))
 SIG(int, MPI_Address, (void *, MPI_Aint *))
 SIG(int, MPI_Type_extent, (MPI_Datatype, MPI_Aint *))
 SIG(int, MPI_Type_lb, (MPI_Datatype, MPI_Aint *))
