@@ -11,7 +11,10 @@
  * MPI_T_finalize. Under Ferry also: a fixed knob refuses writes
  * (MPI_T_ERR_CVAR_SET_NEVER), FERRY_BCAST_ALGORITHM written after MPI_Init
  * reads back and picks the broadcast that runs (the statistics show it), a
- * bad algorithm is MPI_T_ERR_INVALID, and there are no performance variables.
+ * bad algorithm is MPI_T_ERR_INVALID, and the performance variables
+ * ferry_coll_calls (counting two collectives on a communicator) and
+ * ferry_requests_active (two requests more, then none) read what they should;
+ * they cannot be started, written or reset.
  */
 #include <string.h>
 
@@ -81,6 +84,58 @@ static void read_from_environment(void)
     CHECK(h == MPI_T_CVAR_HANDLE_NULL, "handle_free leaves a handle");
 }
 
+/* Ferry's performance variables: collective calls on a communicator, requests held. */
+static void ferry_pvars(MPI_T_pvar_session s, int n)
+{
+    CHECK(n == 2, "Ferry has %d performance variables", n);
+    int coll = -1, reqs = -1, count = 0, cls, bind, ro, cont;
+    MPI_Datatype dt;
+    TCALL(MPI_T_pvar_get_index("ferry_coll_calls", MPI_T_PVAR_CLASS_COUNTER, &coll));
+    TCALL(MPI_T_pvar_get_index("ferry_requests_active", MPI_T_PVAR_CLASS_LEVEL, &reqs));
+    TEXPECT(MPI_T_ERR_INVALID_NAME, MPI_T_pvar_get_index("ferry_coll_calls", MPI_T_PVAR_CLASS_LEVEL, &coll));
+    TCALL(MPI_T_pvar_get_info(coll, NULL, NULL, NULL, &cls, &dt, NULL, NULL, NULL, &bind, &ro, &cont, NULL));
+    CHECK(cls == MPI_T_PVAR_CLASS_COUNTER && dt == MPI_UNSIGNED && bind == MPI_T_BIND_MPI_COMM && ro && cont,
+          "ferry_coll_calls: class %d datatype %d bind %d", cls, (int)dt, bind);
+
+    MPI_Comm c;
+    CALL(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_T_pvar_handle hc, hr;
+    TCALL(MPI_T_pvar_handle_alloc(s, coll, &c, &hc, &count));
+    CHECK(count == 1, "count %d", count);
+    unsigned before = 99, after = 0;
+    TCALL(MPI_T_pvar_read(s, hc, &before));
+    CALL(MPI_Barrier(c));
+    int x = 1, y;
+    CALL(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, c));
+    TCALL(MPI_T_pvar_read(s, hc, &after));
+    CHECK(after == before + 2, "ferry_coll_calls went from %u to %u over two collectives", before, after);
+    TEXPECT(MPI_T_ERR_PVAR_NO_STARTSTOP, MPI_T_pvar_start(s, hc));
+    TEXPECT(MPI_T_ERR_PVAR_NO_WRITE, MPI_T_pvar_write(s, hc, &after));
+    TCALL(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
+    TCALL(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES));
+    /* Bound to a communicator that is gone: the handle reads nothing. */
+    CALL(MPI_Comm_free(&c));
+    TEXPECT(MPI_T_ERR_INVALID_HANDLE, MPI_T_pvar_read(s, hc, &after));
+    TCALL(MPI_T_pvar_handle_free(s, &hc));
+    CHECK(hc == MPI_T_PVAR_HANDLE_NULL, "pvar handle_free leaves a handle");
+
+    TCALL(MPI_T_pvar_handle_alloc(s, reqs, NULL, &hr, &count));
+    unsigned long long held0 = 99, held1 = 0, held2 = 0;
+    TCALL(MPI_T_pvar_read(s, hr, &held0));
+    MPI_Request rq[2];
+    int in = 0, out = me;
+    CALL(MPI_Irecv(&in, 1, MPI_INT, 0, 5, MPI_COMM_SELF, &rq[0]));
+    CALL(MPI_Send_init(&out, 1, MPI_INT, 0, 5, MPI_COMM_SELF, &rq[1]));
+    TCALL(MPI_T_pvar_read(s, hr, &held1));
+    CHECK(held1 == held0 + 2, "ferry_requests_active %llu, then %llu with two more", held0, held1);
+    CALL(MPI_Start(&rq[1]));
+    CALL(MPI_Waitall(2, rq, statuses_ignore()));
+    CALL(MPI_Request_free(&rq[1]));
+    TCALL(MPI_T_pvar_read(s, hr, &held2));
+    CHECK(held2 == held0, "ferry_requests_active %llu after completing them, %llu before", held2, held0);
+    /* Left for MPI_T_pvar_session_free to free. */
+}
+
 static void categories_and_pvars(void)
 {
     int n = 0;
@@ -105,13 +160,8 @@ static void categories_and_pvars(void)
     TCALL(MPI_T_pvar_session_create(&s));
     int np_ = -1;
     TCALL(MPI_T_pvar_get_num(&np_));
-    if (ferry) {
-        CHECK(np_ == 0, "Ferry has %d performance variables", np_);
-        MPI_T_pvar_handle ph;
-        int count;
-        TEXPECT(MPI_T_ERR_INVALID_INDEX, MPI_T_pvar_handle_alloc(s, 0, NULL, &ph, &count));
-        TCALL(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
-    }
+    if (ferry)
+        ferry_pvars(s, np_);
     TCALL(MPI_T_pvar_session_free(&s));
     CHECK(s == MPI_T_PVAR_SESSION_NULL, "session_free leaves a session");
     TEXPECT(MPI_T_ERR_INVALID_SESSION, MPI_T_pvar_session_free(&s));

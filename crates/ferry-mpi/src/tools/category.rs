@@ -1,5 +1,5 @@
-//! Categories: one, `FERRY`, holding every control variable; it has no performance
-//! variables and no subcategories, and never changes.
+//! Categories: one, `FERRY`, holding every control and performance variable; it has no
+//! subcategories, and never changes.
 
 use std::os::raw::{c_char, c_int};
 
@@ -9,7 +9,7 @@ use super::{initialised, name_arg, put, put_str, run};
 use crate::consts::*;
 
 const NAME: &str = "FERRY";
-const DESCRIPTION: &str = "Ferry's FERRY_* knobs, as `ferry info` lists them";
+const DESCRIPTION: &str = "Ferry's FERRY_* knobs, as `ferry info` lists them, and its performance variables";
 
 fn check(index: c_int) -> Result<(), c_int> {
     if index != 0 {
@@ -50,7 +50,7 @@ crate::mpi_export! { MPI_T_category_get_info, PMPI_T_category_get_info, (index: 
         put_str(NAME, name, name_len);
         put_str(DESCRIPTION, desc, desc_len);
         put(num_cvars, KNOBS.len() as c_int);
-        put(num_pvars, 0);
+        put(num_pvars, super::pvar::count() as c_int);
         put(num_categories, 0);
         Ok(())
     })
@@ -80,7 +80,7 @@ crate::mpi_export! { MPI_T_category_get_cvars, PMPI_T_category_get_cvars, (index
 crate::mpi_export! { MPI_T_category_get_pvars, PMPI_T_category_get_pvars, (index: c_int, len: c_int, indices: *mut c_int) {
     run(|| {
         initialised()?;
-        members(index, len, indices, 0)
+        members(index, len, indices, super::pvar::count())
     })
 }}
 

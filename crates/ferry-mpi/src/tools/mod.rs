@@ -1,7 +1,7 @@
 //! The MPI tools information interface (`MPI_T_*`): its control variables are Ferry's
-//! `FERRY_*` knobs, from the one registry `ferry info` prints (`ferry_core::config::KNOBS`),
-//! in one category. Ferry has no performance variables, enumerations or events: the pvar
-//! calls answer for an empty set (sessions exist; no index or handle is valid).
+//! `FERRY_*` knobs, from the one registry `ferry info` prints (`ferry_core::config::KNOBS`);
+//! a few performance variables read what the library keeps anyway; all in one category.
+//! No enumerations or events exist.
 //!
 //! The interface has its own state, apart from the MPI runtime: it may be initialised
 //! before `MPI_Init` and after `MPI_Finalize`, and its functions return their error codes
