@@ -58,7 +58,7 @@ install: build
 	install -m 755 target/release/libmcapi.so "$(PREFIX)/lib/.libmcapi.so.new"
 	mv -f "$(PREFIX)/lib/.libmcapi.so.new" "$(PREFIX)/lib/libmcapi.so"
 	for l in libmpi.so libmpich.so.12 libmpich.so; do ln -sfn libmpi.so.12 "$(PREFIX)/lib/$$l"; done
-	install -m 644 include/mpi.h include/ferry_mpi_functions.h include/ferry_pmpi_functions.h include/mcapi.h include/mca.h "$(PREFIX)/include/"
+	install -m 644 include/mpi.h include/ferry_mpi_functions.h include/ferry_pmpi_functions.h include/ferry_mpi_large_count.h include/mcapi.h include/mca.h "$(PREFIX)/include/"
 	install -m 644 bench/*.c bench/*.h "$(PREFIX)/share/ferry/bench/"
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/ferry-mpi.pc.in > "$(PREFIX)/lib/pkgconfig/ferry-mpi.pc"
 	for pc in mpich.pc mpi.pc; do ln -sfn ferry-mpi.pc "$(PREFIX)/lib/pkgconfig/$$pc"; done

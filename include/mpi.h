@@ -418,6 +418,7 @@ enum {
 
 #include "ferry_mpi_functions.h"
 #include "ferry_pmpi_functions.h"
+#include "ferry_mpi_large_count.h"
 
 #if defined(__cplusplus)
 }
