@@ -7,7 +7,9 @@
  * MPI_Sendrecv_replace_c, the persistent MPI_Send_init_c / MPI_Recv_init_c
  * started twice, matched probes received by MPI_Mrecv_c and MPI_Imrecv_c,
  * with MPI_Get_count_c on the statuses; MPI_ERR_COUNT for a negative count
- * (and, under Ferry, for a count beyond INT_MAX, the most it moves per call).
+ * (and, under Ferry, for a persistent request or MPI_Sendrecv_replace_c beyond
+ * INT_MAX, which it does not take); MPI_ERR_BUFFER for a NULL buffer of more than
+ * INT_MAX elements. large_count_big.c moves such a message.
  */
 #include <limits.h>
 #include <string.h>
@@ -179,11 +181,16 @@ static void errors(void)
     EXPECT(MPI_ERR_COUNT, MPI_Isend_c(&x, -3, MPI_INT, next, 14, MPI_COMM_WORLD, &rq));
     EXPECT(MPI_ERR_COUNT, MPI_Recv_c(&x, -1, MPI_INT, prev, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     EXPECT(MPI_ERR_COUNT, MPI_Send_init_c(&x, -1, MPI_INT, next, 14, MPI_COMM_WORLD, &rq));
-    /* Ferry moves at most INT_MAX elements per call and says so; MPICH would read that many. */
+    /* Ferry's persistent requests and MPI_Sendrecv_replace_c take at most INT_MAX elements
+     * and say so (MPICH would read that many). */
     if (is_ferry()) {
-        EXPECT(MPI_ERR_COUNT, MPI_Send_c(&x, (MPI_Count)INT_MAX + 1, MPI_BYTE, next, 14, MPI_COMM_WORLD));
-        EXPECT(MPI_ERR_COUNT, MPI_Irecv_c(&x, (MPI_Count)1 << 40, MPI_BYTE, prev, 14, MPI_COMM_WORLD, &rq));
+        EXPECT(MPI_ERR_COUNT, MPI_Send_init_c(&x, (MPI_Count)INT_MAX + 1, MPI_BYTE, next, 14, MPI_COMM_WORLD, &rq));
+        EXPECT(MPI_ERR_COUNT, MPI_Recv_init_c(&x, (MPI_Count)1 << 40, MPI_BYTE, prev, 14, MPI_COMM_WORLD, &rq));
+        EXPECT(MPI_ERR_COUNT, MPI_Sendrecv_replace_c(&x, (MPI_Count)INT_MAX + 1, MPI_BYTE, next, 14, prev, 14,
+                                                     MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     }
+    /* Beyond INT_MAX elements a NULL buffer is still no buffer. */
+    EXPECT(MPI_ERR_BUFFER, MPI_Send_c(NULL, (MPI_Count)INT_MAX + 1, MPI_BYTE, next, 14, MPI_COMM_WORLD));
 }
 
 int main(int argc, char **argv)

@@ -1,8 +1,9 @@
 //! MPI-4's large-count functions (`MPI_Send_c`, `MPI_Type_size_c`, ...), which take
 //! `MPI_Count` counts and `MPI_Aint` displacements. Datatype queries, constructors and packing
-//! work with 64-bit values throughout; the communication calls narrow each count to the int
-//! their implementation takes and answer MPI_ERR_COUNT for one beyond INT_MAX, so a program
-//! learns of the limit instead of sending less than it asked for.
+//! work with 64-bit values throughout; point-to-point messages of more than INT_MAX elements
+//! go as one element of a type made for the call (see `p2p`); the collectives and persistent
+//! requests narrow each count to the int their implementation takes and answer MPI_ERR_COUNT
+//! beyond INT_MAX, so a program learns of the limit instead of moving less than it asked for.
 
 mod coll;
 mod coll_v;

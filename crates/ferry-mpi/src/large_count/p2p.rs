@@ -1,25 +1,96 @@
 //! Large-count point-to-point: the send modes, receives, persistent requests, matched
 //! receives and the buffered-send buffer, each onto its int-count twin in `crate::p2p` or
 //! `crate::persistent`.
+//!
+//! A send or receive of more than INT_MAX elements goes as one element of a contiguous type
+//! of that many, made for the call and freed once it has started: messages carry bytes, so
+//! the peer may use any count and type of the same signature, and the status counts bytes,
+//! which `MPI_Get_count_c` divides by the caller's own type. A persistent request keeps its
+//! type's handle for every start, so persistent inits still take at most INT_MAX, and so does
+//! `MPI_Sendrecv_replace_c`, whose implementation stages the data in int-counted messages.
 
 use std::os::raw::{c_int, c_void};
 
 use super::{converted, narrow, report};
 use crate::consts::*;
+use crate::error::{err, MpiResult};
 use crate::p2p::*;
 use crate::persistent::*;
+use crate::runtime::Runtime;
 
-/// The send and persistent-request functions share one shape: (buffer, count, type, peer,
-/// tag, comm[, request]).
+/// A (count, type) pair the int-count implementation takes, and the type made for it.
+struct Counted {
+    count: c_int,
+    dt: MPI_Datatype,
+    made: bool,
+}
+
+impl Counted {
+    /// `count` elements of `dt` at `buf`: as they are when the count fits an int, else as one
+    /// element of a contiguous type of `count` elements. Errors go through `comm`'s handler.
+    fn new(name: &'static str, comm: MPI_Comm, buf: *const c_void, count: MPI_Count, dt: MPI_Datatype) -> Result<Counted, c_int> {
+        if let Ok(n) = c_int::try_from(count) {
+            // Negative counts included: the implementation names them.
+            return Ok(Counted { count: n, dt, made: false });
+        }
+        report(name, comm, big_count_args(buf, count, dt))?;
+        let mut t = MPI_DATATYPE_NULL;
+        // SAFETY: plain calls into this library with valid out-pointers.
+        let rc = unsafe { super::constructors::PMPI_Type_contiguous_c(count, dt, &mut t) };
+        if rc != MPI_SUCCESS {
+            return Err(rc);
+        }
+        // SAFETY: as above.
+        let rc = unsafe { crate::types::PMPI_Type_commit(&mut t) };
+        let c = Counted { count: 1, dt: t, made: true };
+        if rc != MPI_SUCCESS {
+            return Err(rc);
+        }
+        Ok(c)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if self.made {
+            // The operation has started: it holds what it needs of the type (a send has its
+            // data or its pointer, a receive its own copy of the type map).
+            // SAFETY: a handle made in Counted::new, freed once.
+            unsafe { crate::types::PMPI_Type_free(&mut self.dt) };
+        }
+    }
+}
+
+/// What the int-count checks would say of a NULL buffer, which a made type hides from them.
+fn big_count_args(buf: *const c_void, count: MPI_Count, dt: MPI_Datatype) -> MpiResult<()> {
+    if count < 0 {
+        return err(MPI_ERR_COUNT, format!("count {count} is negative"));
+    }
+    if buf.is_null() && Runtime::is_predefined_type(dt) {
+        return err(MPI_ERR_BUFFER, format!("buffer is NULL with count {count}"));
+    }
+    Ok(())
+}
+
+/// The sends and receives share one shape: (buffer, count, type, peer, tag, comm[, request]).
 macro_rules! send_like {
     ($($mpi:ident, $pmpi:ident => $base:ident, $buf:ty;)*) => {$(
         crate::mpi_export! { $mpi, $pmpi, (buf: $buf, count: MPI_Count, dt: MPI_Datatype, peer: c_int, tag: c_int, comm: MPI_Comm) {
-            let n = converted!(report(stringify!($mpi), comm, narrow(count, "count")));
-            $base(buf, n, dt, peer, tag, comm)
+            let c = converted!(Counted::new(stringify!($mpi), comm, buf as *const c_void, count, dt));
+            $base(buf, c.count, c.dt, peer, tag, comm)
         }}
     )*};
 }
 macro_rules! send_like_req {
+    ($($mpi:ident, $pmpi:ident => $base:ident, $buf:ty;)*) => {$(
+        crate::mpi_export! { $mpi, $pmpi, (buf: $buf, count: MPI_Count, dt: MPI_Datatype, peer: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+            let c = converted!(Counted::new(stringify!($mpi), comm, buf as *const c_void, count, dt));
+            $base(buf, c.count, c.dt, peer, tag, comm, req)
+        }}
+    )*};
+}
+/// Persistent inits: the count narrowed (see the module's doc).
+macro_rules! init_like {
     ($($mpi:ident, $pmpi:ident => $base:ident, $buf:ty;)*) => {$(
         crate::mpi_export! { $mpi, $pmpi, (buf: $buf, count: MPI_Count, dt: MPI_Datatype, peer: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
             let n = converted!(report(stringify!($mpi), comm, narrow(count, "count")));
@@ -40,6 +111,8 @@ send_like_req! {
     MPI_Irsend_c, PMPI_Irsend_c => PMPI_Irsend, *const c_void;
     MPI_Ibsend_c, PMPI_Ibsend_c => PMPI_Ibsend, *const c_void;
     MPI_Irecv_c, PMPI_Irecv_c => PMPI_Irecv, *mut c_void;
+}
+init_like! {
     MPI_Send_init_c, PMPI_Send_init_c => PMPI_Send_init, *const c_void;
     MPI_Ssend_init_c, PMPI_Ssend_init_c => PMPI_Ssend_init, *const c_void;
     MPI_Rsend_init_c, PMPI_Rsend_init_c => PMPI_Rsend_init, *const c_void;
@@ -48,15 +121,15 @@ send_like_req! {
 }
 
 crate::mpi_export! { MPI_Recv_c, PMPI_Recv_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
-    let n = converted!(report("MPI_Recv_c", comm, narrow(count, "count")));
-    PMPI_Recv(buf, n, dt, source, tag, comm, status)
+    let c = converted!(Counted::new("MPI_Recv_c", comm, buf, count, dt));
+    PMPI_Recv(buf, c.count, c.dt, source, tag, comm, status)
 }}
 
 crate::mpi_export! { MPI_Sendrecv_c, PMPI_Sendrecv_c, (sbuf: *const c_void, scount: MPI_Count, sdt: MPI_Datatype, dest: c_int, stag: c_int,
         rbuf: *mut c_void, rcount: MPI_Count, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
-    let counts = narrow(scount, "sendcount").and_then(|s| Ok((s, narrow(rcount, "recvcount")?)));
-    let (s, r) = converted!(report("MPI_Sendrecv_c", comm, counts));
-    PMPI_Sendrecv(sbuf, s, sdt, dest, stag, rbuf, r, rdt, source, rtag, comm, status)
+    let s = converted!(Counted::new("MPI_Sendrecv_c", comm, sbuf, scount, sdt));
+    let r = converted!(Counted::new("MPI_Sendrecv_c", comm, rbuf, rcount, rdt));
+    PMPI_Sendrecv(sbuf, s.count, s.dt, dest, stag, rbuf, r.count, r.dt, source, rtag, comm, status)
 }}
 
 crate::mpi_export! { MPI_Sendrecv_replace_c, PMPI_Sendrecv_replace_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, dest: c_int, stag: c_int,
@@ -66,13 +139,13 @@ crate::mpi_export! { MPI_Sendrecv_replace_c, PMPI_Sendrecv_replace_c, (buf: *mut
 }}
 
 crate::mpi_export! { MPI_Mrecv_c, PMPI_Mrecv_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status) {
-    let n = converted!(report("MPI_Mrecv_c", MPI_COMM_WORLD, narrow(count, "count")));
-    PMPI_Mrecv(buf, n, dt, message, status)
+    let c = converted!(Counted::new("MPI_Mrecv_c", MPI_COMM_WORLD, buf, count, dt));
+    PMPI_Mrecv(buf, c.count, c.dt, message, status)
 }}
 
 crate::mpi_export! { MPI_Imrecv_c, PMPI_Imrecv_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, message: *mut MPI_Message, req: *mut MPI_Request) {
-    let n = converted!(report("MPI_Imrecv_c", MPI_COMM_WORLD, narrow(count, "count")));
-    PMPI_Imrecv(buf, n, dt, message, req)
+    let c = converted!(Counted::new("MPI_Imrecv_c", MPI_COMM_WORLD, buf, count, dt));
+    PMPI_Imrecv(buf, c.count, c.dt, message, req)
 }}
 
 crate::mpi_export! { MPI_Buffer_attach_c, PMPI_Buffer_attach_c, (buf: *mut c_void, size: MPI_Count) {
