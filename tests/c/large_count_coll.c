@@ -11,6 +11,7 @@
  * MPI_ERR_COUNT for a negative count on every rank, after which the next
  * collective still matches (MPICH 4.0.2 checks the count of Bcast_c only).
  */
+#include <limits.h>
 #include <string.h>
 
 #define TEST_NAME "large_count_coll"
@@ -273,8 +274,13 @@ static void errors(void)
     EXPECT(MPI_ERR_COUNT, MPI_Bcast_c(&x, -1, MPI_INT, 0, MPI_COMM_WORLD));
     /* MPICH 4.0.2 does not check these counts (and crashes on them). */
     int checked = is_ferry();
-    if (checked)
+    if (checked) {
         EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(&x, &y, -2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        /* Ferry's reductions take at most INT_MAX elements. */
+        EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        /* Beyond INT_MAX, a NULL buffer is still no buffer. */
+        EXPECT(MPI_ERR_BUFFER, MPI_Bcast_c(NULL, (MPI_Count)INT_MAX + 1, MPI_BYTE, 0, MPI_COMM_WORLD));
+    }
     MPI_Count *c = xmalloc(sizeof(MPI_Count) * (size_t)np);
     MPI_Aint *d = xmalloc(sizeof(MPI_Aint) * (size_t)np);
     for (int i = 0; i < np; i++) {

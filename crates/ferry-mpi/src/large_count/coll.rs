@@ -3,13 +3,17 @@
 //! this rank's call reads it (a non-root's receive count in a gather is not read, and may be
 //! anything), and an array only where it is read, with the length the call reads.
 //!
-//! A blocking or non-blocking collective whose count cannot be narrowed still counts as a
-//! call on its communicator, as the int-count implementation counts every call before it
-//! checks anything: the next collective on that communicator keeps matching its peers'.
+//! In the blocking and non-blocking calls without per-rank arrays or reductions (bcast,
+//! gather, scatter, allgather, alltoall and the neighbourhood ones), a count beyond INT_MAX
+//! goes as one element of a type made for the call (`Counted`): blocks stay where they were,
+//! each a whole made type apart, and messages carry the same bytes. Elsewhere such a count is
+//! MPI_ERR_COUNT. A call whose arguments fail here still counts as a call on its
+//! communicator, as the int-count implementation counts every call before it checks
+//! anything: the next collective on that communicator keeps matching its peers'.
 
 use std::os::raw::{c_int, c_void};
 
-use super::{converted, convert, narrow};
+use super::{converted, convert, narrow, Counted};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::runtime::Runtime;
@@ -52,6 +56,38 @@ pub(super) fn narrow_if(read: bool, v: MPI_Count, what: &str) -> MpiResult<c_int
     }
 }
 
+/// A count as a call passes it on: an int, or one beyond INT_MAX for a made type.
+#[derive(Clone, Copy)]
+pub(super) enum Count {
+    Int(c_int),
+    Big(MPI_Count),
+}
+
+impl Count {
+    /// `v` where the call reads it (`read`), big ones allowed where `big`.
+    fn of(read: bool, v: MPI_Count, what: &str, big: bool) -> MpiResult<Count> {
+        if big && read && v > c_int::MAX as MPI_Count {
+            return Ok(Count::Big(v));
+        }
+        narrow_if(read, v, what).map(Count::Int)
+    }
+
+    /// The (count, type) to pass on; making a type counts a failure in the sequence too.
+    fn counted(self, name: &'static str, comm: MPI_Comm, buf: *const c_void, dt: MPI_Datatype) -> Result<Counted, c_int> {
+        match self {
+            Count::Int(n) => Ok(Counted::plain(n, dt)),
+            Count::Big(v) => Counted::new(name, comm, buf, v, dt).inspect_err(|_| count_call(comm)),
+        }
+    }
+}
+
+/// Count a call that failed before reaching the implementation (see the module's doc).
+fn count_call(comm: MPI_Comm) {
+    if let Some(c) = crate::runtime::lock().as_mut().and_then(|rt| rt.comms.get_mut(&comm)) {
+        c.coll_seq = c.coll_seq.wrapping_add(1);
+    }
+}
+
 /// Who reads which count in a call with a send and a receive count.
 #[derive(Clone, Copy)]
 enum Roles {
@@ -69,16 +105,16 @@ pub(super) fn size_and_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> MpiRes
     Ok((c.size() as usize, root == MPI_ROOT || root == c.rank))
 }
 
-/// (sendcount, recvcount) narrowed where read.
+/// (sendcount, recvcount) narrowed where read; beyond INT_MAX where `big`.
 #[allow(clippy::too_many_arguments)]
-fn two_counts(rt: &Runtime, comm: MPI_Comm, roles: Roles, root: c_int, sbuf: *const c_void, rbuf: *const c_void, s: MPI_Count, r: MPI_Count) -> MpiResult<(c_int, c_int)> {
+fn two_counts(rt: &Runtime, comm: MPI_Comm, roles: Roles, root: c_int, sbuf: *const c_void, rbuf: *const c_void, s: MPI_Count, r: MPI_Count, big: bool) -> MpiResult<(Count, Count)> {
     let (_, is_root) = size_and_root(rt, comm, root)?;
     let (read_s, read_r) = match roles {
         Roles::Gather => (!(is_root && in_place(sbuf)), is_root),
         Roles::Scatter => (is_root, !(is_root && in_place(rbuf))),
         Roles::All => (!in_place(sbuf), true),
     };
-    Ok((narrow_if(read_s, s, "sendcount")?, narrow_if(read_r, r, "recvcount")?))
+    Ok((Count::of(read_s, s, "sendcount", big)?, Count::of(read_r, r, "recvcount", big)?))
 }
 
 /// The in- and out-degree of `comm`'s topology: the lengths of a neighbourhood call's
@@ -92,12 +128,14 @@ pub(super) fn degrees(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)>
 // ----- one count -------------------------------------------------------------------------
 
 crate::mpi_export! { MPI_Bcast_c, PMPI_Bcast_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    let n = converted!(coll_convert("MPI_Bcast_c", comm, Seq::Counted, |_| narrow(count, "count")));
-    PMPI_Bcast(buf, n, dt, root, comm)
+    let n = converted!(coll_convert("MPI_Bcast_c", comm, Seq::Counted, |_| Count::of(true, count, "count", true)));
+    let c = converted!(n.counted("MPI_Bcast_c", comm, buf, dt));
+    PMPI_Bcast(buf, c.count, c.dt, root, comm)
 }}
 crate::mpi_export! { MPI_Ibcast_c, PMPI_Ibcast_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    let n = converted!(coll_convert("MPI_Ibcast_c", comm, Seq::Counted, |_| narrow(count, "count")));
-    PMPI_Ibcast(buf, n, dt, root, comm, req)
+    let n = converted!(coll_convert("MPI_Ibcast_c", comm, Seq::Counted, |_| Count::of(true, count, "count", true)));
+    let c = converted!(n.counted("MPI_Ibcast_c", comm, buf, dt));
+    PMPI_Ibcast(buf, c.count, c.dt, root, comm, req)
 }}
 crate::mpi_export! { MPI_Bcast_init_c, PMPI_Bcast_init_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
     let n = converted!(coll_convert("MPI_Bcast_init_c", comm, Seq::Init, |_| narrow(count, "count")));
@@ -152,8 +190,11 @@ macro_rules! two_count_calls {
         $(crate::mpi_export! { $mpi, $pmpi, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype,
                 $($pre: $pty,)* comm: MPI_Comm $(, $post: $qty)*) {
             let root = two_count_calls!(@root $($pre)*);
-            let (s, r) = converted!(coll_convert(stringify!($mpi), comm, $seq, |rt| two_counts(rt, comm, $roles, root, sbuf, rbuf, scount, rcount)));
-            $base(sbuf, s, stype, rbuf, r, rtype, $($pre,)* comm $(, $post)*)
+            let big = matches!($seq, Seq::Counted);
+            let (s, r) = converted!(coll_convert(stringify!($mpi), comm, $seq, |rt| two_counts(rt, comm, $roles, root, sbuf, rbuf, scount, rcount, big)));
+            let s = converted!(s.counted(stringify!($mpi), comm, sbuf, stype));
+            let r = converted!(r.counted(stringify!($mpi), comm, rbuf, rtype));
+            $base(sbuf, s.count, s.dt, rbuf, r.count, r.dt, $($pre,)* comm $(, $post)*)
         }})*
     };
     (@root $r:ident) => { $r };

@@ -11,66 +11,10 @@
 
 use std::os::raw::{c_int, c_void};
 
-use super::{converted, narrow, report};
+use super::{converted, narrow, report, Counted};
 use crate::consts::*;
-use crate::error::{err, MpiResult};
 use crate::p2p::*;
 use crate::persistent::*;
-use crate::runtime::Runtime;
-
-/// A (count, type) pair the int-count implementation takes, and the type made for it.
-struct Counted {
-    count: c_int,
-    dt: MPI_Datatype,
-    made: bool,
-}
-
-impl Counted {
-    /// `count` elements of `dt` at `buf`: as they are when the count fits an int, else as one
-    /// element of a contiguous type of `count` elements. Errors go through `comm`'s handler.
-    fn new(name: &'static str, comm: MPI_Comm, buf: *const c_void, count: MPI_Count, dt: MPI_Datatype) -> Result<Counted, c_int> {
-        if let Ok(n) = c_int::try_from(count) {
-            // Negative counts included: the implementation names them.
-            return Ok(Counted { count: n, dt, made: false });
-        }
-        report(name, comm, big_count_args(buf, count, dt))?;
-        let mut t = MPI_DATATYPE_NULL;
-        // SAFETY: plain calls into this library with valid out-pointers.
-        let rc = unsafe { super::constructors::PMPI_Type_contiguous_c(count, dt, &mut t) };
-        if rc != MPI_SUCCESS {
-            return Err(rc);
-        }
-        // SAFETY: as above.
-        let rc = unsafe { crate::types::PMPI_Type_commit(&mut t) };
-        let c = Counted { count: 1, dt: t, made: true };
-        if rc != MPI_SUCCESS {
-            return Err(rc);
-        }
-        Ok(c)
-    }
-}
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        if self.made {
-            // The operation has started: it holds what it needs of the type (a send has its
-            // data or its pointer, a receive its own copy of the type map).
-            // SAFETY: a handle made in Counted::new, freed once.
-            unsafe { crate::types::PMPI_Type_free(&mut self.dt) };
-        }
-    }
-}
-
-/// What the int-count checks would say of a NULL buffer, which a made type hides from them.
-fn big_count_args(buf: *const c_void, count: MPI_Count, dt: MPI_Datatype) -> MpiResult<()> {
-    if count < 0 {
-        return err(MPI_ERR_COUNT, format!("count {count} is negative"));
-    }
-    if buf.is_null() && Runtime::is_predefined_type(dt) {
-        return err(MPI_ERR_BUFFER, format!("buffer is NULL with count {count}"));
-    }
-    Ok(())
-}
 
 /// The sends and receives share one shape: (buffer, count, type, peer, tag, comm[, request]).
 macro_rules! send_like {
