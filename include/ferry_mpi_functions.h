@@ -422,12 +422,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request);
 
-/* Communicator names. */
-int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
-int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-
-/* MPI-1 names that later versions replaced, which MPICH still declares; MPI_Pcontrol; the
- * C/Fortran status conversions. */
+/* MPI-1 names that later versions replaced, which MPICH still declares; the C/Fortran
+ * status conversions. */
 int MPI_Address(void *location, MPI_Aint *address);
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
@@ -446,7 +442,6 @@ int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn,
                           MPI_Errhandler *errhandler);
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
-int MPI_Pcontrol(const int level, ...);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 

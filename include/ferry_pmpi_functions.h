@@ -400,12 +400,8 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request);
 
-/* Communicator names. */
-int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
-int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-
-/* MPI-1 names that later versions replaced, which MPICH still declares; MPI_Pcontrol; the
- * C/Fortran status conversions. */
+/* MPI-1 names that later versions replaced, which MPICH still declares; the C/Fortran
+ * status conversions. */
 int PMPI_Address(void *location, MPI_Aint *address);
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
@@ -424,7 +420,6 @@ int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn,
                            MPI_Errhandler *errhandler);
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
-int PMPI_Pcontrol(const int level, ...);
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 

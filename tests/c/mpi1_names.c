@@ -4,9 +4,9 @@
  * MPI_Address = MPI_Get_address; MPI_Type_extent/lb/ub = MPI_Type_get_extent;
  * MPI_Type_hvector/hindexed/struct make the types MPI_Type_create_* make;
  * MPI_Keyval_create/MPI_Attr_delete/MPI_Keyval_free (the delete callback runs);
- * MPI_Errhandler_create/set/get (the handler sees the error). MPI_Pcontrol with
- * and without extra arguments; MPI_Status_c2f/f2c round trip a received
- * message's status, and refuse MPI_STATUS_IGNORE with MPI_ERR_OTHER (as MPICH).
+ * MPI_Errhandler_create/set/get (the handler sees the error). MPI_Status_c2f/f2c
+ * round trip a received message's status, and refuse MPI_STATUS_IGNORE with
+ * MPI_ERR_OTHER (as MPICH).
  */
 #include <string.h>
 
@@ -118,9 +118,6 @@ static void attributes_and_handlers(void)
 
 static void status_conversion(void)
 {
-    CALL(MPI_Pcontrol(1));
-    CALL(MPI_Pcontrol(2, "phase", 3.5));
-    CALL(MPI_Pcontrol(0));
     MPI_Status st, back;
     int partner = (me + 1) % np, from = (me + np - 1) % np;
     double d[3] = {1, 2, 3}, r[3];

@@ -27,7 +27,6 @@ mod attr;
 mod boundary;
 mod coll;
 mod comm;
-mod comm_name;
 mod completion;
 mod errhandler;
 mod error;

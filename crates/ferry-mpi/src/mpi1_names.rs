@@ -1,7 +1,7 @@
 //! The MPI-1 names that MPI-2 and MPI-3 replaced and MPICH still declares and exports
 //! (`MPI_Address`, `MPI_Type_extent`, `MPI_Keyval_create`, `MPI_Errhandler_set`...), plus
-//! `MPI_Pcontrol` and the status conversions between C and Fortran: programs built against
-//! MPICH's header call them. Each is its replacement under the old name.
+//! the status conversions between C and Fortran: programs built against MPICH's header call
+//! them. Each is its replacement under the old name.
 
 use std::os::raw::{c_int, c_void};
 
@@ -71,13 +71,6 @@ crate::mpi_export! { MPI_Errhandler_set, PMPI_Errhandler_set, (comm: MPI_Comm, e
 
 crate::mpi_export! { MPI_Errhandler_get, PMPI_Errhandler_get, (comm: MPI_Comm, eh: *mut MPI_Errhandler) {
     crate::misc::PMPI_Comm_get_errhandler(comm, eh)
-}}
-
-// MPI_Pcontrol is variadic in C; the arguments after `level` are for profiling libraries,
-// and with none interposed it has no effect (the standard's words). The System V calling
-// convention lets a variadic call reach a function that reads the fixed argument only.
-crate::mpi_export! { MPI_Pcontrol, PMPI_Pcontrol, (_level: c_int) {
-    MPI_SUCCESS
 }}
 
 /// The Fortran status (MPI_STATUS_SIZE integers) holds the C status's fields in order.
