@@ -12,12 +12,13 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # the Hydra launch test and the side-by-side benchmarks; python3 for the hostile-peer test;
 # iproute2 and nftables for the emulated clusters (tests/topology.sh); an ssh server and client
 # for the ssh launcher across them (tests/clusters.sh); Slurm and munge for the srun launch
-# test (tests/slurm.sh); g++, gfortran, autoconf, automake and pkg-config for the wrapper and
-# install tests (tests/wrappers.sh, tests/install.sh).
+# test (tests/slurm.sh); g++, gfortran, autoconf, automake and pkg-config for the wrapper,
+# install and Fortran tests (tests/wrappers.sh, tests/install.sh, tests/fortran.sh); NetPIPE's
+# MPICH build, a Debian package that must run on Ferry's library (tests/abi/packages.sh).
 DEMO_PKGS := gcc make
-TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge
+TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge netpipe-mpich2
 
-.PHONY: all build install demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
+.PHONY: all build fortran install demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
 all: build
 
@@ -44,6 +45,36 @@ build:
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so.12
 	@ln -sf libmpi.so.12 $(LIBDIR)/libmpich.so
 	@cp -f target/release/libmcapi.so $(LIBDIR)/.libmcapi.so.new && mv -f $(LIBDIR)/.libmcapi.so.new $(LIBDIR)/libmcapi.so
+	@$(MAKE) --no-print-directory fortran
+
+# The Fortran bindings (crates/ferry-fortran): C wrappers generated from the C header by
+# ferry-fortran-gen, built into libmpifort.so.12 (also under MPICH's name libmpichfort.so.12)
+# over libmpi (found beside it: $ORIGIN); and the `mpi` module, include/mpi.mod (mpif.h and
+# the generated interfaces), built by gfortran when there is one.
+FORTRAN_SRC := crates/ferry-fortran
+FORTRAN_GEN := target/release/ferry-fortran-gen
+GFORTRAN    ?= gfortran
+C_HEADERS   := include/mpi.h include/ferry_mpi_functions.h include/ferry_pmpi_functions.h
+
+fortran: $(LIBDIR)/libmpifort.so.12
+	@if command -v $(GFORTRAN) >/dev/null 2>&1; then $(MAKE) -q include/mpi.mod || $(MAKE) --no-print-directory include/mpi.mod; \
+	else echo "note: no $(GFORTRAN): include/mpi.mod not built (mpif.h and libmpifort are)"; fi
+
+$(BUILD)/fortran/bindings.c: $(FORTRAN_GEN) $(C_HEADERS)
+	@mkdir -p $(@D)
+	$(FORTRAN_GEN) include/ferry_mpi_functions.h include/ferry_pmpi_functions.h $@ $(BUILD)/fortran/mpi_interfaces.f90
+
+$(BUILD)/fortran/mpi_interfaces.f90: $(BUILD)/fortran/bindings.c
+
+$(LIBDIR)/libmpifort.so.12: $(BUILD)/fortran/bindings.c $(wildcard $(FORTRAN_SRC)/c/*) $(C_HEADERS) | $(LIBDIR)/libmpi.so.12
+	$(CC) -O2 -g -Wall -fPIC -shared -Iinclude -I$(FORTRAN_SRC)/c -o $(LIBDIR)/.libmpifort.so.12.new \
+	  $(BUILD)/fortran/bindings.c $(FORTRAN_SRC)/c/*.c -L$(LIBDIR) -lmpi -Wl,-soname,libmpifort.so.12 -Wl,-rpath,'$$ORIGIN' -Wl,-z,defs
+	@mv -f $(LIBDIR)/.libmpifort.so.12.new $@
+	@for l in libmpifort.so libmpichfort.so.12 libmpichfort.so; do ln -sf libmpifort.so.12 $(LIBDIR)/$$l; done
+
+include/mpi.mod: $(FORTRAN_SRC)/fortran/mpi.f90 include/mpif.h $(BUILD)/fortran/mpi_interfaces.f90
+	$(GFORTRAN) -c -Iinclude -I$(BUILD)/fortran -J$(BUILD)/fortran -o $(BUILD)/fortran/mpi.o $<
+	@cp -f $(BUILD)/fortran/mpi.mod include/.mpi.mod.new && mv -f include/.mpi.mod.new $@
 
 # Everything a user needs under PREFIX: the wrappers find include/ and lib/ from their own
 # place, `ferry bench` finds share/ferry/bench from its own, and pkg-config finds Ferry as
@@ -58,7 +89,11 @@ install: build
 	install -m 755 target/release/libmcapi.so "$(PREFIX)/lib/.libmcapi.so.new"
 	mv -f "$(PREFIX)/lib/.libmcapi.so.new" "$(PREFIX)/lib/libmcapi.so"
 	for l in libmpi.so libmpich.so.12 libmpich.so; do ln -sfn libmpi.so.12 "$(PREFIX)/lib/$$l"; done
-	install -m 644 include/mpi.h include/ferry_mpi_functions.h include/ferry_pmpi_functions.h include/ferry_mpi_large_count.h include/mcapi.h include/mca.h "$(PREFIX)/include/"
+	install -m 755 $(LIBDIR)/libmpifort.so.12 "$(PREFIX)/lib/.libmpifort.so.12.new"
+	mv -f "$(PREFIX)/lib/.libmpifort.so.12.new" "$(PREFIX)/lib/libmpifort.so.12"
+	for l in libmpifort.so libmpichfort.so.12 libmpichfort.so; do ln -sfn libmpifort.so.12 "$(PREFIX)/lib/$$l"; done
+	install -m 644 include/mpi.h include/ferry_mpi_functions.h include/ferry_pmpi_functions.h include/ferry_mpi_large_count.h include/mpif.h include/mcapi.h include/mca.h "$(PREFIX)/include/"
+	if [ -f include/mpi.mod ]; then install -m 644 include/mpi.mod "$(PREFIX)/include/"; fi
 	install -m 644 bench/*.c bench/*.h "$(PREFIX)/share/ferry/bench/"
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/ferry-mpi.pc.in > "$(PREFIX)/lib/pkgconfig/ferry-mpi.pc"
 	for pc in mpich.pc mpi.pc; do ln -sfn ferry-mpi.pc "$(PREFIX)/lib/pkgconfig/$$pc"; done
@@ -87,6 +122,8 @@ test: deps-test build
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
 	bash tests/abi/fortran.sh
+	bash tests/fortran.sh
+	bash tests/abi/packages.sh
 	bash tests/wrappers.sh
 	bash tests/install.sh
 	bash tests/mcapi/abi/check.sh
@@ -134,4 +171,4 @@ bench-scripts: deps-test build
 
 clean:
 	$(CARGO) clean
-	rm -rf $(LIBDIR) $(BUILD)
+	rm -rf $(LIBDIR) $(BUILD) include/mpi.mod

@@ -29,6 +29,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Info;
 typedef int MPI_Message;
+typedef int MPI_Session;
 
 /* Address-sized and 64-bit integers; MPICH spells all three as long on LP64 targets. */
 typedef long MPI_Aint;
@@ -60,6 +61,7 @@ typedef int(MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void *extra_state,
 typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val,
                                  void *extra_state);
 typedef void(MPI_Handler_function)(MPI_Comm *comm, int *errorcode, ...);
+typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *errorcode, ...);
 
 /*
  * The first two fields are private to the library: they hold the received byte count (low 32
@@ -347,6 +349,10 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_TYPECLASS_INTEGER           2
 #define MPI_TYPECLASS_COMPLEX           3
 #define MPI_MAX_OBJECT_NAME             128
+/* MPI-4 sessions: the null session, the longest process set name and string tag. */
+#define MPI_SESSION_NULL                ((MPI_Session)0x38000000)
+#define MPI_MAX_PSET_NAME_LEN           256
+#define MPI_MAX_STRINGTAG_LEN           256
 
 /* ---- The tools information interface (MPI_T_*) ----------------------------------------- */
 /* Opaque handles, as MPICH spells them (pointers to structures the library defines). */

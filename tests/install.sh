@@ -4,7 +4,8 @@
 # current one, mpicc builds a C program that mpiexec runs on 2 ranks (linked with the
 # installed libmpi, not the repository's), pkg-config gives the installed flags under the
 # names ferry-mpi, mpich and mpi, and `ferry bench --quick` builds and runs a benchmark from
-# share/ferry/bench.
+# share/ferry/bench; mpifort builds a Fortran program with the installed mpi module that
+# mpiexec runs on 2 ranks.
 #
 # usage: tests/install.sh      (after make build; needs pkg-config)
 
@@ -41,6 +42,7 @@ fi
 missing=
 for f in bin/ferry bin/mpicc bin/mpicxx bin/mpic++ bin/mpifort bin/mpiexec bin/mpirun bin/mcapicc \
     lib/libmpi.so.12 lib/libmpi.so lib/libmpich.so.12 lib/libmcapi.so include/mpi.h include/mcapi.h \
+    lib/libmpifort.so.12 lib/libmpifort.so lib/libmpichfort.so.12 include/mpif.h include/mpi.mod \
     include/ferry_mpi_functions.h include/ferry_pmpi_functions.h include/ferry_mpi_large_count.h \
     lib/pkgconfig/ferry-mpi.pc lib/pkgconfig/mpich.pc lib/pkgconfig/mpi.pc \
     share/ferry/bench/benchutil.h share/ferry/bench/latency.c; do
@@ -66,6 +68,19 @@ if mpicc -O2 -Wall -o ring "$root/tests/wrappers/ring.c" > build.log 2>&1; then
 else
     fail "mpicc cannot build tests/wrappers/ring.c"
     shows build.log
+fi
+
+if mpifort -o uses_mpi "$root/tests/wrappers/uses_mpi.f90" > fbuild.log 2>&1; then
+    if ldd uses_mpi | grep -q "$prefix/lib/libmpifort.so.12"; then
+        ok "mpifort builds a Fortran program linked with the installed libmpifort"
+    else
+        fail "the Fortran program is not linked with $prefix/lib/libmpifort.so.12"
+        ldd uses_mpi | shows /dev/stdin
+    fi
+    check "mpiexec -n 2 runs the Fortran program" "fortran ok 3" "$(mpiexec -n 2 --timeout 60 ./uses_mpi 2>&1)"
+else
+    fail "mpifort cannot build tests/wrappers/uses_mpi.f90 outside the repository"
+    shows fbuild.log
 fi
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig

@@ -2,8 +2,8 @@
 # The compiler wrappers of bin/ as builds use them: `CC=mpicc` must not make mpicc call
 # itself, MPICH_CC chooses the compiler and CC does not, -show/-compile_info/-link_info print
 # MPICH's one-line commands, mpicxx builds a C++ program, mpifort links a Fortran kernel into
-# a C MPI program and refuses Fortran MPI, and an autotools project configured with
-# CC=mpicc builds a program that runs under `ferry run -n 2`.
+# a C MPI program, builds a Fortran MPI program and refuses 8-byte INTEGERs, and an
+# autotools project configured with CC=mpicc builds a program that runs under `ferry run -n 2`.
 #
 # usage: tests/wrappers.sh      (after make build; needs g++, gfortran, autoconf, automake)
 
@@ -57,7 +57,9 @@ check "mpicc -compile_info -o x x.c" "cc -o x x.c $inc" "$(bin/mpicc -compile_in
 check "mpicc -link_info" "cc $inc $libs" "$(bin/mpicc -link_info)"
 check "mpicxx -show" "c++ $inc $libs" "$(bin/mpicxx -show)"
 check "mpic++ -show" "c++ $inc $libs" "$(bin/mpic++ -show)"
-check "mpifort -show" "gfortran $inc $libs" "$(bin/mpifort -show)"
+fortran_flags=
+[ "$(gfortran -dumpversion 2>/dev/null | cut -d. -f1)" -ge 10 ] 2>/dev/null && fortran_flags="-fallow-argument-mismatch "
+check "mpifort -show" "gfortran $fortran_flags$inc -L$root/lib -Wl,-rpath,$root/lib -lmpifort -lmpi" "$(bin/mpifort -show)"
 check "mcapicc -show" "cc $inc -L$root/lib -Wl,-rpath,$root/lib -lmcapi -lpthread" "$(bin/mcapicc -show)"
 check "mpicc -show from elsewhere" "cc -c x.c $inc" "$(cd "$tmp" && "$root/bin/mpicc" -show -c x.c)"
 
@@ -96,7 +98,7 @@ else
     shows "$tmp/cxx.log"
 fi
 
-# ---- Fortran: a kernel linked into a C MPI program; Fortran MPI refused -----------------
+# ---- Fortran: a kernel linked into a C MPI program; Fortran MPI ---------------------------
 
 if bin/mpicc -c -o "$tmp/mixed.o" "$src/mixed.c" > "$tmp/f.log" 2>&1 &&
     bin/mpifort -c -o "$tmp/kernel.o" "$src/kernel.f90" >> "$tmp/f.log" 2>&1 &&
@@ -108,12 +110,20 @@ else
     shows "$tmp/f.log"
 fi
 if bin/mpifort -o "$tmp/uses_mpi" "$src/uses_mpi.f90" > "$tmp/fmpi.log" 2>&1; then
-    fail "mpifort built a program that uses the mpi module"
-elif grep -q "does not support yet" "$tmp/fmpi.log"; then
-    ok "mpifort refuses Fortran MPI ($(head -1 "$tmp/fmpi.log" | cut -c1-60)...)"
+    out=$("$FERRY" run -n 2 --timeout 60 "$tmp/uses_mpi" 2>&1)
+    check "mpifort builds a program that uses the mpi module, and it runs" "fortran ok 3" "$out"
 else
-    fail "mpifort on Fortran MPI failed without saying why"
+    fail "mpifort cannot build tests/wrappers/uses_mpi.f90"
     shows "$tmp/fmpi.log"
+fi
+
+if bin/mpifort -fdefault-integer-8 -c -o "$tmp/i8.o" "$src/uses_mpi.f90" > "$tmp/i8.log" 2>&1; then
+    fail "mpifort took -fdefault-integer-8"
+elif grep -q "4-byte INTEGERs" "$tmp/i8.log"; then
+    ok "mpifort refuses -fdefault-integer-8 (the bindings take 4-byte INTEGERs)"
+else
+    fail "mpifort -fdefault-integer-8 failed without saying why"
+    shows "$tmp/i8.log"
 fi
 
 # ---- an autotools project configured with CC=mpicc --------------------------------------

@@ -113,6 +113,17 @@ static void predefined(void)
     /* The old name. */
     CALL(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
     CHECK(flag && *v == tag_ub, "MPI_Attr_get(MPI_TAG_UB) %d", *v);
+    /* Every communicator answers for them, as MPICH's and Open MPI's do: a library that
+     * asks its own duplicate for MPI_TAG_UB gets it. */
+    MPI_Comm dup;
+    CALL(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_Comm comms[2] = { dup, MPI_COMM_SELF };
+    for (int c = 0; c < 2; c++) {
+        flag = 0;
+        CALL(MPI_Comm_get_attr(comms[c], MPI_TAG_UB, &v, &flag));
+        CHECK(flag && *v == tag_ub, "MPI_TAG_UB on %s: flag %d", c ? "MPI_COMM_SELF" : "a dup", flag);
+    }
+    CALL(MPI_Comm_free(&dup));
 }
 
 static void comm_attrs(void)

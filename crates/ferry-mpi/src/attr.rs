@@ -1,5 +1,5 @@
 //! Attributes cached on communicators and datatypes, the keyvals that name them, and the
-//! predefined attributes of `MPI_COMM_WORLD`.
+//! predefined attributes (of `MPI_COMM_WORLD`, answered on every communicator).
 //!
 //! User callbacks (copy on dup, delete on free, delete-attr and set-over) run with no lock
 //! held, so they may call MPI themselves: every operation validates under the runtime lock,
@@ -246,8 +246,9 @@ fn get_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, flag: *mut c_int, 
         let f = out_arg(flag, "flag")?;
         let o = out_arg(val as *mut *mut c_void, "attribute_val")?;
         if kind == Kind::Comm && is_predefined_key(key) {
-            // Only MPI_COMM_WORLD carries them (MPI_COMM_SELF and the others do not).
-            match predefined(rt, key).filter(|_| obj == MPI_COMM_WORLD) {
+            // The standard attaches them to MPI_COMM_WORLD; like MPICH and Open MPI, every
+            // communicator answers for them, so a library asking its own duplicate succeeds.
+            match predefined(rt, key) {
                 Some(cell) => {
                     *o = cell.as_ptr() as *mut c_void;
                     *f = 1;

@@ -30,7 +30,7 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
             None => match guard.insert(runtime::lock()).as_mut() {
                 Some(rt) => rt,
                 None => {
-                    let why = if runtime::finalized() { "after MPI_Finalize" } else { "before MPI_Init" };
+                    let why = runtime::why_down();
                     drop(guard);
                     die(&format!("{name} was called {why}"), 1);
                 }

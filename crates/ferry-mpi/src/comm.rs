@@ -25,12 +25,23 @@ pub struct Comm {
     pub hints: crate::info::Hints,
     /// The virtual topology, shared by duplicates.
     pub topo: Option<Arc<crate::topo::Topology>>,
+    /// Context ids set aside for this communicator's `MPI_Comm_idup`s, `[next, end)` in
+    /// pairs: every member holds the same block and takes from it in the same (collective)
+    /// order, so an idup needs no message and cannot be caught between two agreements.
+    pub idup_next: u32,
+    pub idup_end: u32,
+    /// Set by `MPI_Comm_set_name`; duplicates and other new communicators start unnamed.
+    pub name: Option<String>,
 }
+
+/// Context-id pairs set aside for the idups of each communicator whose context was agreed.
+pub const IDUP_PAIRS: u32 = 32;
 
 impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None }
+        let (idup_next, idup_end) = (ctx + 2, ctx + 2 + 2 * IDUP_PAIRS);
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, idup_next, idup_end, name: None }
     }
 
     pub fn size(&self) -> i32 {
@@ -59,12 +70,13 @@ fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, V
 /// Agree with the world ranks `group` (this process is `group[me]`) on a context id none of
 /// them has used, talking on internal context `ctx` with `tag`; also returns each one's
 /// `extra`, in group order.
-fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
+pub(crate) fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
     let mut mine = rt.next_context.to_le_bytes().to_vec();
     mine.extend_from_slice(extra);
     let all = internal::allgather_among(rt, ctx, group, me, tag, &mine)?;
     let ctx = all.iter().map(|b| u32::from_le_bytes(b[0..4].try_into().expect("4-byte prefix"))).max().unwrap_or(rt.next_context);
-    rt.next_context = ctx + 2;
+    // The pair itself, then the block of its idups (see `Comm::new`).
+    rt.next_context = ctx + 2 + 2 * IDUP_PAIRS;
     Ok((ctx, all.into_iter().map(|b| b[4..].to_vec()).collect()))
 }
 
@@ -74,7 +86,35 @@ pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
     let hints = hints.unwrap_or_else(|| c.hints.clone());
-    let new = Comm { ctx, group: c.group.clone(), rank: c.rank, errhandler: c.errhandler, coll_seq: 0, hints, topo: c.topo.clone() };
+    let new = Comm { group: c.group.clone(), rank: c.rank, hints, topo: c.topo.clone(), errhandler: c.errhandler, ..Comm::new(ctx, Vec::new(), rt.world_rank) };
+    Ok(rt.add_comm(new))
+}
+
+/// `MPI_Comm_idup`: a duplicate whose context pair comes from `comm`'s idup block, so it
+/// needs no message and is complete at once (the standard allows a non-blocking call to
+/// complete at the call). The duplicate gets no idup block of its own. Once the block is
+/// spent (after `IDUP_PAIRS` idups of one communicator, or for an idup of an idup) the
+/// context is agreed as `MPI_Comm_dup` agrees it, which waits for every member to call.
+fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
+    let world_rank = rt.world_rank;
+    rt.comm(comm)?;
+    let c = rt.comms.get_mut(&comm).expect("checked above");
+    if c.idup_next + 2 > c.idup_end {
+        return dup(rt, comm, hints);
+    }
+    let ctx = c.idup_next;
+    c.idup_next += 2;
+    let hints = hints.unwrap_or_else(|| c.hints.clone());
+    let new = Comm {
+        group: c.group.clone(),
+        rank: c.rank,
+        hints,
+        topo: c.topo.clone(),
+        errhandler: c.errhandler,
+        idup_next: 0,
+        idup_end: 0,
+        ..Comm::new(ctx, Vec::new(), world_rank)
+    };
     Ok(rt.add_comm(new))
 }
 
@@ -185,13 +225,27 @@ crate::mpi_export! { MPI_Comm_rank, PMPI_Comm_rank, (comm: MPI_Comm, rank: *mut 
     call("MPI_Comm_rank", comm, |rt| { let r = rt.comm(comm)?.rank; *out(rank, "rank")? = r; Ok(()) })
 }}
 
-/// The exported dup functions: the new communicator, then its copied attributes.
-fn dup_export(name: &'static str, comm: MPI_Comm, info: Option<MPI_Info>, newcomm: *mut MPI_Comm) -> c_int {
+/// The exported dup functions: the new communicator, then its copied attributes. With
+/// `request`, the idups: the duplicate is complete at once and so is the request.
+fn dup_export(name: &'static str, comm: MPI_Comm, info: Option<MPI_Info>, newcomm: *mut MPI_Comm, request: Option<*mut MPI_Request>) -> c_int {
     let rc = call(name, comm, |rt| {
         let o = out(newcomm, "newcomm")?;
         rt.comm(comm)?;
         let hints = info.map(|i| crate::info::optional(rt, i)).transpose()?;
-        *o = dup(rt, comm, hints)?;
+        match request {
+            None => *o = dup(rt, comm, hints)?,
+            Some(r) => {
+                let r = out(r, "request")?;
+                *o = idup(rt, comm, hints)?;
+                *r = rt.add_req(crate::completion::ApiReq {
+                    body: crate::completion::Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG },
+                    comm,
+                    group: None,
+                    unpack: None,
+                    keep: None,
+                });
+            }
+        }
         Ok(())
     });
     if rc != MPI_SUCCESS { return rc; }
@@ -205,11 +259,19 @@ fn dup_export(name: &'static str, comm: MPI_Comm, info: Option<MPI_Info>, newcom
 }
 
 crate::mpi_export! { MPI_Comm_dup, PMPI_Comm_dup, (comm: MPI_Comm, newcomm: *mut MPI_Comm) {
-    dup_export("MPI_Comm_dup", comm, None, newcomm)
+    dup_export("MPI_Comm_dup", comm, None, newcomm, None)
+}}
+
+crate::mpi_export! { MPI_Comm_idup, PMPI_Comm_idup, (comm: MPI_Comm, newcomm: *mut MPI_Comm, request: *mut MPI_Request) {
+    dup_export("MPI_Comm_idup", comm, None, newcomm, Some(request))
+}}
+
+crate::mpi_export! { MPI_Comm_idup_with_info, PMPI_Comm_idup_with_info, (comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm, request: *mut MPI_Request) {
+    dup_export("MPI_Comm_idup_with_info", comm, Some(info), newcomm, Some(request))
 }}
 
 crate::mpi_export! { MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info, (comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm) {
-    dup_export("MPI_Comm_dup_with_info", comm, Some(info), newcomm)
+    dup_export("MPI_Comm_dup_with_info", comm, Some(info), newcomm, None)
 }}
 
 crate::mpi_export! { MPI_Comm_split, PMPI_Comm_split, (comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm) {

@@ -33,6 +33,11 @@ pub enum Body {
     Persistent(Box<crate::persistent::Persistent>),
     /// A generalized request (MPI_Grequest_start), completed by the program.
     Generalized(Box<crate::generalized::Grequest>),
+    /// Operations that complete as one (MPI_Isendrecv): complete when every part is; it
+    /// reports the outcome of `parts[report]`, or else the first error of another part.
+    Multi(Vec<ApiReq>, usize),
+    /// A partitioned send or receive (MPI_Psend_init, MPI_Precv_init).
+    Partitioned(Box<crate::partitioned::Partitioned>),
 }
 
 impl ApiReq {
@@ -42,7 +47,8 @@ impl ApiReq {
             Body::Engine(id) => Some(*id),
             Body::Coll(c) => Some(c.id),
             Body::Persistent(p) => p.active.as_ref().and_then(|a| a.engine_id()),
-            Body::Done { .. } | Body::Finished(_) | Body::Generalized(_) => None,
+            Body::Partitioned(p) => p.in_flight().and_then(|a| a.engine_id()),
+            Body::Done { .. } | Body::Finished(_) | Body::Generalized(_) | Body::Multi(..) => None,
         }
     }
 
@@ -50,22 +56,34 @@ impl ApiReq {
         match &self.body {
             Body::Generalized(g) => g.complete,
             Body::Persistent(p) => p.active.as_ref().is_none_or(|a| a.is_done(engine)),
+            Body::Partitioned(p) => p.is_done(engine),
+            Body::Multi(parts, _) => parts.iter().all(|p| p.is_done(engine)),
             _ => self.engine_id().is_none_or(|id| engine.is_done(id)),
         }
     }
 
     /// A persistent request not started: the Wait/Test family treats it as a null handle.
     pub fn inactive(&self) -> bool {
-        matches!(&self.body, Body::Persistent(p) if p.active.is_none())
+        match &self.body {
+            Body::Persistent(p) => p.active.is_none(),
+            Body::Partitioned(p) => p.is_inactive(),
+            _ => false,
+        }
     }
 
     /// The request whose operation is in flight: a started persistent request's current one.
     pub fn operation_mut(&mut self) -> &mut ApiReq {
-        if !matches!(&self.body, Body::Persistent(p) if p.active.is_some()) {
+        let inner = match &self.body {
+            Body::Persistent(p) => p.active.is_some(),
+            Body::Partitioned(p) => p.in_flight().is_some(),
+            _ => false,
+        };
+        if !inner {
             return self;
         }
         match &mut self.body {
             Body::Persistent(p) => p.active.as_mut().expect("checked above"),
+            Body::Partitioned(p) => p.in_flight_mut().expect("checked above"),
             _ => unreachable!("checked above"),
         }
     }
@@ -146,6 +164,21 @@ impl Runtime {
         hs.iter().filter(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Generalized(g)) if !g.complete)).count()
     }
 
+    /// Partitioned sends among `hs` with partitions not marked ready: for the same reason,
+    /// only the program's MPI_Pready calls, which cannot come while this call waits, would
+    /// complete them.
+    fn stuck_partitioned(&self, hs: &[MPI_Request]) -> usize {
+        hs.iter().filter(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Partitioned(p)) if p.awaits_ready())).count()
+    }
+
+    /// [`block_until`](Self::block_until) when some of `hs` wait for several engine requests.
+    fn block_on_parts(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
+        let reqs = &self.reqs;
+        let live = |h: &&MPI_Request| **h != MPI_REQUEST_NULL && reqs.get(h).is_none_or(|r| !r.inactive());
+        let done = |e: &ferry_core::engine::Engine, h: &MPI_Request| reqs.get(h).is_none_or(|r| r.is_done(e));
+        Ok(self.engine.wait_until(|e| if all { hs.iter().filter(live).all(|h| done(e, h)) } else { hs.iter().filter(live).any(|h| done(e, h)) })?)
+    }
+
     /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
     /// Collectives in flight move on inside the engine meanwhile.
     pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
@@ -153,6 +186,13 @@ impl Runtime {
         let stuck = self.stuck_generalized(hs);
         if stuck > 0 && (all || stuck == live) {
             return err(MPI_ERR_REQUEST, "waiting for a generalized request that is not complete: only MPI_Grequest_complete completes it, and no other thread may call MPI meanwhile");
+        }
+        let unready = self.stuck_partitioned(hs);
+        if unready > 0 && (all || unready + stuck == live) {
+            return err(MPI_ERR_REQUEST, "waiting for a partitioned send whose partitions are not all marked ready: only MPI_Pready and its kin complete it, and no other thread may call MPI meanwhile");
+        }
+        if hs.iter().any(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Multi(..)))) {
+            return self.block_on_parts(hs, all);
         }
         // One request (MPI_Wait): no list to build.
         if let [h] = hs {
@@ -162,7 +202,7 @@ impl Runtime {
             return Ok(());
         }
         let ids: Vec<u64> = hs.iter().filter(|&&h| self.live(h)).filter_map(|h| self.reqs.get(h)).filter_map(ApiReq::engine_id).collect();
-        if live == 0 || (!all && ids.len() + stuck < live) {
+        if live == 0 || (!all && ids.len() + stuck + unready < live) {
             // Nothing to wait for, or one of them is complete from the start.
             return Ok(());
         }
@@ -193,6 +233,7 @@ impl Runtime {
                 None => Outcome::empty(),
             },
             Some(Body::Generalized(_)) => crate::generalized::finish(self, h),
+            Some(Body::Partitioned(_)) => crate::partitioned::finish(self, h),
             Some(_) => {
                 let r = self.reqs.remove(&h).expect("looked up above");
                 self.finish_api_req(r)
@@ -242,12 +283,21 @@ impl Runtime {
         Ok(self.finish_api_req(r))
     }
 
-    fn finish_api_req(&mut self, mut r: ApiReq) -> Outcome {
+    pub(crate) fn finish_api_req(&mut self, mut r: ApiReq) -> Outcome {
         match r.body {
             Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
             Body::Finished(o) => o,
             Body::Persistent(mut p) => p.active.take().map_or_else(Outcome::empty, |a| self.finish_api_req(*a)),
             Body::Generalized(_) => Outcome::empty(),
+            Body::Partitioned(mut p) => p.take_in_flight().map_or_else(Outcome::empty, |a| self.finish_api_req(*a)),
+            Body::Multi(parts, report) => {
+                let all: Vec<Outcome> = parts.into_iter().map(|p| self.finish_api_req(p)).collect();
+                let o = all[report];
+                match all.iter().find(|x| x.error != MPI_SUCCESS) {
+                    Some(bad) if o.error == MPI_SUCCESS => Outcome { error: bad.error, lost: bad.lost, ..o },
+                    _ => o,
+                }
+            }
             Body::Coll(call) => match call.complete(&mut self.engine) {
                 Ok(()) => Outcome::empty(),
                 Err(e) => {
@@ -561,31 +611,48 @@ fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
         *o = MPI_REQUEST_NULL;
         return Ok(());
     }
+    if matches!(&rt.reqs[&h].body, Body::Partitioned(p) if p.awaits_ready()) {
+        return err(MPI_ERR_REQUEST, "a partitioned send whose partitions are not all marked ready cannot be freed: it could never complete");
+    }
     let mut r = rt.reqs.remove(&h).expect("validated above");
-    if let Body::Persistent(p) = &mut r.body {
-        // A started persistent request: its operation goes on as a freed ordinary one.
-        match p.active.take() {
-            Some(a) => r = *a,
-            None => {
-                *o = MPI_REQUEST_NULL;
-                return Ok(());
-            }
+    // A started persistent or partitioned request: its operation goes on as a freed
+    // ordinary one.
+    let in_flight = match &mut r.body {
+        Body::Persistent(p) => Some(p.active.take()),
+        Body::Partitioned(p) => Some(p.take_in_flight()),
+        _ => None,
+    };
+    match in_flight {
+        Some(Some(a)) => r = *a,
+        Some(None) => {
+            *o = MPI_REQUEST_NULL;
+            return Ok(());
         }
+        None => {}
     }
-    if r.is_done(&rt.engine) {
-        rt.finish_api_req(r);
-    } else {
-        if let Body::Engine(id) = r.body {
-            if r.unpack.is_some() || r.keep.is_some() {
-                // Buffers the engine still uses must outlive it: keep them until finalize.
-                rt.orphans.push((id, r));
-            } else {
-                rt.engine.detach(id);
-            }
-        }
-    }
+    release(rt, r);
     *o = MPI_REQUEST_NULL;
     Ok(())
+}
+
+/// Let a freed request's operation finish on its own.
+fn release(rt: &mut Runtime, r: ApiReq) {
+    if r.is_done(&rt.engine) {
+        rt.finish_api_req(r);
+        return;
+    }
+    if let Body::Engine(id) = r.body {
+        if r.unpack.is_some() || r.keep.is_some() {
+            // Buffers the engine still uses must outlive it: keep them until finalize.
+            rt.orphans.push((id, r));
+        } else {
+            rt.engine.detach(id);
+        }
+    } else if let Body::Multi(parts, _) = r.body {
+        for p in parts {
+            release(rt, p);
+        }
+    }
 }
 
 crate::mpi_export! { MPI_Wait, PMPI_Wait, (req: *mut MPI_Request, status: *mut MPI_Status) {

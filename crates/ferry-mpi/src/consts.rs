@@ -25,6 +25,8 @@ pub type MPI_Group = c_int;
 pub type MPI_Info = c_int;
 /// Matched-message handle (`MPI_Mprobe`).
 pub type MPI_Message = c_int;
+/// MPI-4 session handle.
+pub type MPI_Session = c_int;
 /// A user-defined reduction: `inoutvec[i] = invec[i] op inoutvec[i]` for `*len` elements of
 /// `*datatype` (`MPI_Op_create`).
 pub type MPI_User_function = unsafe extern "C" fn(invec: *mut c_void, inoutvec: *mut c_void, len: *mut c_int, datatype: *mut MPI_Datatype);
@@ -376,6 +378,9 @@ constants! {
         MPI_T_PVAR_CLASS_AGGREGATE: c_int = 247;
         MPI_T_PVAR_CLASS_TIMER: c_int = 248;
         MPI_T_PVAR_CLASS_GENERIC: c_int = 249;
+        MPI_SESSION_NULL: MPI_Session = 0x38000000;
+        MPI_MAX_PSET_NAME_LEN: c_int = 256;
+        MPI_MAX_STRINGTAG_LEN: c_int = 256;
     }
 }
 

@@ -67,6 +67,17 @@ pub fn free(eh: MPI_Errhandler) -> MpiResult<()> {
     Ok(())
 }
 
+/// A handle for the user's handler `f` (of a communicator or a session: both take the
+/// handle and the code by pointer).
+pub fn register(f: CommErrhandlerFn) -> MPI_Errhandler {
+    with_table(|t| {
+        t.next += 1;
+        let h = USER_BASE | (t.next & 0x03ff_ffff);
+        t.handlers.insert(h, (f, false));
+        h
+    })
+}
+
 /// Run a user handler for `code` on `comm` (no lock held).
 pub fn invoke(f: CommErrhandlerFn, comm: MPI_Comm, code: c_int) {
     let (mut c, mut e) = (comm, code);
@@ -103,12 +114,7 @@ crate::mpi_export! { MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler, (f
     call("MPI_Comm_create_errhandler", MPI_COMM_WORLD, |_| {
         let o = out_arg(eh, "errhandler")?;
         let Some(f) = f else { return err(MPI_ERR_ARG, "the error handler function is NULL") };
-        *o = with_table(|t| {
-            t.next += 1;
-            let h = USER_BASE | (t.next & 0x03ff_ffff);
-            t.handlers.insert(h, (f, false));
-            h
-        });
+        *o = register(f);
         Ok(())
     })
 }}

@@ -76,7 +76,7 @@ pub fn set(hints: &mut Hints, key: &str, value: &str) {
 }
 
 /// What `MPI_INFO_ENV` holds: how this process was started, as far as Ferry knows it.
-fn env_hints(rt: &Runtime) -> Hints {
+pub(crate) fn env_hints(rt: &Runtime) -> Hints {
     let args: Vec<String> = std::env::args().collect();
     let mut h = Vec::new();
     if let Some(cmd) = args.first() {

@@ -32,6 +32,27 @@ pub fn create_group_tag(tag: i32) -> i32 {
     -1 - tag
 }
 
+/// First internal tag of partitioned messages (`partitioned.rs`), above the collectives'
+/// `[1 << 20, 3 << 20)`.
+const PARTITIONED_BASE: i32 = 3 << 20;
+/// First internal tag of `MPI_Comm_create_from_group` (on `MPI_COMM_WORLD`'s internal
+/// context), above the partitioned messages' `[3 << 20, 1 << 30)`.
+const STRINGTAG_BASE: i32 = 1 << 30;
+
+/// The internal tag of a partitioned message with the user's `tag` (non-negative). Tags
+/// that differ by a multiple of `(1 << 30) - PARTITIONED_BASE` share one internal tag.
+pub fn partitioned_tag(tag: i32) -> i32 {
+    PARTITIONED_BASE + tag % (STRINGTAG_BASE - PARTITIONED_BASE)
+}
+
+/// The internal tag of `MPI_Comm_create_from_group` with string tag `s`: a 30-bit hash
+/// (FNV-1a), so two string tags in use at once over overlapping groups could, rarely,
+/// share one.
+pub fn stringtag_tag(s: &[u8]) -> i32 {
+    let h = s.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193));
+    STRINGTAG_BASE | (h & 0x3fff_ffff) as i32
+}
+
 /// Every `mine` of the world ranks `group` (this process is `group[me]`), exchanged on
 /// internal context `ctx` with `tag`, in group order.
 pub fn allgather_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, mine: &[u8]) -> MpiResult<Vec<Vec<u8>>> {
@@ -103,4 +124,27 @@ pub fn alltoall_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag:
     wait_all(rt, &reqs)?;
     bufs[me] = items[me].clone();
     Ok(bufs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitioned_tags_stay_between_the_collectives_and_the_string_tags() {
+        for tag in [0, 1, 12345, (1 << 30) - (3 << 20) - 1, 1 << 30, i32::MAX] {
+            let t = partitioned_tag(tag);
+            assert!((PARTITIONED_BASE..STRINGTAG_BASE).contains(&t), "tag {tag} -> {t}");
+        }
+        assert_ne!(partitioned_tag(0), partitioned_tag(1));
+    }
+
+    #[test]
+    fn string_tags_stay_above_every_other_internal_tag() {
+        for s in ["", "a", "org.example.solver", &"x".repeat(255)] {
+            assert!(stringtag_tag(s.as_bytes()) >= STRINGTAG_BASE);
+        }
+        assert_ne!(stringtag_tag(b"solver"), stringtag_tag(b"solver2"));
+        assert_eq!(stringtag_tag(b"solver"), stringtag_tag(b"solver"));
+    }
 }

@@ -131,6 +131,14 @@ crate::mpi_export! { MPI_Get_version, PMPI_Get_version, (version: *mut c_int, su
     })
 }}
 
+// MPI_Pcontrol is variadic in C (`int MPI_Pcontrol(const int level, ...)`); on the x86-64
+// and AArch64 Linux ABIs a callee that reads only its fixed arguments may be defined without
+// the ellipsis. Profiling control is for tools that intercept PMPI; the library itself has
+// nothing to switch, which the standard allows.
+crate::mpi_export! { MPI_Pcontrol, PMPI_Pcontrol, (_level: c_int) {
+    call("MPI_Pcontrol", MPI_COMM_WORLD, |_| Ok(()))
+}}
+
 /// The library version string.
 pub fn library_version() -> String {
     format!("Ferry {} (MPICH ABI, MPI {}.{}; shared memory and TCP)", env!("CARGO_PKG_VERSION"), MPI_VERSION, MPI_SUBVERSION)

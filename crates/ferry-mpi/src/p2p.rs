@@ -392,8 +392,12 @@ fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
         return err(MPI_ERR_REQUEST, "a non-blocking collective cannot be cancelled");
     }
     // Only receives can be cancelled; cancelling a send is allowed to fail, and does.
-    if let (Body::Engine(id), true) = (&r.body, r.group.is_some()) {
-        let id = *id;
+    let parts = match &r.body {
+        Body::Multi(parts, _) => parts.iter().collect(),
+        _ => vec![&*r],
+    };
+    let receives: Vec<u64> = parts.iter().filter(|p| p.group.is_some()).filter_map(|p| match p.body { Body::Engine(id) => Some(id), _ => None }).collect();
+    for id in receives {
         rt.engine.cancel(id);
     }
     Ok(())

@@ -51,11 +51,16 @@ fn startable(rt: &Runtime, h: MPI_Request) -> MpiResult<()> {
         None => err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")),
         Some(Body::Persistent(p)) if p.active.is_some() => err(MPI_ERR_REQUEST, format!("request {h:#x} is already active; complete it before starting it again")),
         Some(Body::Persistent(_)) => Ok(()),
+        Some(Body::Partitioned(p)) if !p.is_inactive() => err(MPI_ERR_REQUEST, format!("partitioned request {h:#x} is already active; complete it before starting it again")),
+        Some(Body::Partitioned(_)) => Ok(()),
         Some(_) => err(MPI_ERR_REQUEST, format!("request {h:#x} is not persistent")),
     }
 }
 
 fn start_one(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
+    if matches!(rt.reqs[&h].body, Body::Partitioned(_)) {
+        return crate::partitioned::start(rt, h);
+    }
     let mut r = rt.reqs.remove(&h).expect("checked by startable");
     let Body::Persistent(p) = &mut r.body else { unreachable!("checked by startable") };
     let run = (p.start)(rt);

@@ -2,7 +2,7 @@
 //! it all (the library provides MPI_THREAD_SERIALIZED).
 
 use ferry_core::fastmap::FastMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
@@ -22,7 +22,13 @@ const UNINIT: u8 = 0;
 const ACTIVE: u8 = 1;
 const DONE: u8 = 2;
 
+/// The World Model (`MPI_Init` .. `MPI_Finalize`).
 static STATE: AtomicU8 = AtomicU8::new(UNINIT);
+/// Live MPI-4 sessions: the runtime's other users. It comes up with the first of the World
+/// Model or a session and goes down when the last of them ends.
+static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+/// The runtime went down: the job's start-up cannot run twice in one process.
+static GONE: AtomicBool = AtomicBool::new(false);
 static RT: Mutex<Option<Runtime>> = Mutex::new(None);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 
@@ -45,6 +51,17 @@ pub fn initialized() -> bool {
 
 pub fn finalized() -> bool {
     STATE.load(Ordering::Acquire) == DONE
+}
+
+/// Why no runtime is up, for the message of a call made then.
+pub fn why_down() -> &'static str {
+    if finalized() {
+        "after MPI_Finalize"
+    } else if GONE.load(Ordering::Acquire) {
+        "after the last MPI_Session_finalize"
+    } else {
+        "before MPI_Init or MPI_Session_init"
+    }
 }
 
 /// Seconds since the process's first use of the clock (MPI_Wtime is local, not global).
@@ -112,13 +129,45 @@ pub struct Runtime {
 // contract whichever thread completes them, and all access goes through the one mutex.
 unsafe impl Send for Runtime {}
 
-/// Bring the runtime up: the job (PMI, business cards, engine), then the predefined comms.
+/// Start the World Model: the runtime comes up unless a session brought it up already.
 pub fn init(required: i32) -> MpiResult<i32> {
     let mut guard = lock();
     match STATE.load(Ordering::Acquire) {
         ACTIVE => return err(MPI_ERR_OTHER, "MPI_Init called twice"),
         DONE => return err(MPI_ERR_OTHER, "MPI_Init called after MPI_Finalize"),
         _ => {}
+    }
+    let provided = match guard.as_ref() {
+        Some(rt) => rt.thread_level,
+        None => bring_up(&mut guard, required)?,
+    };
+    STATE.store(ACTIVE, Ordering::Release);
+    Ok(provided)
+}
+
+/// A session begins (`MPI_Session_init`): the runtime comes up unless it is up already.
+pub fn session_begin(required: i32) -> MpiResult<()> {
+    let mut guard = lock();
+    if guard.is_none() {
+        bring_up(&mut guard, required)?;
+    }
+    SESSIONS.fetch_add(1, Ordering::AcqRel);
+    Ok(())
+}
+
+/// A session ended (`MPI_Session_finalize`): the runtime goes down if it was the last user.
+pub fn session_end() -> MpiResult<()> {
+    let left = SESSIONS.fetch_sub(1, Ordering::AcqRel) - 1;
+    if left == 0 && STATE.load(Ordering::Acquire) != ACTIVE {
+        return shut_down();
+    }
+    Ok(())
+}
+
+/// Bring the runtime up: the job (PMI, business cards, engine), then the predefined comms.
+fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> MpiResult<i32> {
+    if GONE.load(Ordering::Acquire) {
+        return err(MPI_ERR_OTHER, "Ferry's runtime went down with the last session or MPI_Finalize and cannot start again in this process");
     }
     wtime();
     // Before anything else: a bad collective knob fails every rank at once, with a message.
@@ -129,9 +178,11 @@ pub fn init(required: i32) -> MpiResult<i32> {
 
     let mut comms = FastMap::default();
     comms.insert(MPI_COMM_WORLD, Comm::new(0, (0..size).collect(), rank));
-    comms.insert(MPI_COMM_SELF, Comm::new(2, vec![rank], rank));
+    // Each context pair is followed by its idup block (`Comm::new`).
+    let self_ctx = 2 + 2 * crate::comm::IDUP_PAIRS;
+    comms.insert(MPI_COMM_SELF, Comm::new(self_ctx, vec![rank], rank));
     let provided = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
-    *guard = Some(Runtime {
+    **guard = Some(Runtime {
         engine,
         job,
         world_rank: rank,
@@ -139,7 +190,7 @@ pub fn init(required: i32) -> MpiResult<i32> {
         next_comm: 0,
         groups: FastMap::default(),
         next_group: 0,
-        next_context: 4,
+        next_context: self_ctx + 2 + 2 * crate::comm::IDUP_PAIRS,
         types: FastMap::default(),
         type_info: FastMap::default(),
         next_type: 0,
@@ -164,24 +215,36 @@ pub fn init(required: i32) -> MpiResult<i32> {
         match crate::progress::ProgressThread::start(rt) {
             Ok(t) => rt.progress = Some(t),
             Err(e) => {
-                *guard = None;
+                **guard = None;
                 return err(MPI_ERR_OTHER, format!("cannot start the progress thread: {e}"));
             }
         }
     }
-    STATE.store(ACTIVE, Ordering::Release);
     Ok(provided)
 }
 
-/// Orderly end: flush every queued frame, wait for every rank, leave the launcher.
+/// End the World Model; the runtime goes down unless sessions still use it.
 pub fn finalize() -> MpiResult<()> {
+    if STATE.load(Ordering::Acquire) != ACTIVE {
+        let why = if finalized() { "MPI_Finalize called twice" } else { "MPI_Finalize called before MPI_Init" };
+        return err(MPI_ERR_OTHER, why);
+    }
+    STATE.store(DONE, Ordering::Release);
+    if SESSIONS.load(Ordering::Acquire) > 0 {
+        return Ok(());
+    }
+    shut_down()
+}
+
+/// Orderly end: flush every queued frame, wait for every rank, leave the launcher.
+fn shut_down() -> MpiResult<()> {
     // The progress thread needs the lock to stop: join it first.
     let thread = lock().as_mut().and_then(|rt| rt.progress.take());
     if let Some(t) = thread {
         t.stop();
     }
     let mut guard = lock();
-    let Some(rt) = guard.as_mut() else { return err(MPI_ERR_OTHER, "MPI_Finalize called before MPI_Init") };
+    let Some(rt) = guard.as_mut() else { return err(MPI_ERR_OTHER, "the runtime is not up") };
     if let Some(report) = rt.coll.report(rt.world_rank) {
         eprint!("{report}");
     }
@@ -193,7 +256,7 @@ pub fn finalize() -> MpiResult<()> {
     rt.job.barrier()?;
     rt.job.finalize()?;
     *guard = None;
-    STATE.store(DONE, Ordering::Release);
+    GONE.store(true, Ordering::Release);
     Ok(())
 }
 

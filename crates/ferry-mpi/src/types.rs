@@ -142,7 +142,7 @@ crate::mpi_export! { MPI_Type_free, PMPI_Type_free, (dt: *mut MPI_Datatype) {
     if rc != MPI_SUCCESS { return rc; }
     call("MPI_Type_free", MPI_COMM_WORLD, |rt| {
         let h = with_handle(dt)?;
-        if Runtime::is_predefined_type(h) {
+        if Runtime::is_predefined_type(h) || crate::f90types::is_f90(h) {
             return err(MPI_ERR_TYPE, "predefined datatypes cannot be freed");
         }
         // Pending operations hold their own reference to the type map.
