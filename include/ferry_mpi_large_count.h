@@ -26,6 +26,12 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
                 MPI_Comm comm, MPI_Request *request);
 int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Request *request);
 int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Status *status);
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
@@ -266,6 +272,12 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
                  MPI_Comm comm, MPI_Request *request);
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request);
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                  MPI_Status *status);
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,

@@ -311,6 +311,8 @@ SIG(int, MPI_Irecv_c, (void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_
 SIG(int, MPI_Irsend_c, (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Isend_c, (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Issend_c, (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))
+SIG(int, MPI_Isendrecv_c, (const void *, MPI_Count, MPI_Datatype, int, int, void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))
+SIG(int, MPI_Isendrecv_replace_c, (void *, MPI_Count, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Request *))
 SIG(int, MPI_Mrecv_c, (void *, MPI_Count, MPI_Datatype, MPI_Message *, MPI_Status *))
 SIG(int, MPI_Recv_c, (void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Status *))
 SIG(int, MPI_Rsend_c, (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm))

@@ -109,3 +109,17 @@ crate::mpi_export! { MPI_Buffer_detach_c, PMPI_Buffer_detach_c, (buf: *mut c_voi
     }
     rc
 }}
+
+crate::mpi_export! { MPI_Isendrecv_c, PMPI_Isendrecv_c, (sbuf: *const c_void, scount: MPI_Count, sdt: MPI_Datatype, dest: c_int, stag: c_int,
+        rbuf: *mut c_void, rcount: MPI_Count, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    let s = converted!(Counted::new("MPI_Isendrecv_c", comm, sbuf, scount, sdt));
+    let r = converted!(Counted::new("MPI_Isendrecv_c", comm, rbuf, rcount, rdt));
+    crate::isendrecv::PMPI_Isendrecv(sbuf, s.count, s.dt, dest, stag, rbuf, r.count, r.dt, source, rtag, comm, req)
+}}
+
+// Like MPI_Sendrecv_replace_c: the implementation stages the data in an int-counted message.
+crate::mpi_export! { MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, dest: c_int, stag: c_int,
+        source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    let n = converted!(report("MPI_Isendrecv_replace_c", comm, narrow(count, "count")));
+    crate::isendrecv::PMPI_Isendrecv_replace(buf, n, dt, dest, stag, source, rtag, comm, req)
+}}
