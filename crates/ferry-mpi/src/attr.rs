@@ -135,7 +135,7 @@ fn callback_error(what: &str, key: i32, code: c_int) -> MpiError {
 
 /// Run `f` under the runtime lock as MPI function `name`, applying `comm`'s error handler.
 fn locked(name: &'static str, comm: i32, f: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
-    call(name, comm, f)
+    call(name, comm, |rt| f(rt))
 }
 
 /// The communicator whose error handler an attribute call of `kind` on `obj` uses.

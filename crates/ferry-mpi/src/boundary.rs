@@ -1,20 +1,23 @@
 //! The C boundary: every exported function goes through [`call`], which checks that MPI is
-//! initialised, runs the body with the runtime locked, catches panics, and applies the
-//! communicator's error handler to any error.
+//! initialised, runs the body with the runtime locked (a blocking body may let the lock go
+//! while it waits, see `threads`), catches panics, and applies the communicator's error
+//! handler to any error.
 
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::consts::*;
 use crate::error::MpiError;
-use crate::runtime::{self, Runtime};
+use crate::runtime;
+use crate::threads::{self, Locked};
 
 /// Run `body` for the MPI function `name`; errors go through `comm`'s error handler.
-pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Result<(), MpiError>) -> c_int {
+pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Locked) -> Result<(), MpiError>) -> c_int {
     if crate::op::in_user_function() {
         // The collective that called the user's function holds the runtime: waiting for it
-        // would hang this thread forever, so end the job with the reason instead.
-        let what = if name == "MPI_Abort" { "the job ends" } else { "Ferry allows only MPI_Abort there" };
+        // would hang this thread forever, so end the job with the reason instead. (The
+        // queries of `op_queries` are answered before they get here.)
+        let what = if name == "MPI_Abort" { "the job ends" } else { "Ferry allows only MPI_Abort and the datatype and communicator queries there" };
         die(&format!("{name} was called from inside a user-defined reduction function; {what}"), 1);
     }
     // Whether requests remain for the progress thread to move once we return.
@@ -22,20 +25,19 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
     // A user error handler to run once the runtime is released: (function, comm, code).
     let mut user_handler = None;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut guard = None;
-        let rt = match crate::generalized::reentered() {
+        let mut rt = match crate::generalized::reentered() {
             // SAFETY: a generalized request's callback runs inside an MPI call on this thread,
             // which lent its runtime and touches it again only once the callback returns.
-            Some(p) => unsafe { &mut *p },
-            None => match guard.insert(runtime::lock()).as_mut() {
+            Some(p) => unsafe { Locked::lent(p) },
+            None => match Locked::lock() {
                 Some(rt) => rt,
                 None => {
                     let why = runtime::why_down();
-                    drop(guard);
                     die(&format!("{name} was called {why}"), 1);
                 }
             },
         };
+        let rt = &mut rt;
         let result = body(rt);
         pending = rt.has_pending_work();
         match result {
@@ -63,6 +65,7 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Runtime) -> Re
         }
     }));
     crate::progress::after_call(pending);
+    threads::after_call();
     match outcome {
         Ok(code) => {
             if let Some((f, target, class)) = user_handler {

@@ -11,6 +11,7 @@ use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// Where a non-contiguous receive is unpacked once its bytes have arrived.
 pub struct Unpack {
@@ -143,7 +144,7 @@ pub fn status_bytes(st: &MPI_Status) -> usize {
 }
 
 impl Runtime {
-    fn req(&self, h: i32) -> MpiResult<&ApiReq> {
+    pub(crate) fn req(&self, h: i32) -> MpiResult<&ApiReq> {
         self.reqs.get(&h).ok_or_else(|| MpiError::new(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
     }
 
@@ -155,72 +156,6 @@ impl Runtime {
     /// nor an inactive persistent request.
     pub fn live(&self, h: i32) -> bool {
         h != MPI_REQUEST_NULL && self.reqs.get(&h).is_none_or(|r| !r.inactive())
-    }
-
-    /// Generalized requests among `hs` that only the program can complete: with
-    /// MPI_THREAD_SERIALIZED no other thread may call MPI_Grequest_complete while this call
-    /// waits, so waiting for them would never end.
-    fn stuck_generalized(&self, hs: &[MPI_Request]) -> usize {
-        hs.iter().filter(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Generalized(g)) if !g.complete)).count()
-    }
-
-    /// Partitioned sends among `hs` with partitions not marked ready: for the same reason,
-    /// only the program's MPI_Pready calls, which cannot come while this call waits, would
-    /// complete them.
-    fn stuck_partitioned(&self, hs: &[MPI_Request]) -> usize {
-        hs.iter().filter(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Partitioned(p)) if p.awaits_ready())).count()
-    }
-
-    /// [`block_until`](Self::block_until) when some of `hs` wait for several engine requests.
-    fn block_on_parts(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
-        let reqs = &self.reqs;
-        let live = |h: &&MPI_Request| **h != MPI_REQUEST_NULL && reqs.get(h).is_none_or(|r| !r.inactive());
-        let done = |e: &ferry_core::engine::Engine, h: &MPI_Request| reqs.get(h).is_none_or(|r| r.is_done(e));
-        Ok(self.engine.wait_until(|e| if all { hs.iter().filter(live).all(|h| done(e, h)) } else { hs.iter().filter(live).any(|h| done(e, h)) })?)
-    }
-
-    /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
-    /// Collectives in flight move on inside the engine meanwhile.
-    pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
-        let live = hs.iter().filter(|&&h| self.live(h)).count();
-        let stuck = self.stuck_generalized(hs);
-        if stuck > 0 && (all || stuck == live) {
-            return err(MPI_ERR_REQUEST, "waiting for a generalized request that is not complete: only MPI_Grequest_complete completes it, and no other thread may call MPI meanwhile");
-        }
-        let unready = self.stuck_partitioned(hs);
-        if unready > 0 && (all || unready + stuck == live) {
-            return err(MPI_ERR_REQUEST, "waiting for a partitioned send whose partitions are not all marked ready: only MPI_Pready and its kin complete it, and no other thread may call MPI meanwhile");
-        }
-        if hs.iter().any(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Multi(..)))) {
-            return self.block_on_parts(hs, all);
-        }
-        // One request (MPI_Wait): no list to build.
-        if let [h] = hs {
-            if let Some(id) = self.reqs.get(h).and_then(ApiReq::engine_id) {
-                return Ok(self.engine.wait_until(|e| e.is_done(id))?);
-            }
-            return Ok(());
-        }
-        let ids: Vec<u64> = hs.iter().filter(|&&h| self.live(h)).filter_map(|h| self.reqs.get(h)).filter_map(ApiReq::engine_id).collect();
-        if live == 0 || (!all && ids.len() + stuck + unready < live) {
-            // Nothing to wait for, or one of them is complete from the start.
-            return Ok(());
-        }
-        // A cursor over the set: what completed stays completed, so each pass looks only from
-        // the first request not yet seen done (a window of n requests costs n lookups in all,
-        // not n per pass).
-        if all {
-            let mut seen = 0;
-            self.engine.wait_until(|e| {
-                while seen < ids.len() && e.is_done(ids[seen]) {
-                    seen += 1;
-                }
-                seen == ids.len()
-            })?;
-        } else {
-            self.engine.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
-        }
-        Ok(())
     }
 
     /// Finish a completed request: unpack, translate the source, forget the handle (a
@@ -272,17 +207,6 @@ impl Runtime {
         Ok(Some(o))
     }
 
-    /// Wait for a request of a blocking call, which never needs a handle, and finish it.
-    /// The same as registering it and waiting for the handle, without the table.
-    pub fn wait_unregistered(&mut self, r: ApiReq) -> MpiResult<Outcome> {
-        if let Some(id) = r.engine_id() {
-            let comm = r.comm;
-            self.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
-            self.reap_orphans();
-        }
-        Ok(self.finish_api_req(r))
-    }
-
     pub(crate) fn finish_api_req(&mut self, mut r: ApiReq) -> Outcome {
         match r.body {
             Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
@@ -313,21 +237,6 @@ impl Runtime {
     }
 
 
-    /// Wait for one request and return its outcome, which may carry an error class
-    /// (truncation); `Err` only when the engine itself failed.
-    pub fn wait_raw(&mut self, h: i32) -> MpiResult<(Outcome, i32)> {
-        let comm = self.req(h)?.comm;
-        self.block_until(&[h], true).map_err(|e| e.on_comm(comm))?;
-        self.reap_orphans();
-        Ok((self.finish_req(h), comm))
-    }
-
-    /// Wait for one request; its error (truncation, lost peer) is reported on its communicator.
-    pub fn wait_req(&mut self, h: i32) -> MpiResult<Outcome> {
-        let (o, comm) = self.wait_raw(h)?;
-        check(o, comm)
-    }
-
     pub fn progress_once(&mut self) -> MpiResult<()> {
         self.engine.progress(Some(std::time::Duration::ZERO))?;
         self.reap_orphans();
@@ -348,6 +257,114 @@ impl Runtime {
             false
         });
     }
+}
+
+
+impl Locked {
+    /// Generalized requests among `hs` that only the program can complete: unless another
+    /// thread may call MPI_Grequest_complete while this call waits (MPI_THREAD_MULTIPLE),
+    /// waiting for them would never end.
+    fn stuck_generalized(&self, hs: &[MPI_Request]) -> usize {
+        hs.iter().filter(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Generalized(g)) if !g.complete)).count()
+    }
+
+    /// Partitioned sends among `hs` with partitions not marked ready: for the same reason,
+    /// only the program's MPI_Pready calls would complete them.
+    fn stuck_partitioned(&self, hs: &[MPI_Request]) -> usize {
+        hs.iter().filter(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Partitioned(p)) if p.awaits_ready())).count()
+    }
+
+    /// Block until all (`all`) or at least one of the non-null requests `hs` is complete.
+    /// Collectives in flight move on inside the engine meanwhile.
+    pub fn block_until(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
+        let live = hs.iter().filter(|&&h| self.live(h)).count();
+        let stuck = self.stuck_generalized(hs);
+        let unready = self.stuck_partitioned(hs);
+        let multi = hs.iter().any(|h| matches!(self.reqs.get(h).map(|r| &r.body), Some(Body::Multi(..))));
+        if (stuck > 0 || unready > 0 || multi) && self.others_may_call() {
+            // Another thread's MPI_Grequest_complete or MPI_Pready may end the wait, or the
+            // requests wait for several engine requests each: look at the whole runtime after
+            // every call. Handles are looked up afresh each time.
+            let done = |rt: &mut Runtime| {
+                let mut states = hs.iter().filter(|&&h| rt.live(h)).map(|&h| rt.req_done(h));
+                if all { states.all(|d| d) } else { states.any(|d| d) }
+            };
+            return Ok(self.wait_for(done)?);
+        }
+        if stuck > 0 && (all || stuck == live) {
+            return err(MPI_ERR_REQUEST, "waiting for a generalized request that is not complete: only MPI_Grequest_complete completes it, and no other thread may call MPI meanwhile");
+        }
+        if unready > 0 && (all || unready + stuck == live) {
+            return err(MPI_ERR_REQUEST, "waiting for a partitioned send whose partitions are not all marked ready: only MPI_Pready and its kin complete it, and no other thread may call MPI meanwhile");
+        }
+        if multi {
+            return self.block_on_parts(hs, all);
+        }
+        // One request (MPI_Wait): no list to build.
+        if let [h] = hs {
+            if let Some(id) = self.reqs.get(h).and_then(ApiReq::engine_id) {
+                return Ok(self.wait_until(|e| e.is_done(id))?);
+            }
+            return Ok(());
+        }
+        let ids: Vec<u64> = hs.iter().filter(|&&h| self.live(h)).filter_map(|h| self.reqs.get(h)).filter_map(ApiReq::engine_id).collect();
+        if live == 0 || (!all && ids.len() + stuck + unready < live) {
+            // Nothing to wait for, or one of them is complete from the start.
+            return Ok(());
+        }
+        // A cursor over the set: what completed stays completed, so each pass looks only from
+        // the first request not yet seen done (a window of n requests costs n lookups in all,
+        // not n per pass).
+        if all {
+            let mut seen = 0;
+            self.wait_until(|e| {
+                while seen < ids.len() && e.is_done(ids[seen]) {
+                    seen += 1;
+                }
+                seen == ids.len()
+            })?;
+        } else {
+            self.wait_until(|e| ids.iter().any(|id| e.is_done(*id)))?;
+        }
+        Ok(())
+    }
+
+    /// [`block_until`](Self::block_until) when some of `hs` wait for several engine requests
+    /// (only without MPI_THREAD_MULTIPLE: the lock stays held).
+    fn block_on_parts(&mut self, hs: &[MPI_Request], all: bool) -> MpiResult<()> {
+        let rt: &mut Runtime = self;
+        let reqs = &rt.reqs;
+        let live = |h: &&MPI_Request| **h != MPI_REQUEST_NULL && reqs.get(h).is_none_or(|r| !r.inactive());
+        let done = |e: &ferry_core::engine::Engine, h: &MPI_Request| reqs.get(h).is_none_or(|r| r.is_done(e));
+        Ok(rt.engine.wait_until(|e| if all { hs.iter().filter(live).all(|h| done(e, h)) } else { hs.iter().filter(live).any(|h| done(e, h)) })?)
+    }
+
+    /// Wait for a request of a blocking call, which never needs a handle, and finish it.
+    /// The same as registering it and waiting for the handle, without the table.
+    pub fn wait_unregistered(&mut self, r: ApiReq) -> MpiResult<Outcome> {
+        if let Some(id) = r.engine_id() {
+            let comm = r.comm;
+            self.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
+            self.reap_orphans();
+        }
+        Ok(self.finish_api_req(r))
+    }
+
+    /// Wait for one request and return its outcome, which may carry an error class
+    /// (truncation); `Err` only when the engine itself failed.
+    pub fn wait_raw(&mut self, h: i32) -> MpiResult<(Outcome, i32)> {
+        let comm = self.req(h)?.comm;
+        self.block_until(&[h], true).map_err(|e| e.on_comm(comm))?;
+        self.reap_orphans();
+        Ok((self.finish_req(h), comm))
+    }
+
+    /// Wait for one request; its error (truncation, lost peer) is reported on its communicator.
+    pub fn wait_req(&mut self, h: i32) -> MpiResult<Outcome> {
+        let (o, comm) = self.wait_raw(h)?;
+        check(o, comm)
+    }
+
 }
 
 /// Take a completed engine request: unpack what it received, and say how it ended.
@@ -430,7 +447,7 @@ fn status_at(sts: *mut MPI_Status, i: usize) -> *mut MPI_Status {
     }
 }
 
-fn wait_one(rt: &mut Runtime, req: *mut MPI_Request, status: *mut MPI_Status) -> MpiResult<()> {
+fn wait_one(rt: &mut Locked, req: *mut MPI_Request, status: *mut MPI_Status) -> MpiResult<()> {
     let h = out_arg(req, "request")?;
     if h != &MPI_REQUEST_NULL {
         rt.req(*h)?;
@@ -446,7 +463,7 @@ fn wait_one(rt: &mut Runtime, req: *mut MPI_Request, status: *mut MPI_Status) ->
     check(o, comm).map(|_| ())
 }
 
-fn test_one(rt: &mut Runtime, req: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+fn test_one(rt: &mut Locked, req: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
     let flag = out_arg(flag, "flag")?;
     if h != MPI_REQUEST_NULL {
@@ -484,7 +501,7 @@ fn in_status(first_err: Option<i32>) -> MpiResult<()> {
     }
 }
 
-fn waitall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) -> MpiResult<()> {
+fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     validate(rt, hs)?;
     rt.block_until(hs, true)?;
@@ -499,7 +516,7 @@ fn waitall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI
     in_status(first_err)
 }
 
-fn testall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
+fn testall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     let flag = out_arg(flag, "flag")?;
     validate(rt, hs)?;
@@ -527,7 +544,7 @@ fn any_done(rt: &mut Runtime, hs: &mut [MPI_Request], index: &mut c_int, status:
     Ok(Some(i))
 }
 
-fn waitany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+fn waitany(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     let index = out_arg(index, "index")?;
     validate(rt, hs)?;
@@ -575,12 +592,12 @@ fn some(rt: &mut Runtime, hs: &mut [MPI_Request], outcount: &mut c_int, indices:
 }
 
 /// Block until at least one of `hs` (not all null) has completed.
-fn wait_for_any(rt: &mut Runtime, hs: &[MPI_Request]) -> MpiResult<()> {
+fn wait_for_any(rt: &mut Locked, hs: &[MPI_Request]) -> MpiResult<()> {
     rt.block_until(hs, false)
 }
 
 /// MPI_Waitsome (`block`) and MPI_Testsome.
-fn some_of(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status, block: bool) -> MpiResult<()> {
+fn some_of(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status, block: bool) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     let outcount = out_arg(outcount, "outcount")?;
     validate(rt, hs)?;

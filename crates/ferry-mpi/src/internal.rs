@@ -16,7 +16,10 @@ const MAX_ITEM: usize = 256;
 
 fn wait_all(rt: &mut Runtime, reqs: &[u64]) -> MpiResult<Vec<ferry_core::engine::Status>> {
     // Non-blocking collectives in flight keep moving meanwhile, inside the engine: a peer
-    // may need this rank's part of one before it can get here.
+    // may need this rank's part of one before it can get here. The lock stays held even with
+    // MPI_THREAD_MULTIPLE: a context id proposed here must not be proposed again by another
+    // thread's creation before this one is agreed (the price: this process's other threads
+    // wait for the creation to end).
     rt.engine.wait_until(|e| reqs.iter().all(|r| e.is_done(*r)))?;
     let mut out = Vec::with_capacity(reqs.len());
     for r in reqs {

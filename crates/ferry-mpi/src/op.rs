@@ -6,8 +6,8 @@
 //! elements of the call's own datatype (unpacked, aligned, gaps included), and that
 //! datatype's handle; `inoutvec[i] = invec[i] op inoutvec[i]`.
 
-use std::cell::Cell;
 use std::os::raw::{c_int, c_void};
+use std::sync::Arc;
 
 use ferry_data::datatype::Datatype;
 use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
@@ -16,6 +16,7 @@ use crate::boundary::call;
 use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
+use crate::op_queries::{with_view, View};
 use crate::runtime::Runtime;
 
 /// A user-defined operation: the function and whether it commutes.
@@ -56,7 +57,8 @@ impl Runtime {
 #[derive(Clone)]
 pub enum Reduction {
     Predefined { op: PredefinedOp, elem: ElemType },
-    User { op: UserOp, handle: MPI_Datatype, t: Datatype },
+    /// `view`: what the function's MPI queries are answered from while a collective runs it.
+    User { op: UserOp, handle: MPI_Datatype, t: Datatype, view: Arc<View> },
 }
 
 /// Resolve the operation and datatype of a reduction call; an operation that is not defined
@@ -64,7 +66,8 @@ pub enum Reduction {
 pub fn reduction(rt: &mut Runtime, op: MPI_Op, dt: MPI_Datatype) -> MpiResult<Reduction> {
     let t = rt.datatype(dt)?;
     if let Some(u) = rt.ops.get(&op) {
-        return Ok(Reduction::User { op: *u, handle: dt, t });
+        let view = View::of(rt, dt, &t);
+        return Ok(Reduction::User { op: *u, handle: dt, t, view });
     }
     let Some(pop) = PredefinedOp::from_handle(op) else {
         return err(MPI_ERR_OP, if op == MPI_OP_NULL { "MPI_OP_NULL is not an operation".to_string() } else { format!("invalid operation {op:#x}") });
@@ -81,14 +84,9 @@ pub fn reduction(rt: &mut Runtime, op: MPI_Op, dt: MPI_Datatype) -> MpiResult<Re
     Ok(Reduction::Predefined { op: pop, elem })
 }
 
-thread_local! {
-    /// Set while a user's reduction function runs (the runtime is locked then).
-    static IN_USER_FUNCTION: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether this thread is inside a user's reduction function.
+/// Whether this thread is inside a user's reduction function run with the runtime held.
 pub fn in_user_function() -> bool {
-    IN_USER_FUNCTION.with(Cell::get)
+    crate::op_queries::active()
 }
 
 /// A byte buffer aligned for any C type (16 bytes), with `base` placed so that the bytes
@@ -129,11 +127,21 @@ impl Reduction {
         }
     }
 
-    /// `dst = src op dst` element-wise on packed data of equal length.
+    /// `dst = src op dst` element-wise on packed data of equal length. A user's function
+    /// runs with its view: the runtime is held by the caller.
     pub fn apply(&self, src: &[u8], dst: &mut [u8]) -> Result<(), String> {
         match self {
             Reduction::Predefined { op, elem } => reduce_op::apply(*op, *elem, src, dst).map_err(|e| e.to_string()),
-            Reduction::User { op, handle, t } => user_apply(op, *handle, t, src, dst),
+            Reduction::User { op, handle, t, view } => with_view(view, || user_apply(op, *handle, t, src, dst)),
+        }
+    }
+
+    /// [`apply`](Self::apply) for a caller that has released the runtime: a user's function
+    /// may then make any MPI call.
+    pub fn apply_unlocked(&self, src: &[u8], dst: &mut [u8]) -> Result<(), String> {
+        match self {
+            Reduction::User { op, handle, t, .. } => user_apply(op, *handle, t, src, dst),
+            _ => self.apply(src, dst),
         }
     }
 }
@@ -171,14 +179,12 @@ fn user_apply(op: &UserOp, handle: MPI_Datatype, t: &Datatype, src: &[u8], dst: 
             t.unpack(d, pb, n);
         }
         let mut dt = handle;
-        IN_USER_FUNCTION.with(|f| f.set(true));
         // SAFETY: the function was registered by MPI_Op_create(_c) with MPI's signature; its
         // arguments are valid for `len` elements of `dt`.
         match op.f {
             UserFn::Int(f) => unsafe { f(pa as *mut c_void, pb as *mut c_void, &mut (n as c_int), &mut dt) },
             UserFn::Large(f) => unsafe { f(pa as *mut c_void, pb as *mut c_void, &mut (n as MPI_Count), &mut dt) },
         }
-        IN_USER_FUNCTION.with(|f| f.set(false));
         // SAFETY: as for the unpack above.
         unsafe { t.pack(pb, n, d) };
         done += n;
@@ -252,7 +258,10 @@ crate::mpi_export! { MPI_Reduce_local, PMPI_Reduce_local, (inbuf: *const c_void,
             t.pack(inbuf as *const u8, n, &mut a);
             t.pack(inoutbuf as *const u8, n, &mut b);
         }
-        red.apply(&a, &mut b).map_err(|e| MpiError::new(MPI_ERR_OP, e))?;
+        // Without the runtime's lock, a user's function may call MPI as it likes (unless
+        // this call itself runs inside a callback that lent it the runtime).
+        let applied = if rt.owns_lock() { rt.unlocked(|| red.apply_unlocked(&a, &mut b)) } else { red.apply(&a, &mut b) };
+        applied.map_err(|e| MpiError::new(MPI_ERR_OP, e))?;
         // SAFETY: as above.
         unsafe { t.unpack(&b, inoutbuf as *mut u8, n) };
         Ok(())
@@ -289,7 +298,8 @@ mod tests {
         // A vector type: 2 ints, stride 3 ints (extent 16 bytes, size 8).
         let int = Datatype::primitive(ferry_data::datatype::Primitive::Int);
         let v = Datatype::vector(2, 1, 3, &int).unwrap();
-        let r = Reduction::User { op: UserOp { f: UserFn::Int(concat_pairs), commute: false }, handle: 7, t: v };
+        let view = View::new(7, &v, [0, 0, 0, MPI_COMBINER_NAMED], Vec::new());
+        let r = Reduction::User { op: UserOp { f: UserFn::Int(concat_pairs), commute: false }, handle: 7, t: v, view };
         let pack = |xs: &[i32]| xs.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
         let src = pack(&[1, 2, 3, 4]);
         let mut dst = pack(&[10, 20, 30, 40]);

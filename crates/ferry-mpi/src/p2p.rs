@@ -1,6 +1,7 @@
 //! Point-to-point: the send modes, receives, probes, cancel, and buffered-send buffers.
 
 use std::os::raw::{c_int, c_void};
+use crate::threads::Locked;
 
 use ferry_core::engine::matching::Pattern;
 
@@ -143,7 +144,7 @@ pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Data
     if mode == Mode::Buffered {
         // Let finished buffered sends return their space before judging the room left.
         rt.progress_once()?;
-        reap_bsends(rt, false)?;
+        reap_bsends(rt);
         let need = data.len + MPI_BSEND_OVERHEAD as usize;
         let used: usize = rt.bsend.pending.iter().map(|p| p.1).sum();
         if rt.bsend.size < used + need {
@@ -190,12 +191,8 @@ pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Dataty
     Ok(ApiReq { body: Body::Engine(id), comm, group: Some(group), unpack: target.unpack, keep: None })
 }
 
-/// Forget buffered sends that have completed; with `all`, wait for every one first.
-pub fn reap_bsends(rt: &mut Runtime, all: bool) -> MpiResult<()> {
-    if all {
-        let ids: Vec<u64> = rt.bsend.pending.iter().map(|p| p.0).collect();
-        rt.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
-    }
+/// Forget buffered sends that have completed.
+pub fn reap_bsends(rt: &mut Runtime) {
     let engine = &mut rt.engine;
     rt.bsend.pending.retain(|(id, _, _)| {
         if engine.is_done(*id) {
@@ -205,10 +202,14 @@ pub fn reap_bsends(rt: &mut Runtime, all: bool) -> MpiResult<()> {
             true
         }
     });
-    Ok(())
 }
 
-fn send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<()> {
+/// The ids of the buffered sends in flight, for a wait on all of them.
+pub fn bsend_ids(rt: &Runtime) -> Vec<u64> {
+    rt.bsend.pending.iter().map(|p| p.0).collect()
+}
+
+fn send(rt: &mut Locked, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<()> {
     let r = send_req(rt, buf, count, dt, dest, tag, comm, mode)?;
     if let Body::Done { .. } = r.body {
         // Copied out by the route already: nothing to wait for.
@@ -224,15 +225,17 @@ fn isend(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, d
     Ok(())
 }
 
-fn recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
-    // The same checks, in the same order, as a non-blocking receive; no request record:
-    // the communicator cannot go away while this call waits.
+fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+    // The same checks, in the same order, as a non-blocking receive; no request record.
     let c = rt.comm(comm)?;
     check_count(count)?;
     check_source(c, source)?;
     check_recv_tag(tag)?;
     check_buf(buf, count, dt)?;
     let pat = Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.group[source as usize]), tag: (tag != MPI_ANY_TAG).then_some(tag) };
+    // With MPI_THREAD_MULTIPLE another thread may free the communicator while this one
+    // waits: keep its group for the status (not otherwise: a reference count costs).
+    let kept = (rt.thread_level == MPI_THREAD_MULTIPLE).then(|| c.group.clone());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
         write_status(status, &Outcome { source: MPI_PROC_NULL, tag: MPI_ANY_TAG, ..Outcome::empty() }, false);
@@ -240,9 +243,13 @@ fn recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, sour
     }
     // SAFETY: the receive buffer (or the unpack buffer in `target`) outlives the wait below.
     let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
-    rt.engine.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
+    rt.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
     rt.reap_orphans();
-    let group = &rt.comms.get(&comm).expect("checked above").group;
+    let rt: &mut Runtime = rt;
+    let group = match &kept {
+        Some(g) => g,
+        None => &rt.comms.get(&comm).expect("no other thread frees it below MPI_THREAD_MULTIPLE").group,
+    };
     let o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, Some(group));
     // The status tells what arrived, also when it was truncated.
     write_status(status, &o, o.error != MPI_SUCCESS);
@@ -251,7 +258,7 @@ fn recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, sour
 
 #[allow(clippy::too_many_arguments)]
 fn sendrecv(
-    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
     rbuf: *mut c_void, rcount: c_int, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status,
 ) -> MpiResult<()> {
     let r = start_recv(rt, rbuf, rcount, rdt, source, rtag, comm)?;
@@ -263,7 +270,7 @@ fn sendrecv(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn sendrecv_replace(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+fn sendrecv_replace(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
     check_count(count)?;
     check_buf(buf, count, dt)?;
     let t = rt.datatype(dt)?;
@@ -317,14 +324,14 @@ fn iprobe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mu
     Ok(())
 }
 
-fn probe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+fn probe(rt: &mut Locked, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
     let (pat, group) = pattern(rt, source, tag, comm)?;
     if source == MPI_PROC_NULL {
         proc_null_status(status);
         return Ok(());
     }
     let mut found = None;
-    rt.engine.wait_until(|e| {
+    rt.wait_until(|e| {
         found = e.peek(&pat);
         found.is_some()
     })?;
@@ -332,7 +339,7 @@ fn probe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, status: *m
     Ok(())
 }
 
-fn improbe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status, block: bool) -> MpiResult<()> {
+fn improbe(rt: &mut Locked, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status, block: bool) -> MpiResult<()> {
     let (pat, group) = pattern(rt, source, tag, comm)?;
     let m = out_arg(message, "message")?;
     if source == MPI_PROC_NULL {
@@ -344,7 +351,7 @@ fn improbe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, flag: *m
         return Ok(());
     }
     if block {
-        rt.engine.wait_until(|e| e.peek(&pat).is_some())?;
+        rt.wait_until(|e| e.peek(&pat).is_some())?;
     } else {
         rt.progress_once()?;
     }
@@ -415,8 +422,16 @@ fn buffer_attach(rt: &mut Runtime, buf: *mut c_void, size: c_int) -> MpiResult<(
     Ok(())
 }
 
-fn buffer_detach(rt: &mut Runtime, buf: *mut c_void, size: *mut c_int) -> MpiResult<()> {
-    reap_bsends(rt, true)?;
+fn buffer_detach(rt: &mut Locked, buf: *mut c_void, size: *mut c_int) -> MpiResult<()> {
+    // Until none is left: other threads may buffer more sends while this one waits.
+    loop {
+        reap_bsends(rt);
+        let ids = bsend_ids(rt);
+        if ids.is_empty() {
+            break;
+        }
+        rt.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
+    }
     let b = out_arg(buf as *mut *mut c_void, "buffer")?;
     let s = out_arg(size, "size")?;
     *b = rt.bsend.addr as *mut c_void;

@@ -11,9 +11,10 @@ use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::p2p::{check_recv, check_send, recv_req, send_req, Mode};
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// Starts one run of the operation: the request of that run, not registered under a handle.
-pub type Starter = Box<dyn FnMut(&mut Runtime) -> MpiResult<ApiReq>>;
+pub type Starter = Box<dyn FnMut(&mut Locked) -> MpiResult<ApiReq>>;
 
 pub struct Persistent {
     pub start: Starter,
@@ -57,7 +58,7 @@ fn startable(rt: &Runtime, h: MPI_Request) -> MpiResult<()> {
     }
 }
 
-fn start_one(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
+fn start_one(rt: &mut Locked, h: MPI_Request) -> MpiResult<()> {
     if matches!(rt.reqs[&h].body, Body::Partitioned(_)) {
         return crate::partitioned::start(rt, h);
     }
@@ -80,13 +81,13 @@ fn start_one(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
     }
 }
 
-fn start(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
+fn start(rt: &mut Locked, req: *mut MPI_Request) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
     startable(rt, h)?;
     start_one(rt, h)
 }
 
-fn startall(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request) -> MpiResult<()> {
+fn startall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request) -> MpiResult<()> {
     if count < 0 {
         return err(MPI_ERR_COUNT, format!("negative count {count}"));
     }

@@ -133,6 +133,11 @@ impl ProgressThread {
                         }
                     },
                 };
+                // What the pass moved may complete the request of an application thread
+                // asleep in a blocking call (MPI_THREAD_MULTIPLE).
+                if matches!(state, Pass::Busy | Pass::Idle) {
+                    crate::threads::after_call();
+                }
                 match state {
                     Pass::Busy => {}
                     Pass::AppInside => {

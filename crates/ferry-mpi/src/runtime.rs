@@ -1,5 +1,6 @@
 //! The process-wide MPI state: the job, its engine, and the handle tables. One mutex guards
-//! it all (the library provides MPI_THREAD_SERIALIZED).
+//! it all: every MPI call holds it, and with MPI_THREAD_MULTIPLE a blocking call lets it go
+//! while it waits (see `threads`).
 
 use ferry_core::fastmap::FastMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
@@ -181,7 +182,7 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
     // Each context pair is followed by its idup block (`Comm::new`).
     let self_ctx = 2 + 2 * crate::comm::IDUP_PAIRS;
     comms.insert(MPI_COMM_SELF, Comm::new(self_ctx, vec![rank], rank));
-    let provided = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
+    let provided = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
     **guard = Some(Runtime {
         engine,
         job,
@@ -210,6 +211,7 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
         coll,
         infos: Default::default(),
     });
+    crate::threads::configure(guard.as_ref().expect("just set"), provided == MPI_THREAD_MULTIPLE);
     if async_progress {
         let rt = guard.as_mut().expect("just set");
         match crate::progress::ProgressThread::start(rt) {
@@ -248,7 +250,10 @@ fn shut_down() -> MpiResult<()> {
     if let Some(report) = rt.coll.report(rt.world_rank) {
         eprint!("{report}");
     }
-    crate::p2p::reap_bsends(rt, true)?;
+    // The last call: no other thread may be inside MPI now, so this wait keeps the lock.
+    let ids = crate::p2p::bsend_ids(rt);
+    rt.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
+    crate::p2p::reap_bsends(rt);
     // Sends the user freed are waited for inside the engine; freed receives that did
     // complete are unpacked, the others are dropped with the runtime.
     rt.engine.finalize()?;

@@ -322,7 +322,8 @@ crate::mpi_export! { MPI_Info_create_env, PMPI_Info_create_env, (_argc: c_int, _
     // brought it up (the standard also allows it before).
     call("MPI_Info_create_env", MPI_COMM_SELF, |rt| {
         let o = out_arg(info, "info")?;
-        *o = rt.infos.add(crate::info::env_hints(rt));
+        let hints = crate::info::env_hints(rt);
+        *o = rt.infos.add(hints);
         Ok(())
     })
 }}

@@ -11,6 +11,7 @@ use crate::boundary::call;
 use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
+use crate::op_queries::answer;
 use crate::runtime::Runtime;
 use crate::types::slice;
 
@@ -80,18 +81,23 @@ pub(crate) fn contents_of(rt: &mut Runtime, dt: MPI_Datatype) -> MpiResult<Optio
 }
 
 crate::mpi_export! { MPI_Type_get_envelope, PMPI_Type_get_envelope, (dt: MPI_Datatype, num_integers: *mut c_int, num_addresses: *mut c_int, num_datatypes: *mut c_int, combiner: *mut c_int) {
+    let write = |[ni, na, nd, comb]: [c_int; 4]| -> MpiResult<()> {
+        let outs = (out_arg(num_integers, "num_integers")?, out_arg(num_addresses, "num_addresses")?, out_arg(num_datatypes, "num_datatypes")?, out_arg(combiner, "combiner")?);
+        (*outs.0, *outs.1, *outs.2, *outs.3) = (ni, na, nd, comb);
+        Ok(())
+    };
+    if let Some(rc) = answer(|v| write(v.envelope(dt)?)) {
+        return rc;
+    }
     call("MPI_Type_get_envelope", MPI_COMM_WORLD, |rt| {
-        let c = contents_of(rt, dt)?;
-        let (ni, na, nd, comb) = match &c {
+        let envelope = match &contents_of(rt, dt)? {
             Some(c) => {
                 c.int_form()?;
-                (c.ints.len(), c.aints.len(), c.types.len(), c.combiner)
+                [c.ints.len() as c_int, c.aints.len() as c_int, c.types.len() as c_int, c.combiner]
             }
-            None => (0, 0, 0, MPI_COMBINER_NAMED),
+            None => [0, 0, 0, MPI_COMBINER_NAMED],
         };
-        let outs = (out_arg(num_integers, "num_integers")?, out_arg(num_addresses, "num_addresses")?, out_arg(num_datatypes, "num_datatypes")?, out_arg(combiner, "combiner")?);
-        (*outs.0, *outs.1, *outs.2, *outs.3) = (ni as c_int, na as c_int, nd as c_int, comb);
-        Ok(())
+        write(envelope)
     })
 }}
 
@@ -176,15 +182,21 @@ crate::mpi_export! { MPI_Type_set_name, PMPI_Type_set_name, (dt: MPI_Datatype, n
 }}
 
 crate::mpi_export! { MPI_Type_size_x, PMPI_Type_size_x, (dt: MPI_Datatype, size: *mut MPI_Count) {
-    call("MPI_Type_size_x", MPI_COMM_WORLD, |rt| {
-        let s = rt.any_datatype(dt)?.size();
-        *out_arg(size, "size")? = s as MPI_Count;
+    let size_of = |t: Datatype| -> MpiResult<()> {
+        *out_arg(size, "size")? = t.size() as MPI_Count;
         Ok(())
-    })
+    };
+    if let Some(rc) = answer(|v| size_of(v.datatype(dt)?)) {
+        return rc;
+    }
+    call("MPI_Type_size_x", MPI_COMM_WORLD, |rt| size_of(rt.any_datatype(dt)?))
 }}
 
 fn extent_x(rt: &mut Runtime, dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count, true_extent: bool) -> MpiResult<()> {
-    let t = rt.any_datatype(dt)?;
+    extent_x_of(&rt.any_datatype(dt)?, lb, extent, true_extent)
+}
+
+fn extent_x_of(t: &Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count, true_extent: bool) -> MpiResult<()> {
     let (l, e) = if true_extent { (t.true_lb(), t.true_extent()) } else { (t.lb(), t.extent()) };
     *out_arg(lb, "lb")? = l as MPI_Count;
     *out_arg(extent, "extent")? = e as MPI_Count;
@@ -192,10 +204,16 @@ fn extent_x(rt: &mut Runtime, dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut
 }
 
 crate::mpi_export! { MPI_Type_get_extent_x, PMPI_Type_get_extent_x, (dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) {
+    if let Some(rc) = answer(|v| extent_x_of(&v.datatype(dt)?, lb, extent, false)) {
+        return rc;
+    }
     call("MPI_Type_get_extent_x", MPI_COMM_WORLD, |rt| extent_x(rt, dt, lb, extent, false))
 }}
 
 crate::mpi_export! { MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x, (dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) {
+    if let Some(rc) = answer(|v| extent_x_of(&v.datatype(dt)?, lb, extent, true)) {
+        return rc;
+    }
     call("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, |rt| extent_x(rt, dt, lb, extent, true))
 }}
 

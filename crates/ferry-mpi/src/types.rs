@@ -9,6 +9,7 @@ use crate::boundary::call;
 use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
+use crate::op_queries::answer;
 use crate::runtime::Runtime;
 use crate::typeinfo::{child, child_list, Contents, TypeInfo};
 
@@ -44,7 +45,10 @@ fn with_handle(h: *mut MPI_Datatype) -> MpiResult<i32> {
 }
 
 pub(crate) fn extent_of(rt: &mut Runtime, dt: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint, true_extent: bool) -> MpiResult<()> {
-    let t = rt.any_datatype(dt)?;
+    extent_of_type(&rt.any_datatype(dt)?, lb, extent, true_extent)
+}
+
+fn extent_of_type(t: &Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint, true_extent: bool) -> MpiResult<()> {
     let (l, e) = if true_extent { (t.true_lb(), t.true_extent()) } else { (t.lb(), t.extent()) };
     *out_arg(lb, "lb")? = l as MPI_Aint;
     *out_arg(extent, "extent")? = e as MPI_Aint;
@@ -154,6 +158,14 @@ crate::mpi_export! { MPI_Type_free, PMPI_Type_free, (dt: *mut MPI_Datatype) {
 }}
 
 crate::mpi_export! { MPI_Type_size, PMPI_Type_size, (dt: MPI_Datatype, size: *mut c_int) {
+    let size_of = |t: Datatype| -> MpiResult<()> {
+        let s = t.size();
+        *out_arg(size, "size")? = if s > c_int::MAX as usize { MPI_UNDEFINED } else { s as c_int };
+        Ok(())
+    };
+    if let Some(rc) = answer(|v| size_of(v.datatype(dt)?)) {
+        return rc;
+    }
     call("MPI_Type_size", MPI_COMM_WORLD, |rt| {
         let s = rt.any_datatype(dt)?.size();
         *out_arg(size, "size")? = if s > c_int::MAX as usize { MPI_UNDEFINED } else { s as c_int };
@@ -162,10 +174,16 @@ crate::mpi_export! { MPI_Type_size, PMPI_Type_size, (dt: MPI_Datatype, size: *mu
 }}
 
 crate::mpi_export! { MPI_Type_get_extent, PMPI_Type_get_extent, (dt: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) {
+    if let Some(rc) = answer(|v| extent_of_type(&v.datatype(dt)?, lb, extent, false)) {
+        return rc;
+    }
     call("MPI_Type_get_extent", MPI_COMM_WORLD, |rt| extent_of(rt, dt, lb, extent, false))
 }}
 
 crate::mpi_export! { MPI_Type_get_true_extent, PMPI_Type_get_true_extent, (dt: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) {
+    if let Some(rc) = answer(|v| extent_of_type(&v.datatype(dt)?, lb, extent, true)) {
+        return rc;
+    }
     call("MPI_Type_get_true_extent", MPI_COMM_WORLD, |rt| extent_of(rt, dt, lb, extent, true))
 }}
 

@@ -189,6 +189,11 @@ impl Engine {
         self.tight_spin = if yes { Duration::ZERO } else { progress::TIGHT_SPIN };
     }
 
+    /// How long a blocked wait polls before it sleeps (`FERRY_SPIN_US`).
+    pub fn spin(&self) -> Duration {
+        self.spin
+    }
+
     /// Wakes this engine from its sleep in another thread's wait (e.g. to stop a progress
     /// thread).
     pub fn waker(&self) -> Arc<mio::Waker> {

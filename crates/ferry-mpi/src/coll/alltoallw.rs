@@ -13,6 +13,7 @@ use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// One side's per-peer blocks, read from the C arrays and checked.
 fn side(rt: &mut Runtime, call: &Call, buf: *const c_void, counts: *const c_int, displs: *const c_int, types: *const MPI_Datatype, what: &str) -> MpiResult<Vec<TypedBlock>> {
@@ -45,8 +46,8 @@ fn packed_layout(blocks: &[TypedBlock]) -> (Vec<usize>, Vec<usize>) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn alltoallw(
-    rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void,
+pub(super) fn alltoallw(
+    rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;

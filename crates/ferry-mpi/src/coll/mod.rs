@@ -11,7 +11,9 @@
 mod alltoallw;
 mod movers;
 mod neighbor;
+mod neighbor_w;
 mod persistent;
+mod persistent_v;
 mod reductions;
 mod region;
 pub mod selection;
@@ -29,6 +31,7 @@ use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::op::Reduction;
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 use region::Region;
 
 /// Collective tags live above the small internal ones of `internal.rs`: call k of a
@@ -228,12 +231,12 @@ fn launch(
 
 /// Run a call to completion, or hand back a request: for schedules built outside the
 /// decision table (the neighbourhood collectives).
-fn submit_schedule(rt: &mut Runtime, call: Call, sched: ferry_coll::Schedule, algorithm: &'static str, regions: [Region; 2], finish: Option<Box<dyn FnOnce()>>, req: *mut MPI_Request) -> MpiResult<()> {
+fn submit_schedule(rt: &mut Locked, call: Call, sched: ferry_coll::Schedule, algorithm: &'static str, regions: [Region; 2], finish: Option<Box<dyn FnOnce()>>, req: *mut MPI_Request) -> MpiResult<()> {
     let comm = call.comm;
     let c = launch(rt, call, sched, algorithm, regions, None, finish);
     if req.is_null() {
         let id = c.id;
-        rt.engine.wait_until(|e| e.is_done(id))?;
+        rt.wait_until(|e| e.is_done(id))?;
         return c.complete(&mut rt.engine);
     }
     let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(c)), comm, group: None, unpack: None, keep: None });
@@ -244,15 +247,15 @@ fn submit_schedule(rt: &mut Runtime, call: Call, sched: ferry_coll::Schedule, al
 
 /// Run a prepared call to completion (the blocking MPI functions). Non-blocking calls in
 /// flight move on meanwhile, inside the engine: a peer may need them to reach this call.
-fn run_now(rt: &mut Runtime, p: Prepared) -> MpiResult<()> {
+fn run_now(rt: &mut Locked, p: Prepared) -> MpiResult<()> {
     let call = start(rt, p);
     let id = call.id;
-    rt.engine.wait_until(|e| e.is_done(id))?;
+    rt.wait_until(|e| e.is_done(id))?;
     call.complete(&mut rt.engine)
 }
 
 /// Blocking or not: run now, or hand back a request.
-fn submit(rt: &mut Runtime, p: Prepared, req: *mut MPI_Request) -> MpiResult<()> {
+fn submit(rt: &mut Locked, p: Prepared, req: *mut MPI_Request) -> MpiResult<()> {
     if req.is_null() {
         return run_now(rt, p);
     }

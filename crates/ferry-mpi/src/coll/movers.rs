@@ -9,9 +9,9 @@ use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
-use crate::runtime::Runtime;
+use crate::threads::Locked;
 
-pub(super) fn bcast(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn bcast(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
     let root = check_root(&call, root)?;
     let count = check_count(count)?;
@@ -60,7 +60,7 @@ fn extent(blocks: &[usize], displs: &[usize]) -> usize {
 /// Gather(v) and, with `all`, Allgather(v).
 #[allow(clippy::too_many_arguments)]
 fn gather(
-    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Vec<usize>,
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Vec<usize>,
     rdispls: Option<Vec<usize>>, rtype: MPI_Datatype, root: c_int, call: Call, all: bool, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let root = if all { 0 } else { check_root(&call, root)? };
@@ -116,7 +116,7 @@ fn gather(
 /// Scatter(v).
 #[allow(clippy::too_many_arguments)]
 fn scatter(
-    rt: &mut Runtime, sbuf: *const c_void, scounts: Vec<usize>, sdispls: Option<Vec<usize>>, stype: MPI_Datatype,
+    rt: &mut Locked, sbuf: *const c_void, scounts: Vec<usize>, sdispls: Option<Vec<usize>>, stype: MPI_Datatype,
     rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, call: Call, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let root = check_root(&call, root)?;
@@ -174,7 +174,7 @@ struct Side {
 /// Alltoall(v). In place (`sbuf` is MPI_IN_PLACE) the send side is ignored and the receive
 /// buffer holds the outgoing blocks at the receive layout.
 #[allow(clippy::too_many_arguments)]
-fn alltoall(rt: &mut Runtime, sbuf: *const c_void, send: Side, stype: MPI_Datatype, rbuf: *mut c_void, recv: Side, rtype: MPI_Datatype, call: Call, req: *mut MPI_Request) -> MpiResult<()> {
+fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatype, rbuf: *mut c_void, recv: Side, rtype: MPI_Datatype, call: Call, req: *mut MPI_Request) -> MpiResult<()> {
     let n = call.size;
     let in_place = in_place(sbuf);
     no_in_place(rbuf, "receive buffer")?;
@@ -207,7 +207,7 @@ fn alltoall(rt: &mut Runtime, sbuf: *const c_void, send: Side, stype: MPI_Dataty
     submit(rt, Prepared { call, info, params, send: send_region, recv: recv_region, red: None, finish }, req)
 }
 
-pub(super) fn barrier(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
     let info = pick(rt, &call, Collective::Barrier, false, true, 0);
     let params = Params::uniform(call.rank, call.size, 0, 0);
@@ -216,7 +216,7 @@ pub(super) fn barrier(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn gather_args(
-    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
@@ -226,8 +226,8 @@ pub(super) fn gather_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn gatherv_args(
-    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
+pub(super) fn gatherv_args(
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
     rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
@@ -238,7 +238,7 @@ fn gatherv_args(
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn allgather_args(
-    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
@@ -249,8 +249,8 @@ pub(super) fn allgather_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn allgatherv_args(
-    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
+pub(super) fn allgatherv_args(
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
     rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
@@ -261,7 +261,7 @@ fn allgatherv_args(
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn scatter_args(
-    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
@@ -274,8 +274,8 @@ pub(super) fn scatter_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn scatterv_args(
-    rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+pub(super) fn scatterv_args(
+    rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
     rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
@@ -286,7 +286,7 @@ fn scatterv_args(
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn alltoall_args(
-    rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
@@ -299,8 +299,8 @@ pub(super) fn alltoall_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn alltoallv_args(
-    rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+pub(super) fn alltoallv_args(
+    rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;

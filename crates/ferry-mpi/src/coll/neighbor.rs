@@ -10,7 +10,7 @@ use super::{begin, check_buf, no_in_place, req_out, submit_schedule, Region, BLO
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// One side of a call: (element offset, count) of each neighbour's block.
 type Blocks = Vec<(usize, usize)>;
@@ -44,7 +44,7 @@ enum Recv {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn neighbor(rt: &mut Runtime, comm: MPI_Comm, sbuf: *const c_void, send: impl FnOnce(usize) -> MpiResult<Send>, stype: MPI_Datatype,
+fn neighbor(rt: &mut Locked, comm: MPI_Comm, sbuf: *const c_void, send: impl FnOnce(usize) -> MpiResult<Send>, stype: MPI_Datatype,
             rbuf: *mut c_void, recv: impl FnOnce(usize) -> MpiResult<Recv>, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
     let topo = crate::topo::of(rt, comm)?;
@@ -87,13 +87,13 @@ fn neighbor(rt: &mut Runtime, comm: MPI_Comm, sbuf: *const c_void, send: impl Fn
 }
 
 #[allow(clippy::too_many_arguments)]
-fn allgather(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+pub(super) fn allgather(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
              comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     neighbor(rt, comm, sbuf, |_| Ok(Send::Same(count(scount)?)), stype, rbuf, |_| Ok(Recv::Uniform(count(rcount)?)), rtype, req)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn allgatherv(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
+pub(super) fn allgatherv(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
               displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let recv = |n| {
         let c = per_neighbor(rcounts, n, "recvcounts", MPI_ERR_COUNT)?;
@@ -104,7 +104,7 @@ fn allgatherv(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_D
 }
 
 #[allow(clippy::too_many_arguments)]
-fn alltoall(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+pub(super) fn alltoall(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
             comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let send = |n| {
         let c = count(scount)?;
@@ -114,7 +114,7 @@ fn alltoall(rt: &mut Runtime, sbuf: *const c_void, scount: c_int, stype: MPI_Dat
 }
 
 #[allow(clippy::too_many_arguments)]
-fn alltoallv(rt: &mut Runtime, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+pub(super) fn alltoallv(rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
              rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let send = |n| {
         let c = per_neighbor(scounts, n, "sendcounts", MPI_ERR_COUNT)?;

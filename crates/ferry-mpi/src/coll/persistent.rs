@@ -17,10 +17,11 @@ use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::persistent::{register, Starter};
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// What every init checks: the communicator, the info (kept by nobody: Ferry takes no hints
 /// here yet), the request pointer, and the root where there is one.
-fn check_common(rt: &Runtime, comm: MPI_Comm, info: MPI_Info, root: Option<c_int>, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn check_common(rt: &Runtime, comm: MPI_Comm, info: MPI_Info, root: Option<c_int>, req: *mut MPI_Request) -> MpiResult<()> {
     let size = rt.comm(comm)?.size();
     crate::info::optional(rt, info)?;
     out_arg(req, "request")?;
@@ -31,7 +32,7 @@ fn check_common(rt: &Runtime, comm: MPI_Comm, info: MPI_Info, root: Option<c_int
 }
 
 /// A count and a datatype that matter on this rank.
-fn check_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<()> {
+pub(super) fn check_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<()> {
     if in_place(buf) {
         return Ok(());
     }
@@ -42,7 +43,7 @@ fn check_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Dataty
 
 /// Each start runs the non-blocking call `f` and takes its request out of the table: the
 /// persistent request holds it while it runs.
-fn starter(f: impl Fn(&mut Runtime, *mut MPI_Request) -> MpiResult<()> + 'static) -> Starter {
+pub(super) fn starter(f: impl Fn(&mut Locked, *mut MPI_Request) -> MpiResult<()> + 'static) -> Starter {
     Box::new(move |rt| {
         let mut h = MPI_REQUEST_NULL;
         f(rt, &mut h)?;
@@ -50,7 +51,7 @@ fn starter(f: impl Fn(&mut Runtime, *mut MPI_Request) -> MpiResult<()> + 'static
     })
 }
 
-fn is_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
+pub(super) fn is_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
     rt.comm(comm).is_ok_and(|c| c.rank == root)
 }
 
@@ -73,7 +74,7 @@ crate::mpi_export! { MPI_Bcast_init, PMPI_Bcast_init, (buf: *mut c_void, count: 
 /// Reduce, Allreduce, Scan, Exscan and Reduce_scatter_block.
 #[allow(clippy::too_many_arguments)]
 fn reduce_init(
-    rt: &mut Runtime, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: Option<c_int>,
+    rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: Option<c_int>,
     comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     check_common(rt, comm, info, root, req)?;

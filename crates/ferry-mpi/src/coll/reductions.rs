@@ -12,11 +12,11 @@ use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::op::reduction;
-use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn reduce(rt: &mut Runtime, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
     let root = if coll == Collective::Reduce { check_root(&call, root)? } else { 0 };
     let count = check_count(count)?;
@@ -62,7 +62,7 @@ pub(super) fn reduce(rt: &mut Runtime, coll: Collective, sbuf: *const c_void, rb
 /// concatenation of every rank's share in rank order. In place the input is the whole
 /// vector in `rbuf` and the result replaces its first `rcounts[rank]` elements.
 #[allow(clippy::too_many_arguments)]
-fn reduce_scatter(rt: &mut Runtime, sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
     let counts = vec_counts(&call, rcounts, "recvcounts")?;
     let t = rt.datatype(dt)?;

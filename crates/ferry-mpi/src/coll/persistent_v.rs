@@ -1,0 +1,193 @@
+//! The MPI-4 persistent collectives whose counts, displacements or datatypes come as arrays
+//! (Gatherv, Scatterv, Allgatherv, Alltoallv, Alltoallw, Reduce_scatter and the neighbourhood
+//! ones). Like those of `persistent.rs`, every MPI_Start runs the non-blocking call; the
+//! arrays, though, are copied at init and each start reads the copies: a program may free or
+//! reuse its arrays once the init returns (mpi4py passes temporary arrays that it frees at
+//! once), as other MPI libraries allow. Later changes to them have no effect.
+
+use std::os::raw::{c_int, c_void};
+
+use super::alltoallw::alltoallw;
+use super::movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args};
+use super::{neighbor, neighbor_w};
+use super::persistent::{check_common, check_data, is_root, starter};
+use super::reductions::reduce_scatter;
+use super::{check_count, in_place};
+use crate::boundary::call;
+use crate::consts::*;
+use crate::error::MpiResult;
+use crate::persistent::register;
+use crate::runtime::Runtime;
+
+/// `n` entries of a C array, copied; `None` for a NULL array (each start then reports it as
+/// the non-blocking call does).
+struct Kept<T>(Option<Vec<T>>);
+
+impl<T: Copy> Kept<T> {
+    fn of(p: *const T, n: usize) -> Kept<T> {
+        if p.is_null() {
+            return Kept(None);
+        }
+        // SAFETY: MPI passes `n` entries (one per rank or neighbour) in a non-NULL array.
+        Kept(Some(unsafe { std::slice::from_raw_parts(p, n) }.to_vec()))
+    }
+
+    /// Only where this rank reads the array (the root's side of Gatherv and Scatterv, the
+    /// send side unless it is MPI_IN_PLACE): elsewhere it may be anything.
+    fn of_if(used: bool, p: *const T, n: usize) -> Kept<T> {
+        if used { Kept::of(p, n) } else { Kept(None) }
+    }
+
+    fn ptr(&self) -> *const T {
+        self.0.as_ref().map_or(std::ptr::null(), |v| v.as_ptr())
+    }
+}
+
+fn comm_size(rt: &Runtime, comm: MPI_Comm) -> MpiResult<usize> {
+    Ok(rt.comm(comm)?.size() as usize)
+}
+
+crate::mpi_export! { MPI_Gatherv_init, PMPI_Gatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Gatherv_init", comm, |rt| {
+        check_common(rt, comm, info, Some(root), req)?;
+        let root_here = is_root(rt, comm, root);
+        check_data(rt, sbuf, scount, stype)?;
+        if root_here {
+            rt.datatype(rtype)?;
+        }
+        let n = comm_size(rt, comm)?;
+        let (c, d) = (Kept::of_if(root_here, rcounts, n), Kept::of_if(root_here, rdispls, n));
+        register(rt, comm, starter(move |rt, r| gatherv_args(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Scatterv_init, PMPI_Scatterv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Scatterv_init", comm, |rt| {
+        check_common(rt, comm, info, Some(root), req)?;
+        let root_here = is_root(rt, comm, root);
+        if root_here {
+            rt.datatype(stype)?;
+        }
+        check_data(rt, rbuf, rcount, rtype)?;
+        let n = comm_size(rt, comm)?;
+        let (c, d) = (Kept::of_if(root_here, scounts, n), Kept::of_if(root_here, sdispls, n));
+        register(rt, comm, starter(move |rt, r| scatterv_args(rt, sbuf, c.ptr(), d.ptr(), stype, rbuf, rcount, rtype, root, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Allgatherv_init, PMPI_Allgatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Allgatherv_init", comm, |rt| {
+        check_common(rt, comm, info, None, req)?;
+        check_data(rt, sbuf, scount, stype)?;
+        rt.datatype(rtype)?;
+        let n = comm_size(rt, comm)?;
+        let (c, d) = (Kept::of(rcounts, n), Kept::of(rdispls, n));
+        register(rt, comm, starter(move |rt, r| allgatherv_args(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Alltoallv_init, PMPI_Alltoallv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Alltoallv_init", comm, |rt| {
+        check_common(rt, comm, info, None, req)?;
+        let sends = !in_place(sbuf);
+        if sends {
+            rt.datatype(stype)?;
+        }
+        rt.datatype(rtype)?;
+        let n = comm_size(rt, comm)?;
+        let (sc, sd) = (Kept::of_if(sends, scounts, n), Kept::of_if(sends, sdispls, n));
+        let (rc, rd) = (Kept::of(rcounts, n), Kept::of(rdispls, n));
+        register(rt, comm, starter(move |rt, r| alltoallv_args(rt, sbuf, sc.ptr(), sd.ptr(), stype, rbuf, rc.ptr(), rd.ptr(), rtype, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Alltoallw_init, PMPI_Alltoallw_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Alltoallw_init", comm, |rt| {
+        check_common(rt, comm, info, None, req)?;
+        let sends = !in_place(sbuf);
+        let n = comm_size(rt, comm)?;
+        let (sc, sd, st) = (Kept::of_if(sends, scounts, n), Kept::of_if(sends, sdispls, n), Kept::of_if(sends, stypes, n));
+        let (rc, rd, rty) = (Kept::of(rcounts, n), Kept::of(rdispls, n), Kept::of(rtypes, n));
+        register(rt, comm, starter(move |rt, r| alltoallw(rt, sbuf, sc.ptr(), sd.ptr(), st.ptr(), rbuf, rc.ptr(), rd.ptr(), rty.ptr(), comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype,
+        op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Reduce_scatter_init", comm, |rt| {
+        check_common(rt, comm, info, None, req)?;
+        crate::op::reduction(rt, op, dt)?;
+        let c = Kept::of(rcounts, comm_size(rt, comm)?);
+        register(rt, comm, starter(move |rt, r| reduce_scatter(rt, sbuf, rbuf, c.ptr(), dt, op, comm, r)), req)
+    })
+}}
+
+/// The neighbourhood inits: the communicator must carry a topology, and both datatypes
+/// exist. Returns (in-degree, out-degree): the lengths of the receive and send arrays.
+fn check_neighbor(rt: &mut Runtime, comm: MPI_Comm, info: MPI_Info, stype: MPI_Datatype, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<(usize, usize)> {
+    check_common(rt, comm, info, None, req)?;
+    let topo = crate::topo::of(rt, comm)?;
+    rt.datatype(stype)?;
+    rt.datatype(rtype)?;
+    let (sources, dests) = topo.neighbors(rt.comm(comm)?.rank);
+    Ok((sources.len(), dests.len()))
+}
+
+crate::mpi_export! { MPI_Neighbor_allgather_init, PMPI_Neighbor_allgather_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Neighbor_allgather_init", comm, |rt| {
+        check_neighbor(rt, comm, info, stype, rtype, req)?;
+        check_count(scount)?;
+        check_count(rcount)?;
+        register(rt, comm, starter(move |rt, r| neighbor::allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Neighbor_allgatherv_init", comm, |rt| {
+        let (indegree, _) = check_neighbor(rt, comm, info, stype, rtype, req)?;
+        check_count(scount)?;
+        let (c, d) = (Kept::of(rcounts, indegree), Kept::of(displs, indegree));
+        register(rt, comm, starter(move |rt, r| neighbor::allgatherv(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Neighbor_alltoall_init", comm, |rt| {
+        check_neighbor(rt, comm, info, stype, rtype, req)?;
+        check_count(scount)?;
+        check_count(rcount)?;
+        register(rt, comm, starter(move |rt, r| neighbor::alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
+        stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
+        info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Neighbor_alltoallv_init", comm, |rt| {
+        let (indegree, outdegree) = check_neighbor(rt, comm, info, stype, rtype, req)?;
+        let (sc, sd) = (Kept::of(scounts, outdegree), Kept::of(sdispls, outdegree));
+        let (rc, rd) = (Kept::of(rcounts, indegree), Kept::of(rdispls, indegree));
+        register(rt, comm, starter(move |rt, r| neighbor::alltoallv(rt, sbuf, sc.ptr(), sd.ptr(), stype, rbuf, rc.ptr(), rd.ptr(), rtype, comm, r)), req)
+    })
+}}
+
+crate::mpi_export! { MPI_Neighbor_alltoallw_init, PMPI_Neighbor_alltoallw_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
+        stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm,
+        info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Neighbor_alltoallw_init", comm, |rt| {
+        check_common(rt, comm, info, None, req)?;
+        let (sources, dests) = crate::topo::of(rt, comm)?.neighbors(rt.comm(comm)?.rank);
+        let (indegree, outdegree) = (sources.len(), dests.len());
+        let (sc, sd, st) = (Kept::of(scounts, outdegree), Kept::of(sdispls, outdegree), Kept::of(stypes, outdegree));
+        let (rc, rd, rty) = (Kept::of(rcounts, indegree), Kept::of(rdispls, indegree), Kept::of(rtypes, indegree));
+        register(rt, comm, starter(move |rt, r| neighbor_w::alltoallw(rt, sbuf, sc.ptr(), sd.ptr(), st.ptr(), rbuf, rc.ptr(), rd.ptr(), rty.ptr(), comm, r)), req)
+    })
+}}
