@@ -29,6 +29,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Info;
 typedef int MPI_Message;
+typedef int MPI_Win;
 typedef int MPI_Session;
 
 /* Address-sized and 64-bit integers; MPICH spells all three as long on LP64 targets. */
@@ -61,6 +62,11 @@ typedef int(MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void *extra_state,
 typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val,
                                  void *extra_state);
 typedef void(MPI_Handler_function)(MPI_Comm *comm, int *errorcode, ...);
+typedef void(MPI_Win_errhandler_function)(MPI_Win *win, int *errorcode, ...);
+typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void *attribute_val,
+                                          void *extra_state);
 typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *errorcode, ...);
 
 /*
@@ -205,6 +211,9 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_TYPE_DUP_FN          ((MPI_Type_copy_attr_function *)MPIR_Dup_fn)
 #define MPI_NULL_COPY_FN         ((MPI_Copy_function *)0)
 #define MPI_NULL_DELETE_FN       ((MPI_Delete_function *)0)
+#define MPI_WIN_NULL_COPY_FN     ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN   ((MPI_Win_delete_attr_function *)0)
+#define MPI_WIN_DUP_FN           ((MPI_Win_copy_attr_function *)MPIR_Dup_fn)
 
 #define MPI_BOTTOM            ((void *)0)
 #define MPI_IN_PLACE          ((void *)-1)
@@ -419,6 +428,28 @@ enum {
     MPI_T_PVAR_CLASS_TIMER,
     MPI_T_PVAR_CLASS_GENERIC
 };
+/* ---- One-sided communication (windows) ---------------------------------------------------- */
+#define MPI_WIN_NULL          ((MPI_Win)0x20000000)
+/* Lock types and assertions of the synchronisation calls. */
+#define MPI_LOCK_EXCLUSIVE    234
+#define MPI_LOCK_SHARED       235
+#define MPI_MODE_NOCHECK      1024
+#define MPI_MODE_NOSTORE      2048
+#define MPI_MODE_NOPUT        4096
+#define MPI_MODE_NOPRECEDE    8192
+#define MPI_MODE_NOSUCCEED    16384
+/* Predefined attribute keys of a window, and the values of two of them. */
+#define MPI_WIN_BASE          0x66000001
+#define MPI_WIN_SIZE          0x66000003
+#define MPI_WIN_DISP_UNIT     0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL         0x66000009
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+#define MPI_WIN_SEPARATE        1
+#define MPI_WIN_UNIFIED         2
 
 /* ---- Functions, and the same under their PMPI_ names (the profiling interface) ---------- */
 

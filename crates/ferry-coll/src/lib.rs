@@ -41,6 +41,7 @@ pub mod barrier;
 pub mod bcast;
 pub mod exscan;
 pub mod gather;
+pub mod inter;
 pub mod neighbor;
 pub mod reduce;
 pub mod reduce_scatter;

@@ -1,5 +1,5 @@
-//! Attributes cached on communicators and datatypes, the keyvals that name them, and the
-//! predefined attributes (of `MPI_COMM_WORLD`, answered on every communicator).
+//! Attributes cached on communicators, datatypes and windows, the keyvals that name them, and
+//! the predefined attributes (of `MPI_COMM_WORLD`, answered on every communicator).
 //!
 //! User callbacks (copy on dup, delete on free, delete-attr and set-over) run with no lock
 //! held, so they may call MPI themselves: every operation validates under the runtime lock,
@@ -26,6 +26,7 @@ pub type DeleteFn = unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void)
 pub enum Kind {
     Comm,
     Type,
+    Win,
 }
 
 impl Kind {
@@ -33,6 +34,7 @@ impl Kind {
         match self {
             Kind::Comm => "communicator",
             Kind::Type => "datatype",
+            Kind::Win => "window",
         }
     }
     /// MPICH's object kind bits (22..25) of a keyval handle.
@@ -40,6 +42,7 @@ impl Kind {
         match self {
             Kind::Comm => 0xa440_0000u32 as i32,
             Kind::Type => 0xa4c0_0000u32 as i32,
+            Kind::Win => 0xa600_0000u32 as i32,
         }
     }
 }
@@ -112,6 +115,7 @@ fn check_object(rt: &mut Runtime, kind: Kind, obj: i32) -> MpiResult<()> {
     match kind {
         Kind::Comm => rt.comm(obj).map(|_| ()),
         Kind::Type => rt.any_datatype(obj).map(|_| ()),
+        Kind::Win => rt.win(obj).map(|_| ()),
     }
 }
 
@@ -138,13 +142,21 @@ fn locked(name: &'static str, comm: i32, f: impl FnOnce(&mut Runtime) -> MpiResu
     call(name, comm, |rt| f(rt))
 }
 
+/// As [`locked`], with the error handler of the object the call is about (a window's own).
+fn locked_on(name: &'static str, kind: Kind, obj: i32, f: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
+    match kind {
+        Kind::Win => crate::win::win_call(name, obj, f),
+        _ => locked(name, handler_comm(kind, obj), f),
+    }
+}
+
 /// The communicator whose error handler an attribute call of `kind` on `obj` uses.
 fn handler_comm(kind: Kind, obj: i32) -> i32 {
     if kind == Kind::Comm { obj } else { MPI_COMM_WORLD }
 }
 
 fn report(name: &'static str, kind: Kind, obj: i32, e: MpiError) -> c_int {
-    locked(name, handler_comm(kind, obj), |_| Err(e))
+    locked_on(name, kind, obj, |_| Err(e))
 }
 
 /// Forget one use of `key`; a freed keyval goes when its last attribute does.
@@ -205,9 +217,9 @@ fn free_keyval(kind: Kind, keyval: *mut c_int, name: &'static str) -> c_int {
 
 fn set_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, name: &'static str) -> c_int {
     let mut old = None;
-    let rc = locked(name, handler_comm(kind, obj), |rt| {
+    let rc = locked_on(name, kind, obj, |rt| {
         check_object(rt, kind, obj)?;
-        if is_predefined_key(key) {
+        if is_predefined_key(key) || crate::win::is_window_key(key) {
             return err(MPI_ERR_KEYVAL, format!("the predefined attribute {key:#x} cannot be set"));
         }
         with_store(|s| {
@@ -241,10 +253,15 @@ fn set_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, name: &'static str
 }
 
 fn get_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, flag: *mut c_int, name: &'static str) -> c_int {
-    locked(name, handler_comm(kind, obj), |rt| {
+    locked_on(name, kind, obj, |rt| {
         check_object(rt, kind, obj)?;
         let f = out_arg(flag, "flag")?;
         let o = out_arg(val as *mut *mut c_void, "attribute_val")?;
+        if kind == Kind::Win && crate::win::is_window_key(key) {
+            *o = crate::win::window_attr(rt, obj, key)?;
+            *f = 1;
+            return Ok(());
+        }
         if kind == Kind::Comm && is_predefined_key(key) {
             // The standard attaches them to MPI_COMM_WORLD; like MPICH and Open MPI, every
             // communicator answers for them, so a library asking its own duplicate succeeds.
@@ -274,9 +291,9 @@ fn get_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, flag: *mut c_int, 
 
 fn delete_attr(kind: Kind, obj: i32, key: i32, name: &'static str) -> c_int {
     let mut val = 0;
-    let rc = locked(name, handler_comm(kind, obj), |rt| {
+    let rc = locked_on(name, kind, obj, |rt| {
         check_object(rt, kind, obj)?;
-        if is_predefined_key(key) {
+        if is_predefined_key(key) || crate::win::is_window_key(key) {
             return err(MPI_ERR_KEYVAL, format!("the predefined attribute {key:#x} cannot be deleted"));
         }
         with_store(|s| {
@@ -328,6 +345,7 @@ pub fn before_free(name: &'static str, kind: Kind, obj: i32) -> c_int {
     let predefined = match kind {
         Kind::Comm => obj == MPI_COMM_WORLD || obj == MPI_COMM_SELF,
         Kind::Type => Runtime::is_predefined_type(obj),
+        Kind::Win => false,
     };
     if predefined {
         return MPI_SUCCESS;
@@ -444,4 +462,25 @@ crate::mpi_export! { MPI_Comm_delete_attr, PMPI_Comm_delete_attr, (comm: MPI_Com
 
 crate::mpi_export! { MPI_Type_delete_attr, PMPI_Type_delete_attr, (dt: MPI_Datatype, key: c_int) {
     delete_attr(Kind::Type, dt, key, "MPI_Type_delete_attr")
+}}
+
+crate::mpi_export! { MPI_Win_create_keyval, PMPI_Win_create_keyval, (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) {
+    // Windows are never duplicated: the copy callback is kept but never called.
+    create_keyval(Kind::Win, copy, delete, keyval, extra, "MPI_Win_create_keyval")
+}}
+
+crate::mpi_export! { MPI_Win_free_keyval, PMPI_Win_free_keyval, (keyval: *mut c_int) {
+    free_keyval(Kind::Win, keyval, "MPI_Win_free_keyval")
+}}
+
+crate::mpi_export! { MPI_Win_set_attr, PMPI_Win_set_attr, (win: MPI_Win, key: c_int, val: *mut c_void) {
+    set_attr(Kind::Win, win, key, val, "MPI_Win_set_attr")
+}}
+
+crate::mpi_export! { MPI_Win_get_attr, PMPI_Win_get_attr, (win: MPI_Win, key: c_int, val: *mut c_void, flag: *mut c_int) {
+    get_attr(Kind::Win, win, key, val, flag, "MPI_Win_get_attr")
+}}
+
+crate::mpi_export! { MPI_Win_delete_attr, PMPI_Win_delete_attr, (win: MPI_Win, key: c_int) {
+    delete_attr(Kind::Win, win, key, "MPI_Win_delete_attr")
 }}

@@ -25,6 +25,9 @@ pub struct Comm {
     pub hints: crate::info::Hints,
     /// The virtual topology, shared by duplicates.
     pub topo: Option<Arc<crate::topo::Topology>>,
+    /// An intercommunicator's remote group (world ranks, in remote rank order); `group` is
+    /// then the local group. Point-to-point ranks name members of this group.
+    pub remote: Option<Arc<Vec<u32>>>,
     /// Context ids set aside for this communicator's `MPI_Comm_idup`s, `[next, end)` in
     /// pairs: every member holds the same block and takes from it in the same (collective)
     /// order, so an idup needs no message and cannot be caught between two agreements.
@@ -41,17 +44,40 @@ impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
         let (idup_next, idup_end) = (ctx + 2, ctx + 2 + 2 * IDUP_PAIRS);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, idup_next, idup_end, name: None }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, idup_next, idup_end, remote: None, name: None }
     }
 
     pub fn size(&self) -> i32 {
         self.group.len() as i32
     }
 
-    /// World rank of communicator rank `r` (validated by the caller).
-    pub fn world(&self, r: i32) -> u32 {
-        self.group[r as usize]
+    pub fn is_inter(&self) -> bool {
+        self.remote.is_some()
     }
+
+    /// The group that point-to-point ranks name: the remote group of an intercommunicator,
+    /// else the communicator's own.
+    pub fn peers(&self) -> &Arc<Vec<u32>> {
+        self.remote.as_ref().unwrap_or(&self.group)
+    }
+
+    pub fn peer_size(&self) -> i32 {
+        self.peers().len() as i32
+    }
+
+    /// World rank of peer rank `r` (validated by the caller).
+    pub fn world(&self, r: i32) -> u32 {
+        self.peers()[r as usize]
+    }
+}
+
+/// `comm`, which must be an intracommunicator (MPI_ERR_COMM for an intercommunicator).
+pub fn intra(rt: &Runtime, comm: i32) -> MpiResult<&Comm> {
+    let c = rt.comm(comm)?;
+    if c.is_inter() {
+        return err(MPI_ERR_COMM, "this call needs an intracommunicator, not an intercommunicator");
+    }
+    Ok(c)
 }
 
 /// Communicator rank of world rank `w` in `group` (a linear search: it runs only when a
@@ -61,7 +87,7 @@ pub fn rank_in(group: &[u32], w: u32) -> i32 {
 }
 
 /// Agree with every member of `comm` on a context id none of them has used.
-fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
+pub(crate) fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
     let c = rt.comm(comm)?;
     let (ctx, group, me) = (c.ctx + 1, c.group.clone(), c.rank as usize);
     agree_context_among(rt, ctx, &group, me, internal::TAG_ALLGATHER, extra)
@@ -83,6 +109,9 @@ pub(crate) fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me:
 /// `MPI_Comm_dup`, and with `hints` `MPI_Comm_dup_with_info` (those hints instead of comm's);
 /// the topology goes along.
 pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
+    if rt.comm(comm)?.is_inter() {
+        return crate::intercomm::derive::dup(rt, comm, hints);
+    }
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
     let hints = hints.unwrap_or_else(|| c.hints.clone());
@@ -111,6 +140,7 @@ fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiRe
         hints,
         topo: c.topo.clone(),
         errhandler: c.errhandler,
+        remote: c.remote.clone(),
         idup_next: 0,
         idup_end: 0,
         ..Comm::new(ctx, Vec::new(), world_rank)
@@ -121,6 +151,9 @@ fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiRe
 pub(crate) fn split(rt: &mut Runtime, comm: i32, color: i32, key: i32) -> MpiResult<i32> {
     if color < 0 && color != MPI_UNDEFINED {
         return err(MPI_ERR_ARG, format!("color {color} is negative (only MPI_UNDEFINED may be)"));
+    }
+    if rt.comm(comm)?.is_inter() {
+        return crate::intercomm::derive::split(rt, comm, color, key);
     }
     let mut extra = color.to_le_bytes().to_vec();
     extra.extend_from_slice(&key.to_le_bytes());
@@ -158,6 +191,9 @@ fn subgroup(rt: &Runtime, comm: i32, group: i32) -> MpiResult<crate::group::Memb
 /// `MPI_Comm_create`: collective over `comm`; members of `group` get the new communicator.
 /// Members that pass disjoint groups share one context id, as the parts of a split do.
 fn create(rt: &mut Runtime, comm: i32, group: i32) -> MpiResult<i32> {
+    if rt.comm(comm)?.is_inter() {
+        return crate::intercomm::derive::create(rt, comm, group);
+    }
     let g = subgroup(rt, comm, group)?;
     let (ctx, _) = agree_context(rt, comm, &[])?;
     if !g.contains(&rt.world_rank) {
@@ -171,6 +207,7 @@ fn create(rt: &mut Runtime, comm: i32, group: i32) -> MpiResult<i32> {
 /// `MPI_Comm_create_group`: collective over `group` only, its exchange told apart from other
 /// creations on `comm` by `tag`. A process outside `group` gets `MPI_COMM_NULL` at once.
 fn create_group(rt: &mut Runtime, comm: i32, group: i32, tag: i32) -> MpiResult<i32> {
+    intra(rt, comm)?;
     let g = subgroup(rt, comm, group)?;
     if tag < 0 {
         return err(MPI_ERR_TAG, format!("invalid tag {tag} (tags are 0 ..= {})", i32::MAX));
@@ -201,6 +238,9 @@ fn compare(rt: &Runtime, a: i32, b: i32) -> MpiResult<i32> {
     let (ca, cb) = (rt.comm(a)?, rt.comm(b)?);
     if a == b {
         return Ok(MPI_IDENT);
+    }
+    if ca.is_inter() || cb.is_inter() {
+        return Ok(crate::intercomm::derive::compare(ca, cb));
     }
     if ca.group == cb.group {
         return Ok(MPI_CONGRUENT);
@@ -306,8 +346,7 @@ crate::mpi_export! { MPI_Comm_compare, PMPI_Comm_compare, (a: MPI_Comm, b: MPI_C
 }}
 
 crate::mpi_export! { MPI_Comm_test_inter, PMPI_Comm_test_inter, (comm: MPI_Comm, flag: *mut c_int) {
-    // Ferry makes intracommunicators only.
-    call("MPI_Comm_test_inter", comm, |rt| { let o = out(flag, "flag")?; rt.comm(comm)?; *o = 0; Ok(()) })
+    call("MPI_Comm_test_inter", comm, |rt| { let o = out(flag, "flag")?; *o = rt.comm(comm)?.is_inter() as c_int; Ok(()) })
 }}
 
 crate::mpi_export! { MPI_Comm_create, PMPI_Comm_create, (comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm) {
@@ -321,3 +360,4 @@ crate::mpi_export! { MPI_Comm_create_group, PMPI_Comm_create_group, (comm: MPI_C
 crate::mpi_export! { MPI_Comm_split_type, PMPI_Comm_split_type, (comm: MPI_Comm, split_type: c_int, key: c_int, info: MPI_Info, newcomm: *mut MPI_Comm) {
     call("MPI_Comm_split_type", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = self::split_type(rt, comm, split_type, key, info)?; Ok(()) })
 }}
+

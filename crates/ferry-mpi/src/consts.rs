@@ -25,6 +25,8 @@ pub type MPI_Group = c_int;
 pub type MPI_Info = c_int;
 /// Matched-message handle (`MPI_Mprobe`).
 pub type MPI_Message = c_int;
+/// Window handle (one-sided communication).
+pub type MPI_Win = c_int;
 /// MPI-4 session handle.
 pub type MPI_Session = c_int;
 /// A user-defined reduction: `inoutvec[i] = invec[i] op inoutvec[i]` for `*len` elements of
@@ -378,6 +380,27 @@ constants! {
         MPI_T_PVAR_CLASS_AGGREGATE: c_int = 247;
         MPI_T_PVAR_CLASS_TIMER: c_int = 248;
         MPI_T_PVAR_CLASS_GENERIC: c_int = 249;
+
+        // One-sided communication (windows).
+        MPI_WIN_NULL: MPI_Win = 0x20000000;
+        MPI_LOCK_EXCLUSIVE: c_int = 234;
+        MPI_LOCK_SHARED: c_int = 235;
+        MPI_MODE_NOCHECK: c_int = 1024;
+        MPI_MODE_NOSTORE: c_int = 2048;
+        MPI_MODE_NOPUT: c_int = 4096;
+        MPI_MODE_NOPRECEDE: c_int = 8192;
+        MPI_MODE_NOSUCCEED: c_int = 16384;
+        MPI_WIN_BASE: c_int = 0x66000001;
+        MPI_WIN_SIZE: c_int = 0x66000003;
+        MPI_WIN_DISP_UNIT: c_int = 0x66000005;
+        MPI_WIN_CREATE_FLAVOR: c_int = 0x66000007;
+        MPI_WIN_MODEL: c_int = 0x66000009;
+        MPI_WIN_FLAVOR_CREATE: c_int = 1;
+        MPI_WIN_FLAVOR_ALLOCATE: c_int = 2;
+        MPI_WIN_FLAVOR_DYNAMIC: c_int = 3;
+        MPI_WIN_FLAVOR_SHARED: c_int = 4;
+        MPI_WIN_SEPARATE: c_int = 1;
+        MPI_WIN_UNIFIED: c_int = 2;
         MPI_SESSION_NULL: MPI_Session = 0x38000000;
         MPI_MAX_PSET_NAME_LEN: c_int = 256;
         MPI_MAX_STRINGTAG_LEN: c_int = 256;
@@ -412,6 +435,9 @@ pub const HEADER_POINTERS: &[(&str, i64)] = &[
     // Functions of the library: 1 stands for "not null" (tests/abi/abi_print.c, FN).
     ("MPI_COMM_DUP_FN", 1),
     ("MPI_TYPE_DUP_FN", 1),
+    ("MPI_WIN_NULL_COPY_FN", 0),
+    ("MPI_WIN_NULL_DELETE_FN", 0),
+    ("MPI_WIN_DUP_FN", 1),
 ];
 
 constants! {

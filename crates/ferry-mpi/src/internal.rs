@@ -11,10 +11,12 @@ use crate::runtime::Runtime;
 pub const TAG_ALLGATHER: i32 = 1;
 /// The tag of [`alltoall_among`].
 pub const TAG_ALLTOALL: i32 = 2;
+/// The tag of `MPI_Intercomm_create`'s word from the local leader to its group.
+pub const TAG_INTERCOMM: i32 = 3;
 /// Largest contribution [`allgather_among`] carries.
 const MAX_ITEM: usize = 256;
 
-fn wait_all(rt: &mut Runtime, reqs: &[u64]) -> MpiResult<Vec<ferry_core::engine::Status>> {
+pub fn wait_all(rt: &mut Runtime, reqs: &[u64]) -> MpiResult<Vec<ferry_core::engine::Status>> {
     // Non-blocking collectives in flight keep moving meanwhile, inside the engine: a peer
     // may need this rank's part of one before it can get here. The lock stays held even with
     // MPI_THREAD_MULTIPLE: a context id proposed here must not be proposed again by another

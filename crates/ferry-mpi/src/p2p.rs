@@ -28,10 +28,11 @@ fn check_count(count: c_int) -> MpiResult<()> {
 }
 
 fn check_dest(c: &Comm, r: c_int) -> MpiResult<()> {
-    if r == MPI_PROC_NULL || (0..c.size()).contains(&r) {
+    // On an intercommunicator, ranks name members of the remote group.
+    if r == MPI_PROC_NULL || (0..c.peer_size()).contains(&r) {
         Ok(())
     } else {
-        err(MPI_ERR_RANK, format!("invalid rank {r} (communicator size {})", c.size()))
+        err(MPI_ERR_RANK, format!("invalid rank {r} (communicator size {})", c.peer_size()))
     }
 }
 
@@ -136,7 +137,7 @@ pub fn check_recv(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Da
 pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<ApiReq> {
     check_send(rt, buf, count, dt, dest, tag, comm)?;
     let c = rt.comm(comm)?;
-    let (ctx, to) = (c.ctx, if dest == MPI_PROC_NULL { 0 } else { c.group[dest as usize] });
+    let (ctx, to) = (c.ctx, if dest == MPI_PROC_NULL { 0 } else { c.world(dest) });
     let data = send_data(rt, buf, count, dt)?;
     if dest == MPI_PROC_NULL {
         return Ok(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
@@ -179,7 +180,7 @@ pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Data
 pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<ApiReq> {
     check_recv(rt, buf, count, dt, source, tag, comm)?;
     let c = rt.comm(comm)?;
-    let (ctx, group) = (c.ctx, c.group.clone());
+    let (ctx, group) = (c.ctx, c.peers().clone());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
         return Ok(ApiReq { body: Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
@@ -232,10 +233,10 @@ fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, sourc
     check_source(c, source)?;
     check_recv_tag(tag)?;
     check_buf(buf, count, dt)?;
-    let pat = Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.group[source as usize]), tag: (tag != MPI_ANY_TAG).then_some(tag) };
+    let pat = Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.world(source)), tag: (tag != MPI_ANY_TAG).then_some(tag) };
     // With MPI_THREAD_MULTIPLE another thread may free the communicator while this one
-    // waits: keep its group for the status (not otherwise: a reference count costs).
-    let kept = (rt.thread_level == MPI_THREAD_MULTIPLE).then(|| c.group.clone());
+    // waits: keep its peer group for the status (not otherwise: a reference count costs).
+    let kept = (rt.thread_level == MPI_THREAD_MULTIPLE).then(|| c.peers().clone());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
         write_status(status, &Outcome { source: MPI_PROC_NULL, tag: MPI_ANY_TAG, ..Outcome::empty() }, false);
@@ -248,7 +249,7 @@ fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, sourc
     let rt: &mut Runtime = rt;
     let group = match &kept {
         Some(g) => g,
-        None => &rt.comms.get(&comm).expect("no other thread frees it below MPI_THREAD_MULTIPLE").group,
+        None => rt.comms.get(&comm).expect("no other thread frees it below MPI_THREAD_MULTIPLE").peers(),
     };
     let o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, Some(group));
     // The status tells what arrived, also when it was truncated.
@@ -294,7 +295,7 @@ fn pattern(rt: &Runtime, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult
     let c = rt.comm(comm)?;
     check_source(c, source)?;
     check_recv_tag(tag)?;
-    Ok((Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.world(source)), tag: (tag != MPI_ANY_TAG).then_some(tag) }, c.group.clone()))
+    Ok((Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.world(source)), tag: (tag != MPI_ANY_TAG).then_some(tag) }, c.peers().clone()))
 }
 
 fn probe_outcome(group: &[u32], st: &ferry_core::engine::Status) -> Outcome {
@@ -378,7 +379,7 @@ fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, me
     }
     let Some(msg) = rt.msgs.remove(m) else { return err(MPI_ERR_REQUEST, format!("invalid message handle {:#x}", *m)) };
     *m = MPI_MESSAGE_NULL;
-    let group = rt.comm(msg.comm).map(|c| c.group.clone()).ok();
+    let group = rt.comm(msg.comm).map(|c| c.peers().clone()).ok();
     let target = recv_target(rt, buf, count, dt)?;
     // SAFETY: as for irecv.
     let id = unsafe { rt.engine.imrecv(msg.mid, target.ptr, target.cap) };

@@ -91,7 +91,8 @@ impl Partitioned {
 /// Post the message of one run to the engine.
 fn post(rt: &mut Runtime, s: Spec) -> MpiResult<ApiReq> {
     let c = rt.comm(s.comm)?;
-    let (ctx, group) = (c.ctx + 1, c.group.clone());
+    // The peer is a point-to-point rank: of the remote group on an intercommunicator.
+    let (ctx, group) = (c.ctx + 1, c.peers().clone());
     let tag = crate::internal::partitioned_tag(s.tag);
     let done = |source| ApiReq { body: Body::Done { source, tag: MPI_ANY_TAG }, comm: s.comm, group: None, unpack: None, keep: None };
     if s.peer == MPI_PROC_NULL {

@@ -124,6 +124,8 @@ pub struct Runtime {
     pub coll: Selection,
     /// Info objects by handle.
     pub infos: crate::info::Infos,
+    /// One-sided communication windows by handle.
+    pub wins: crate::win::Wins,
 }
 
 // SAFETY: the raw pointers inside (user buffers of pending requests) are valid by MPI's
@@ -210,6 +212,7 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
         next_op: 0,
         coll,
         infos: Default::default(),
+        wins: Default::default(),
     });
     crate::threads::configure(guard.as_ref().expect("just set"), provided == MPI_THREAD_MULTIPLE);
     if async_progress {

@@ -23,6 +23,7 @@ mod progress;
 pub mod protocol;
 pub mod request;
 mod schedules;
+mod service;
 pub mod slab;
 
 use std::collections::VecDeque;
@@ -44,6 +45,7 @@ pub use matching::{Envelope, Pattern};
 use protocol::Protocol;
 pub use request::{EngineError, ReqId, Status};
 pub use schedules::Reduce;
+pub use service::Service;
 use schedules::Schedules;
 
 const LISTENER: Token = Token(0);
@@ -122,6 +124,8 @@ pub struct Engine {
     tight_spin: Duration,
     /// Collective calls in flight.
     schedules: Schedules,
+    /// The upper layer's message consumer run on every pass (see [`Service`]).
+    service: Option<Box<dyn Service>>,
 }
 
 // SAFETY: the raw pointers an engine holds are user buffers that the MPI contract keeps valid
@@ -180,6 +184,7 @@ impl Engine {
             activity: 0,
             tight_spin: progress::TIGHT_SPIN,
             schedules: Schedules::default(),
+            service: None,
         })
     }
 

@@ -58,7 +58,9 @@ impl Engine {
             if !sleep && !self.polled.is_empty() && (spins + 1) % RING_POLLS_PER_EPOLL != 0 {
                 // Local peers answer through the rings: look there without a system call, and
                 // at the sockets only every so often.
-                if self.poll_rings() {
+                // The service looks every pass: what it waits for may come from this very
+                // rank (a message to self moves no ring).
+                if self.poll_rings() | self.run_service() {
                     self.advance_collectives();
                     if let Some(e) = &self.fatal {
                         return Err(e.clone());
@@ -96,6 +98,12 @@ impl Engine {
         }
         let mut timeout = timeout;
         let mut announced = false;
+        // Work the service found (a request this rank sent itself, say) must not wait for
+        // the sleep below.
+        if self.run_service() {
+            self.pump();
+            timeout = Some(Duration::ZERO);
+        }
         if !self.polled.is_empty() {
             if self.poll_rings() {
                 timeout = Some(Duration::ZERO);
@@ -159,6 +167,10 @@ impl Engine {
         self.pump();
         // Until nothing moves: one collective's step may complete what another waits for.
         while self.advance_collectives() {}
+        if self.run_service() {
+            // What the service sent may already be on its way, and its answers queued.
+            self.pump();
+        }
         if timeout.map_or(true, |t| !t.is_zero()) || self.connector.has_pending() {
             self.connector.housekeeping(self.poll.registry(), Instant::now());
             self.connector_events();

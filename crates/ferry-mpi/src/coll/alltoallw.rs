@@ -7,8 +7,11 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::{Collective, Params};
 
+use super::inter::Side;
 use super::region::TypedBlock;
-use super::{begin, check_buf, in_place, no_alias, no_in_place, pick, req_out, submit, vec_counts, Call, Prepared, Region, BLOCKING};
+use ferry_coll::inter::movers::Blocks;
+
+use super::{begin, check_buf, in_place, no_alias, no_in_place, pick, req_out, submit, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -16,24 +19,27 @@ use crate::runtime::Runtime;
 use crate::threads::Locked;
 
 /// One side's per-peer blocks, read from the C arrays and checked.
-fn side(rt: &mut Runtime, call: &Call, buf: *const c_void, counts: *const c_int, displs: *const c_int, types: *const MPI_Datatype, what: &str) -> MpiResult<Vec<TypedBlock>> {
-    let counts = vec_counts(call, counts, &format!("{what}counts"))?;
+fn side(rt: &mut Runtime, n: usize, buf: *const c_void, counts: *const c_int, displs: *const c_int, types: *const MPI_Datatype, what: &str) -> MpiResult<Vec<TypedBlock>> {
+    let counts = crate::topo::ints(counts, n, &format!("{what}counts"))?;
+    if let Some(c) = counts.iter().find(|c| **c < 0) {
+        return err(MPI_ERR_COUNT, format!("{what}counts holds the negative count {c}"));
+    }
     if displs.is_null() {
         return err(MPI_ERR_ARG, format!("{what} displacements are NULL"));
     }
     if types.is_null() {
         return err(MPI_ERR_ARG, format!("{what}types is NULL"));
     }
-    // SAFETY: MPI passes one entry per rank of the communicator.
-    let (d, t) = unsafe { (std::slice::from_raw_parts(displs, call.size), std::slice::from_raw_parts(types, call.size)) };
-    let mut blocks = Vec::with_capacity(call.size);
-    for i in 0..call.size {
+    // SAFETY: MPI passes one entry per peer (rank, or remote rank of an intercommunicator).
+    let (d, t) = unsafe { (std::slice::from_raw_parts(displs, n), std::slice::from_raw_parts(types, n)) };
+    let mut blocks = Vec::with_capacity(n);
+    for i in 0..n {
         if d[i] < 0 {
             return err(MPI_ERR_ARG, format!("{what} displacement {} for rank {i} is negative", d[i]));
         }
         let ty = rt.datatype(t[i])?;
-        check_buf(buf, counts[i], t[i])?;
-        blocks.push(TypedBlock { disp: d[i] as usize, count: counts[i], t: ty });
+        check_buf(buf, counts[i] as usize, t[i])?;
+        blocks.push(TypedBlock { disp: d[i] as usize, count: counts[i] as usize, t: ty });
     }
     Ok(blocks)
 }
@@ -51,10 +57,24 @@ pub(super) fn alltoallw(
     rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if let Some(remote) = &call.remote {
+        // Both sides name remote ranks; nothing in place on an intercommunicator.
+        let n = remote.len();
+        no_in_place(sbuf, "send buffer on an intercommunicator")?;
+        no_in_place(rbuf, "receive buffer")?;
+        let send = side(rt, n, sbuf, scounts, sdispls, stypes, "send")?;
+        let recv = side(rt, n, rbuf, rcounts, rdispls, rtypes, "recv")?;
+        let blocks = |(sizes, displs)| Blocks { sizes, displs };
+        let (sb, rb) = (blocks(packed_layout(&send)), blocks(packed_layout(&recv)));
+        let send = Side { region: Region::typed(sbuf, &send, true), blocks: sb, finish: None };
+        let region = Region::typed(rbuf, &recv, false);
+        let recv = Side { finish: region.typed_unpacker(rbuf, recv), region, blocks: rb };
+        return super::inter::alltoallw(rt, call, send, recv, req);
+    }
     let n = call.size;
     let in_place = in_place(sbuf);
     no_in_place(rbuf, "receive buffer")?;
-    let recv = side(rt, &call, rbuf, rcounts, rdispls, rtypes, "recv")?;
+    let recv = side(rt, n, rbuf, rcounts, rdispls, rtypes, "recv")?;
     no_alias(sbuf, rbuf, recv.iter().any(|b| b.count > 0))?;
     let (rb, rd) = packed_layout(&recv);
     let mut params = Params::varying(call.rank, n, 0, rb.clone(), rd);
@@ -62,7 +82,7 @@ pub(super) fn alltoallw(
         params = params.in_place(true);
         Region::none()
     } else {
-        let send = side(rt, &call, sbuf, scounts, sdispls, stypes, "send")?;
+        let send = side(rt, n, sbuf, scounts, sdispls, stypes, "send")?;
         let (sb, sd) = packed_layout(&send);
         params.send_blocks = Some(sb);
         params.send_displs = Some(sd);

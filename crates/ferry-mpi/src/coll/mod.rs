@@ -9,6 +9,7 @@
 //! barrier), `reductions` those that combine it.
 
 mod alltoallw;
+mod inter;
 mod movers;
 mod neighbor;
 mod neighbor_w;
@@ -53,6 +54,8 @@ struct Call {
     group: Vec<u32>,
     ctx: u32,
     seq: u32,
+    /// An intercommunicator's remote group (`group` is then the local one).
+    remote: Option<std::sync::Arc<Vec<u32>>>,
 }
 
 impl Call {
@@ -71,7 +74,7 @@ fn begin(rt: &mut Runtime, comm: MPI_Comm) -> MpiResult<Call> {
     let c = rt.comms.get_mut(&comm).expect("validated");
     let seq = c.coll_seq;
     c.coll_seq = c.coll_seq.wrapping_add(1);
-    Ok(Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq })
+    Ok(Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq, remote: c.remote.clone() })
 }
 
 /// MPI_IN_PLACE where this rank may not use it: it is no buffer.
@@ -230,10 +233,14 @@ fn launch(
 }
 
 /// Run a call to completion, or hand back a request: for schedules built outside the
-/// decision table (the neighbourhood collectives).
-fn submit_schedule(rt: &mut Locked, call: Call, sched: ferry_coll::Schedule, algorithm: &'static str, regions: [Region; 2], finish: Option<Box<dyn FnOnce()>>, req: *mut MPI_Request) -> MpiResult<()> {
+/// decision table (the neighbourhood and intercommunicator collectives).
+#[allow(clippy::too_many_arguments)]
+fn submit_schedule(
+    rt: &mut Locked, call: Call, sched: ferry_coll::Schedule, algorithm: &'static str, regions: [Region; 2], red: Option<Reduction>,
+    finish: Option<Box<dyn FnOnce()>>, req: *mut MPI_Request,
+) -> MpiResult<()> {
     let comm = call.comm;
-    let c = launch(rt, call, sched, algorithm, regions, None, finish);
+    let c = launch(rt, call, sched, algorithm, regions, red, finish);
     if req.is_null() {
         let id = c.id;
         rt.wait_until(|e| e.is_done(id))?;

@@ -5,6 +5,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::{Collective, Params};
 
+use super::inter::{self, Layout};
 use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, req_out, submit, vec_counts, vec_displs, Call, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
@@ -13,6 +14,9 @@ use crate::threads::Locked;
 
 pub(super) fn bcast(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::bcast(rt, call, buf, count, dt, root, req);
+    }
     let root = check_root(&call, root)?;
     let count = check_count(count)?;
     check_buf(buf, count, dt)?;
@@ -209,6 +213,9 @@ fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatyp
 
 pub(super) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::barrier(rt, call, req);
+    }
     let info = pick(rt, &call, Collective::Barrier, false, true, 0);
     let params = Params::uniform(call.rank, call.size, 0, 0);
     submit(rt, Prepared { call, info, params, send: Region::none(), recv: Region::none(), red: None, finish: None }, req)
@@ -220,6 +227,9 @@ pub(super) fn gather_args(
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount), rtype, Some(root), req);
+    }
     let rc = if call.rank as c_int == root { check_count(rcount)? } else { 0 };
     let n = call.size;
     gather(rt, sbuf, scount, stype, rbuf, vec![rc; n], None, rtype, root, call, false, req)
@@ -231,6 +241,9 @@ pub(super) fn gatherv_args(
     rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Varying(rcounts, rdispls), rtype, Some(root), req);
+    }
     let n = call.size;
     let (c, d) = if call.rank as c_int == root { (vec_counts(&call, rcounts, "recvcounts")?, vec_displs(&call, rdispls, "displs")?) } else { (vec![0; n], vec![0; n]) };
     gather(rt, sbuf, scount, stype, rbuf, c, Some(d), rtype, root, call, false, req)
@@ -242,6 +255,9 @@ pub(super) fn allgather_args(
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount), rtype, None, req);
+    }
     let n = call.size;
     let rc = check_count(rcount)?;
     check_buf(rbuf, rc * n, rtype)?;
@@ -254,6 +270,9 @@ pub(super) fn allgatherv_args(
     rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Varying(rcounts, rdispls), rtype, None, req);
+    }
     let c = vec_counts(&call, rcounts, "recvcounts")?;
     let d = vec_displs(&call, rdispls, "displs")?;
     gather(rt, sbuf, scount, stype, rbuf, c, Some(d), rtype, 0, call, true, req)
@@ -265,6 +284,9 @@ pub(super) fn scatter_args(
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::scatter(rt, call, sbuf, Layout::Uniform(scount), stype, rbuf, rcount, rtype, root, req);
+    }
     let n = call.size;
     let sc = if call.rank as c_int == root { check_count(scount)? } else { 0 };
     if call.rank as c_int == root {
@@ -279,6 +301,9 @@ pub(super) fn scatterv_args(
     rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::scatter(rt, call, sbuf, Layout::Varying(scounts, sdispls), stype, rbuf, rcount, rtype, root, req);
+    }
     let n = call.size;
     let (c, d) = if call.rank as c_int == root { (vec_counts(&call, scounts, "sendcounts")?, vec_displs(&call, sdispls, "displs")?) } else { (vec![0; n], vec![0; n]) };
     scatter(rt, sbuf, c, Some(d), stype, rbuf, rcount, rtype, root, call, req)
@@ -290,6 +315,9 @@ pub(super) fn alltoall_args(
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::alltoall(rt, call, sbuf, Layout::Uniform(scount), stype, rbuf, Layout::Uniform(rcount), rtype, req);
+    }
     let n = call.size;
     let sc = if in_place(sbuf) { 0 } else { check_count(scount)? };
     let rc = check_count(rcount)?;
@@ -304,6 +332,9 @@ pub(super) fn alltoallv_args(
     rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::alltoall(rt, call, sbuf, Layout::Varying(scounts, sdispls), stype, rbuf, Layout::Varying(rcounts, rdispls), rtype, req);
+    }
     let n = call.size;
     let send = if in_place(sbuf) {
         Side { counts: vec![0; n], displs: Some(vec![0; n]) }

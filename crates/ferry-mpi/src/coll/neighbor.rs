@@ -83,7 +83,7 @@ fn neighbor(rt: &mut Locked, comm: MPI_Comm, sbuf: *const c_void, send: impl FnO
     let arriving = rblocks.iter().zip(&q.sources).filter(|(_, s)| s.is_some()).map(|(b, _)| *b).collect();
     let finish = rregion.unpacker(rbuf, rtt, arriving);
     let sched = linear::schedule(&q);
-    submit_schedule(rt, call, sched, linear::ID, [sregion, rregion], finish, req)
+    submit_schedule(rt, call, sched, linear::ID, [sregion, rregion], None, finish, req)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -73,7 +73,7 @@ pub(super) fn alltoallw(
     let rregion = Region::typed(rbuf, &recv, false);
     let finish = rregion.typed_unpacker(rbuf, recv);
     let sched = linear::schedule(&q);
-    submit_schedule(rt, call, sched, linear::ID, [sregion, rregion], finish, req)
+    submit_schedule(rt, call, sched, linear::ID, [sregion, rregion], None, finish, req)
 }
 
 crate::mpi_export! { MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,

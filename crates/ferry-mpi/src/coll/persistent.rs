@@ -22,10 +22,13 @@ use crate::threads::Locked;
 /// What every init checks: the communicator, the info (kept by nobody: Ferry takes no hints
 /// here yet), the request pointer, and the root where there is one.
 pub(super) fn check_common(rt: &Runtime, comm: MPI_Comm, info: MPI_Info, root: Option<c_int>, req: *mut MPI_Request) -> MpiResult<()> {
-    let size = rt.comm(comm)?.size();
+    let c = rt.comm(comm)?;
+    let (size, inter) = (c.peer_size(), c.is_inter());
     crate::info::optional(rt, info)?;
     out_arg(req, "request")?;
     match root {
+        // An intercommunicator's root is MPI_ROOT, MPI_PROC_NULL or a remote rank.
+        Some(MPI_ROOT | MPI_PROC_NULL) if inter => Ok(()),
         Some(r) if r < 0 || r >= size => err(MPI_ERR_ROOT, format!("invalid root {r} (communicator size {size})")),
         _ => Ok(()),
     }
@@ -51,8 +54,19 @@ pub(super) fn starter(f: impl Fn(&mut Locked, *mut MPI_Request) -> MpiResult<()>
     })
 }
 
+/// Whether this process's root-side buffer matters (intercommunicators: MPI_ROOT).
 pub(super) fn is_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
-    rt.comm(comm).is_ok_and(|c| c.rank == root)
+    rt.comm(comm).is_ok_and(|c| if c.is_inter() { root == MPI_ROOT } else { c.rank == root })
+}
+
+/// Whether this process is in the root's group of an intercommunicator but not the root.
+pub(super) fn is_bystander(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>) -> bool {
+    root == Some(MPI_PROC_NULL) && rt.comm(comm).is_ok_and(|c| c.is_inter())
+}
+
+/// Whether this process's non-root buffer matters (intercommunicators: not in the root's group).
+pub(super) fn is_leaf(rt: &Runtime, comm: MPI_Comm, root: c_int) -> bool {
+    rt.comm(comm).is_ok_and(|c| !c.is_inter() || root >= 0)
 }
 
 crate::mpi_export! { MPI_Barrier_init, PMPI_Barrier_init, (comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
@@ -65,8 +79,10 @@ crate::mpi_export! { MPI_Barrier_init, PMPI_Barrier_init, (comm: MPI_Comm, info:
 crate::mpi_export! { MPI_Bcast_init, PMPI_Bcast_init, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
     call("MPI_Bcast_init", comm, |rt| {
         check_common(rt, comm, info, Some(root), req)?;
-        check_count(count)?;
-        rt.datatype(dt)?;
+        if !is_bystander(rt, comm, Some(root)) {
+            check_count(count)?;
+            rt.datatype(dt)?;
+        }
         register(rt, comm, starter(move |rt, r| bcast(rt, buf, count, dt, root, comm, r)), req)
     })
 }}
@@ -78,8 +94,14 @@ fn reduce_init(
     comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     check_common(rt, comm, info, root, req)?;
-    check_count(count)?;
-    crate::op::reduction(rt, op, dt)?;
+    if rt.comm(comm)?.is_inter() && matches!(coll, Collective::Scan | Collective::Exscan) {
+        return super::inter::refuse(coll.name());
+    }
+    // An intercommunicator's bystander (MPI_PROC_NULL) passes nothing meaningful.
+    if !is_bystander(rt, comm, root) {
+        check_count(count)?;
+        crate::op::reduction(rt, op, dt)?;
+    }
     let root = root.unwrap_or(0);
     register(rt, comm, starter(move |rt, r| reduce(rt, coll, sbuf, rbuf, count, dt, op, root, comm, r)), req)
 }
@@ -122,7 +144,9 @@ crate::mpi_export! { MPI_Gather_init, PMPI_Gather_init, (sbuf: *const c_void, sc
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
     call("MPI_Gather_init", comm, |rt| {
         check_common(rt, comm, info, Some(root), req)?;
-        check_data(rt, sbuf, scount, stype)?;
+        if is_leaf(rt, comm, root) {
+            check_data(rt, sbuf, scount, stype)?;
+        }
         if is_root(rt, comm, root) {
             check_data(rt, rbuf, rcount, rtype)?;
         }
@@ -136,7 +160,9 @@ crate::mpi_export! { MPI_Scatter_init, PMPI_Scatter_init, (sbuf: *const c_void, 
         if is_root(rt, comm, root) {
             check_data(rt, sbuf, scount, stype)?;
         }
-        check_data(rt, rbuf, rcount, rtype)?;
+        if is_leaf(rt, comm, root) {
+            check_data(rt, rbuf, rcount, rtype)?;
+        }
         register(rt, comm, starter(move |rt, r| scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, r)), req)
     })
 }}

@@ -43,7 +43,15 @@ impl<T: Copy> Kept<T> {
     }
 }
 
-fn comm_size(rt: &Runtime, comm: MPI_Comm) -> MpiResult<usize> {
+/// Entries of a per-rank array: one per rank of the group the ranks name (the remote group
+/// of an intercommunicator).
+fn peer_count(rt: &Runtime, comm: MPI_Comm) -> MpiResult<usize> {
+    Ok(rt.comm(comm)?.peer_size() as usize)
+}
+
+/// Entries of Reduce_scatter's counts: one per rank of the local group (the group the
+/// result is scattered over, also on an intercommunicator).
+fn local_count(rt: &Runtime, comm: MPI_Comm) -> MpiResult<usize> {
     Ok(rt.comm(comm)?.size() as usize)
 }
 
@@ -56,7 +64,7 @@ crate::mpi_export! { MPI_Gatherv_init, PMPI_Gatherv_init, (sbuf: *const c_void, 
         if root_here {
             rt.datatype(rtype)?;
         }
-        let n = comm_size(rt, comm)?;
+        let n = peer_count(rt, comm)?;
         let (c, d) = (Kept::of_if(root_here, rcounts, n), Kept::of_if(root_here, rdispls, n));
         register(rt, comm, starter(move |rt, r| gatherv_args(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, r)), req)
     })
@@ -71,7 +79,7 @@ crate::mpi_export! { MPI_Scatterv_init, PMPI_Scatterv_init, (sbuf: *const c_void
             rt.datatype(stype)?;
         }
         check_data(rt, rbuf, rcount, rtype)?;
-        let n = comm_size(rt, comm)?;
+        let n = peer_count(rt, comm)?;
         let (c, d) = (Kept::of_if(root_here, scounts, n), Kept::of_if(root_here, sdispls, n));
         register(rt, comm, starter(move |rt, r| scatterv_args(rt, sbuf, c.ptr(), d.ptr(), stype, rbuf, rcount, rtype, root, comm, r)), req)
     })
@@ -83,7 +91,7 @@ crate::mpi_export! { MPI_Allgatherv_init, PMPI_Allgatherv_init, (sbuf: *const c_
         check_common(rt, comm, info, None, req)?;
         check_data(rt, sbuf, scount, stype)?;
         rt.datatype(rtype)?;
-        let n = comm_size(rt, comm)?;
+        let n = peer_count(rt, comm)?;
         let (c, d) = (Kept::of(rcounts, n), Kept::of(rdispls, n));
         register(rt, comm, starter(move |rt, r| allgatherv_args(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, r)), req)
     })
@@ -98,7 +106,7 @@ crate::mpi_export! { MPI_Alltoallv_init, PMPI_Alltoallv_init, (sbuf: *const c_vo
             rt.datatype(stype)?;
         }
         rt.datatype(rtype)?;
-        let n = comm_size(rt, comm)?;
+        let n = peer_count(rt, comm)?;
         let (sc, sd) = (Kept::of_if(sends, scounts, n), Kept::of_if(sends, sdispls, n));
         let (rc, rd) = (Kept::of(rcounts, n), Kept::of(rdispls, n));
         register(rt, comm, starter(move |rt, r| alltoallv_args(rt, sbuf, sc.ptr(), sd.ptr(), stype, rbuf, rc.ptr(), rd.ptr(), rtype, comm, r)), req)
@@ -110,7 +118,7 @@ crate::mpi_export! { MPI_Alltoallw_init, PMPI_Alltoallw_init, (sbuf: *const c_vo
     call("MPI_Alltoallw_init", comm, |rt| {
         check_common(rt, comm, info, None, req)?;
         let sends = !in_place(sbuf);
-        let n = comm_size(rt, comm)?;
+        let n = peer_count(rt, comm)?;
         let (sc, sd, st) = (Kept::of_if(sends, scounts, n), Kept::of_if(sends, sdispls, n), Kept::of_if(sends, stypes, n));
         let (rc, rd, rty) = (Kept::of(rcounts, n), Kept::of(rdispls, n), Kept::of(rtypes, n));
         register(rt, comm, starter(move |rt, r| alltoallw(rt, sbuf, sc.ptr(), sd.ptr(), st.ptr(), rbuf, rc.ptr(), rd.ptr(), rty.ptr(), comm, r)), req)
@@ -122,7 +130,7 @@ crate::mpi_export! { MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init, (sbuf: *
     call("MPI_Reduce_scatter_init", comm, |rt| {
         check_common(rt, comm, info, None, req)?;
         crate::op::reduction(rt, op, dt)?;
-        let c = Kept::of(rcounts, comm_size(rt, comm)?);
+        let c = Kept::of(rcounts, local_count(rt, comm)?);
         register(rt, comm, starter(move |rt, r| reduce_scatter(rt, sbuf, rbuf, c.ptr(), dt, op, comm, r)), req)
     })
 }}

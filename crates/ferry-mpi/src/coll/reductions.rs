@@ -7,6 +7,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::{Collective, Params};
 
+use super::inter::{self, Combine, Layout};
 use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, req_out, submit, vec_counts, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
@@ -18,6 +19,16 @@ use crate::threads::Locked;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        let kind = match coll {
+            Collective::Reduce => Combine::Reduce(root),
+            Collective::Allreduce => Combine::Allreduce,
+            Collective::ReduceScatter => Combine::Scatter(Layout::Uniform(count)),
+            _ => return inter::refuse(coll.name()),
+        };
+        let count = if coll == Collective::ReduceScatter { 0 } else { count };
+        return inter::reduce(rt, call, kind, sbuf, rbuf, count, dt, op, req);
+    }
     let root = if coll == Collective::Reduce { check_root(&call, root)? } else { 0 };
     let count = check_count(count)?;
     let t = rt.datatype(dt)?;
@@ -64,6 +75,9 @@ pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
 #[allow(clippy::too_many_arguments)]
 pub(super) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm)?;
+    if call.remote.is_some() {
+        return inter::reduce(rt, call, Combine::Scatter(Layout::Packed(rcounts)), sbuf, rbuf, 0, dt, op, req);
+    }
     let counts = vec_counts(&call, rcounts, "recvcounts")?;
     let t = rt.datatype(dt)?;
     let red = reduction(rt, op, dt)?;

@@ -106,7 +106,7 @@ crate::mpi_export! { MPI_Cart_create, PMPI_Cart_create, (comm: MPI_Comm, ndims: 
         _reorder: c_int, comm_cart: *mut MPI_Comm) {
     call("MPI_Cart_create", comm, |rt| {
         let o = out(comm_cart, "comm_cart")?;
-        rt.comm(comm)?;
+        crate::comm::intra(rt, comm)?;
         let (d, p) = grid(ndims, dims, periods)?;
         let n = nodes(&d);
         *o = attach_first(rt, comm, n, Topology::Cart { dims: d, periods: p })?;
@@ -117,7 +117,7 @@ crate::mpi_export! { MPI_Cart_create, PMPI_Cart_create, (comm: MPI_Comm, ndims: 
 crate::mpi_export! { MPI_Cart_map, PMPI_Cart_map, (comm: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, newrank: *mut c_int) {
     call("MPI_Cart_map", comm, |rt| {
         let o = out(newrank, "newrank")?;
-        let c = rt.comm(comm)?;
+        let c = crate::comm::intra(rt, comm)?;
         let (size, rank) = (c.size(), c.rank);
         let (d, _) = grid(ndims, dims, periods)?;
         let n = nodes(&d);

@@ -51,7 +51,7 @@ fn check_info(info: MPI_Info) -> MpiResult<()> {
 
 /// The general form: this rank's edges `(source, destination, weight)` reach both ends.
 fn create(rt: &mut Runtime, comm: MPI_Comm, edges: Vec<(i32, i32, i32)>, weighted: bool) -> MpiResult<MPI_Comm> {
-    let c = rt.comm(comm)?;
+    let c = crate::comm::intra(rt, comm)?;
     let (ctx, group, me) = (c.ctx + 1, c.group.to_vec(), c.rank as usize);
     let mut items = vec![Vec::new(); group.len()];
     // Each record: kind (0: an edge into the receiver, 1: an edge out of it), the rank at the
@@ -96,7 +96,7 @@ crate::mpi_export! { MPI_Dist_graph_create_adjacent, PMPI_Dist_graph_create_adja
         destweights: *const c_int, info: MPI_Info, _reorder: c_int, comm_dist_graph: *mut MPI_Comm) {
     call("MPI_Dist_graph_create_adjacent", comm, |rt| {
         let o = out(comm_dist_graph, "comm_dist_graph")?;
-        let size = rt.comm(comm)?.size();
+        let size = crate::comm::intra(rt, comm)?.size();
         check_info(info)?;
         let sources = ranks(sources, indegree, size, "sources")?;
         let dests = ranks(destinations, outdegree, size, "destinations")?;
@@ -112,7 +112,7 @@ crate::mpi_export! { MPI_Dist_graph_create, PMPI_Dist_graph_create, (comm: MPI_C
         comm_dist_graph: *mut MPI_Comm) {
     call("MPI_Dist_graph_create", comm, |rt| {
         let o = out(comm_dist_graph, "comm_dist_graph")?;
-        let size = rt.comm(comm)?.size();
+        let size = crate::comm::intra(rt, comm)?.size();
         check_info(info)?;
         let srcs = ranks(sources, n, size, "sources")?;
         let degs = ints(degrees, srcs.len(), "degrees")?;

@@ -45,7 +45,7 @@ crate::mpi_export! { MPI_Graph_create, PMPI_Graph_create, (comm: MPI_Comm, nnode
         _reorder: c_int, comm_graph: *mut MPI_Comm) {
     call("MPI_Graph_create", comm, |rt| {
         let o = out(comm_graph, "comm_graph")?;
-        rt.comm(comm)?;
+        crate::comm::intra(rt, comm)?;
         let (index, edges) = read(nnodes, index, edges)?;
         *o = attach_first(rt, comm, nnodes as i64, Topology::Graph { index, edges })?;
         Ok(())
@@ -55,7 +55,7 @@ crate::mpi_export! { MPI_Graph_create, PMPI_Graph_create, (comm: MPI_Comm, nnode
 crate::mpi_export! { MPI_Graph_map, PMPI_Graph_map, (comm: MPI_Comm, nnodes: c_int, index: *const c_int, edges: *const c_int, newrank: *mut c_int) {
     call("MPI_Graph_map", comm, |rt| {
         let o = out(newrank, "newrank")?;
-        let c = rt.comm(comm)?;
+        let c = crate::comm::intra(rt, comm)?;
         let (size, rank) = (c.size(), c.rank);
         read(nnodes, index, edges)?;
         if nnodes > size {

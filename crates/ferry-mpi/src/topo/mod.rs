@@ -103,7 +103,7 @@ fn graph_neighbors<'a>(index: &[i32], edges: &'a [i32], rank: i32) -> &'a [i32] 
 
 /// The topology of `comm`, or MPI_ERR_TOPOLOGY.
 pub fn of(rt: &Runtime, comm: MPI_Comm) -> MpiResult<Arc<Topology>> {
-    match &rt.comm(comm)?.topo {
+    match &crate::comm::intra(rt, comm)?.topo {
         Some(t) => Ok(t.clone()),
         None => err(MPI_ERR_TOPOLOGY, "the communicator has no topology"),
     }
@@ -137,6 +137,7 @@ pub(crate) fn put(p: *mut c_int, src: &[c_int], max: c_int, what: &str) -> MpiRe
 
 /// A duplicate of `comm` carrying `topo` (collective over `comm`).
 pub(crate) fn attach(rt: &mut Runtime, comm: MPI_Comm, topo: Topology) -> MpiResult<MPI_Comm> {
+    crate::comm::intra(rt, comm)?;
     let new = crate::comm::dup(rt, comm, None)?;
     rt.comms.get_mut(&new).expect("just made").topo = Some(Arc::new(topo));
     Ok(new)
@@ -145,7 +146,7 @@ pub(crate) fn attach(rt: &mut Runtime, comm: MPI_Comm, topo: Topology) -> MpiRes
 /// `topo` on the first `n` ranks of `comm` (collective over `comm`): a duplicate when it
 /// covers them all, else a split that leaves the others MPI_COMM_NULL.
 pub(crate) fn attach_first(rt: &mut Runtime, comm: MPI_Comm, n: i64, topo: Topology) -> MpiResult<MPI_Comm> {
-    let c = rt.comm(comm)?;
+    let c = crate::comm::intra(rt, comm)?;
     let (size, rank) = (c.size(), c.rank);
     if n > size as i64 {
         return err(MPI_ERR_TOPOLOGY, format!("the topology has {n} nodes, the communicator only {size} ranks"));

@@ -1,0 +1,388 @@
+//! Synchronisation: fence, post/start/complete/wait (PSCW), and passive target (lock,
+//! unlock, flush). Remote completion rests on order: a target applies one origin's requests
+//! in the order sent, so its answer to a `Flush` or `Unlock` request says every earlier one
+//! was applied; a `Complete` request counted at the target likewise follows the epoch's
+//! operations.
+
+use std::os::raw::c_int;
+
+use ferry_core::engine::matching::Pattern;
+
+use super::codec::{Header, Kind};
+use super::target::{self, TAG_REQUEST};
+use super::{win_call, TAG_FENCE, TAG_POST};
+use crate::completion::{engine_outcome, Body};
+use crate::comm::out_arg;
+use crate::consts::*;
+use crate::error::{err, MpiError, MpiResult};
+use crate::runtime::Runtime;
+
+const MODES: c_int = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+
+fn check_assert(a: c_int) -> MpiResult<()> {
+    if a & !MODES != 0 {
+        return err(MPI_ERR_ASSERT, format!("assert {a:#x} holds bits that are no MPI_MODE_* value"));
+    }
+    Ok(())
+}
+
+/// Wait for the answers to operations on the targets `which` selects, and finish them.
+pub fn wait_replies(rt: &mut Runtime, win: MPI_Win, which: impl Fn(usize) -> bool) -> MpiResult<()> {
+    let w = rt.win(win)?;
+    // A request-based operation's answer is waited for only while its request still holds it.
+    let live = |r: &super::Reply| match r.by_request {
+        None => true,
+        Some(h) => matches!(rt.reqs.get(&h).map(|q| &q.body), Some(Body::Engine(id)) if *id == r.rid),
+    };
+    let ids: Vec<u64> = w.replies.iter().filter(|r| which(r.target) && live(r)).map(|r| r.rid).collect();
+    rt.engine.wait_until(|e| ids.iter().all(|&id| e.is_done(id)))?;
+    let w = rt.wins.table.get_mut(&win).expect("looked up above");
+    let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut w.replies).into_iter().partition(|r| which(r.target));
+    w.replies = keep;
+    let engine = &mut rt.engine;
+    w.sends.retain(|(rid, _)| !(engine.is_done(*rid) && engine.take(*rid).is_some()));
+    let mut failed = None;
+    for r in done {
+        if r.by_request.is_none() {
+            let o = engine_outcome(engine, r.rid, r.unpack, None);
+            if o.error != MPI_SUCCESS {
+                failed = Some(o.error);
+            }
+        }
+    }
+    match failed {
+        Some(class) => err(class, "a one-sided operation failed (its target is lost?)"),
+        None => Ok(()),
+    }
+}
+
+pub fn wait_all_replies(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
+    wait_replies(rt, win, |_| true)
+}
+
+/// Send a synchronisation request `kind` to each of `targets` and wait for every answer.
+fn ask_all(rt: &mut Runtime, win: MPI_Win, targets: &[usize], kind: Kind, flag: u8) -> MpiResult<()> {
+    let mut rids = Vec::with_capacity(targets.len());
+    let mut msgs = Vec::with_capacity(targets.len());
+    for &t in targets {
+        let w = rt.wins.table.get_mut(&win).ok_or_else(|| MpiError::new(MPI_ERR_WIN, "window vanished"))?;
+        let mut h = Header::new(kind);
+        h.flag = flag;
+        h.reply = w.reply_tag();
+        let (ctx, to) = (w.ctx, w.group[t]);
+        // SAFETY: an answer of no bytes: the pointer is never written through.
+        rids.push(unsafe { rt.engine.irecv(Pattern { ctx: ctx + 1, src: Some(to), tag: Some(h.reply) }, std::ptr::NonNull::dangling().as_ptr(), 0) });
+        let m = h.encode(&[]);
+        // SAFETY: `msgs` keeps the bytes until the wait below is over, and the sends are
+        // waited for with it.
+        if let Some(rid) = unsafe { rt.engine.isend(to, ctx, TAG_REQUEST, m.as_ptr(), m.len(), false) } {
+            rids.push(rid);
+        }
+        msgs.push(m);
+    }
+    rt.engine.wait_until(|e| rids.iter().all(|&id| e.is_done(id)))?;
+    for id in rids {
+        if let Some(Err(e)) = rt.engine.take(id) {
+            return Err(MpiError::from(e));
+        }
+    }
+    Ok(())
+}
+
+/// Every member of the window reached this point (an exchange of nothing on `tag`).
+fn barrier(rt: &mut Runtime, win: MPI_Win, tag: i32) -> MpiResult<()> {
+    let w = rt.win(win)?;
+    let (ctx, group, me) = (w.ctx, w.group.clone(), w.rank);
+    crate::internal::allgather_among(rt, ctx + 1, &group, me, tag, &[])?;
+    Ok(())
+}
+
+fn fence(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResult<()> {
+    check_assert(assert)?;
+    let w = rt.win(win)?;
+    if w.epoch.start.is_some() || w.posted.is_some() || w.epoch.passive_any() {
+        return err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a PSCW or passive-target epoch");
+    }
+    if assert & MPI_MODE_NOPRECEDE == 0 {
+        let dirty: Vec<usize> = w.dirty.iter().enumerate().filter(|d| *d.1).map(|d| d.0).collect();
+        ask_all(rt, win, &dirty, Kind::Flush, 0)?;
+    }
+    wait_all_replies(rt, win)?;
+    // Everybody's operations on this process are applied once everybody got here.
+    barrier(rt, win, TAG_FENCE)?;
+    let w = rt.win_mut(win)?;
+    w.dirty.fill(false);
+    w.epoch.fence = assert & MPI_MODE_NOSUCCEED == 0;
+    Ok(())
+}
+
+impl super::Epoch {
+    pub fn passive_any(&self) -> bool {
+        self.lock_all.is_some() || !self.locks.is_empty()
+    }
+}
+
+fn lock(rt: &mut Runtime, win: MPI_Win, lock_type: c_int, rank: c_int, assert: c_int) -> MpiResult<()> {
+    check_assert(assert)?;
+    if lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED {
+        return err(MPI_ERR_LOCKTYPE, format!("lock type {lock_type} is neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED"));
+    }
+    let w = rt.win(win)?;
+    if rank == MPI_PROC_NULL {
+        return Ok(());
+    }
+    let t = w.target(rank)?;
+    if w.epoch.locks.contains_key(&t) || w.epoch.lock_all.is_some() {
+        return err(MPI_ERR_RMA_SYNC, format!("rank {rank} of the window is locked already"));
+    }
+    if w.epoch.start.is_some() || w.epoch.fence && w.dirty.iter().any(|&d| d) {
+        return err(MPI_ERR_RMA_SYNC, "MPI_Win_lock inside an active-target epoch");
+    }
+    let nocheck = assert & MPI_MODE_NOCHECK != 0;
+    if !nocheck {
+        ask_all(rt, win, &[t], Kind::Lock, (lock_type == MPI_LOCK_EXCLUSIVE) as u8)?;
+    }
+    rt.win_mut(win)?.epoch.locks.insert(t, nocheck);
+    Ok(())
+}
+
+fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<()> {
+    let w = rt.win(win)?;
+    if rank == MPI_PROC_NULL {
+        return Ok(());
+    }
+    let t = w.target(rank)?;
+    let Some(&nocheck) = w.epoch.locks.get(&t) else { return err(MPI_ERR_RMA_SYNC, format!("rank {rank} of the window is not locked")) };
+    // Without a lock taken there is none to release, but the operations must still complete.
+    ask_all(rt, win, &[t], if nocheck { Kind::Flush } else { Kind::Unlock }, 0)?;
+    wait_replies(rt, win, |x| x == t)?;
+    let w = rt.win_mut(win)?;
+    w.epoch.locks.remove(&t);
+    w.dirty[t] = false;
+    Ok(())
+}
+
+fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResult<()> {
+    check_assert(assert)?;
+    let w = rt.win(win)?;
+    if w.epoch.passive_any() {
+        return err(MPI_ERR_RMA_SYNC, "the window is locked already");
+    }
+    if w.epoch.start.is_some() {
+        return err(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all inside an active-target epoch");
+    }
+    let all: Vec<usize> = (0..w.group.len()).collect();
+    let nocheck = assert & MPI_MODE_NOCHECK != 0;
+    if !nocheck {
+        ask_all(rt, win, &all, Kind::Lock, 0)?;
+    }
+    rt.win_mut(win)?.epoch.lock_all = Some(nocheck);
+    Ok(())
+}
+
+fn unlock_all(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
+    let w = rt.win(win)?;
+    let Some(nocheck) = w.epoch.lock_all else { return err(MPI_ERR_RMA_SYNC, "the window is not locked by MPI_Win_lock_all") };
+    let all: Vec<usize> = (0..w.group.len()).collect();
+    ask_all(rt, win, &all, if nocheck { Kind::Flush } else { Kind::Unlock }, 0)?;
+    wait_all_replies(rt, win)?;
+    let w = rt.win_mut(win)?;
+    w.epoch.lock_all = None;
+    w.dirty.fill(false);
+    Ok(())
+}
+
+/// `MPI_Win_flush` (`rank`: one target, else all) and, with `local`, `MPI_Win_flush_local`:
+/// local completion needs only the answers, which carry the data of gets.
+fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: bool) -> MpiResult<()> {
+    let w = rt.win(win)?;
+    let targets: Vec<usize> = match rank {
+        Some(MPI_PROC_NULL) => return Ok(()),
+        Some(r) => {
+            let t = w.target(r)?;
+            if !w.epoch.passive(t) {
+                return err(MPI_ERR_RMA_SYNC, format!("rank {r} of the window is not locked"));
+            }
+            vec![t]
+        }
+        None => {
+            if !w.epoch.passive_any() {
+                return err(MPI_ERR_RMA_SYNC, "no passive-target epoch is open on the window");
+            }
+            (0..w.group.len()).filter(|&t| w.dirty[t]).collect()
+        }
+    };
+    if !local {
+        ask_all(rt, win, &targets, Kind::Flush, 0)?;
+    }
+    wait_replies(rt, win, |t| targets.contains(&t))?;
+    if !local {
+        let w = rt.win_mut(win)?;
+        for t in targets {
+            w.dirty[t] = false;
+        }
+    }
+    Ok(())
+}
+
+/// The window ranks of group `g`'s members; each must belong to the window.
+fn ranks_of(rt: &Runtime, win: MPI_Win, g: MPI_Group) -> MpiResult<Vec<usize>> {
+    let members = rt.group(g)?;
+    let w = rt.win(win)?;
+    members.iter().map(|m| w.group.iter().position(|x| x == m).ok_or_else(|| MpiError::new(MPI_ERR_GROUP, format!("world rank {m} of the group is not in the window")))).collect()
+}
+
+fn post(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int) -> MpiResult<()> {
+    check_assert(assert)?;
+    let origins = ranks_of(rt, win, g)?;
+    let w = rt.win_mut(win)?;
+    if w.posted.is_some() {
+        return err(MPI_ERR_RMA_SYNC, "the window is posted already (MPI_Win_wait first)");
+    }
+    w.posted = Some(origins.len());
+    if assert & MPI_MODE_NOCHECK == 0 {
+        let (ctx, group) = (w.ctx, w.group.clone());
+        for o in origins {
+            // SAFETY: no bytes to keep.
+            if let Some(rid) = unsafe { rt.engine.isend(group[o], ctx + 1, TAG_POST, std::ptr::NonNull::dangling().as_ptr(), 0, false) } {
+                rt.win_mut(win)?.sends.push((rid, Vec::new()));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn start(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int) -> MpiResult<()> {
+    check_assert(assert)?;
+    let targets = ranks_of(rt, win, g)?;
+    let w = rt.win(win)?;
+    if w.epoch.start.is_some() || w.epoch.passive_any() {
+        return err(MPI_ERR_RMA_SYNC, "an access epoch is open on the window already");
+    }
+    if assert & MPI_MODE_NOCHECK == 0 {
+        let (ctx, group) = (w.ctx, w.group.clone());
+        let mut rids = Vec::new();
+        for &t in &targets {
+            // SAFETY: an empty message: nothing is written.
+            rids.push(unsafe { rt.engine.irecv(Pattern { ctx: ctx + 1, src: Some(group[t]), tag: Some(TAG_POST) }, std::ptr::NonNull::dangling().as_ptr(), 0) });
+        }
+        rt.engine.wait_until(|e| rids.iter().all(|&id| e.is_done(id)))?;
+        for id in rids {
+            rt.engine.take(id);
+        }
+    }
+    rt.win_mut(win)?.epoch.start = Some(targets);
+    Ok(())
+}
+
+fn complete(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
+    let w = rt.win(win)?;
+    let Some(targets) = w.epoch.start.clone() else { return err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start") };
+    for &t in &targets {
+        let w = rt.wins.table.get_mut(&win).ok_or_else(|| MpiError::new(MPI_ERR_WIN, "window vanished"))?;
+        let m = Header::new(Kind::Complete).encode(&[]);
+        // SAFETY: `m` goes to `sends` until the engine is done with it.
+        if let Some(rid) = unsafe { rt.engine.isend(w.group[t], w.ctx, TAG_REQUEST, m.as_ptr(), m.len(), false) } {
+            w.sends.push((rid, m));
+        }
+    }
+    wait_replies(rt, win, |t| targets.contains(&t))?;
+    let w = rt.win_mut(win)?;
+    w.epoch.start = None;
+    for t in targets {
+        w.dirty[t] = false;
+    }
+    Ok(())
+}
+
+/// `MPI_Win_wait` (`block`) and `MPI_Win_test`: whether every origin of the post completed.
+fn wait(rt: &mut Runtime, win: MPI_Win, block: bool) -> MpiResult<bool> {
+    let w = rt.win(win)?;
+    let Some(n) = w.posted else { return err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post") };
+    let ctx = w.ctx;
+    let shared = rt.wins.shared.clone();
+    let done = |_: &ferry_core::engine::Engine| target::lock(&shared).wins.get(&ctx).is_none_or(|x| x.completes >= n);
+    if block {
+        rt.engine.wait_until(done)?;
+    } else {
+        rt.progress_once()?;
+        if !done(&rt.engine) {
+            return Ok(false);
+        }
+    }
+    if let Some(x) = target::lock(&rt.wins.shared).wins.get_mut(&ctx) {
+        x.completes -= n;
+    }
+    rt.win_mut(win)?.posted = None;
+    Ok(true)
+}
+
+crate::mpi_export! { MPI_Win_fence, PMPI_Win_fence, (assert: c_int, win: MPI_Win) {
+    win_call("MPI_Win_fence", win, |rt| fence(rt, win, assert))
+}}
+
+crate::mpi_export! { MPI_Win_lock, PMPI_Win_lock, (lock_type: c_int, rank: c_int, assert: c_int, win: MPI_Win) {
+    win_call("MPI_Win_lock", win, |rt| lock(rt, win, lock_type, rank, assert))
+}}
+
+crate::mpi_export! { MPI_Win_unlock, PMPI_Win_unlock, (rank: c_int, win: MPI_Win) {
+    win_call("MPI_Win_unlock", win, |rt| unlock(rt, win, rank))
+}}
+
+crate::mpi_export! { MPI_Win_lock_all, PMPI_Win_lock_all, (assert: c_int, win: MPI_Win) {
+    win_call("MPI_Win_lock_all", win, |rt| lock_all(rt, win, assert))
+}}
+
+crate::mpi_export! { MPI_Win_unlock_all, PMPI_Win_unlock_all, (win: MPI_Win) {
+    win_call("MPI_Win_unlock_all", win, |rt| unlock_all(rt, win))
+}}
+
+crate::mpi_export! { MPI_Win_flush, PMPI_Win_flush, (rank: c_int, win: MPI_Win) {
+    win_call("MPI_Win_flush", win, |rt| flush(rt, win, Some(rank), false))
+}}
+
+crate::mpi_export! { MPI_Win_flush_all, PMPI_Win_flush_all, (win: MPI_Win) {
+    win_call("MPI_Win_flush_all", win, |rt| flush(rt, win, None, false))
+}}
+
+crate::mpi_export! { MPI_Win_flush_local, PMPI_Win_flush_local, (rank: c_int, win: MPI_Win) {
+    win_call("MPI_Win_flush_local", win, |rt| flush(rt, win, Some(rank), true))
+}}
+
+crate::mpi_export! { MPI_Win_flush_local_all, PMPI_Win_flush_local_all, (win: MPI_Win) {
+    win_call("MPI_Win_flush_local_all", win, |rt| flush(rt, win, None, true))
+}}
+
+crate::mpi_export! { MPI_Win_sync, PMPI_Win_sync, (win: MPI_Win) {
+    win_call("MPI_Win_sync", win, |rt| {
+        rt.win(win)?;
+        // The public and private copies are one memory (MPI_WIN_UNIFIED): order this
+        // process's loads and stores, and let requests that arrived be applied.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        rt.progress_once()
+    })
+}}
+
+crate::mpi_export! { MPI_Win_post, PMPI_Win_post, (group: MPI_Group, assert: c_int, win: MPI_Win) {
+    win_call("MPI_Win_post", win, |rt| post(rt, win, group, assert))
+}}
+
+crate::mpi_export! { MPI_Win_start, PMPI_Win_start, (group: MPI_Group, assert: c_int, win: MPI_Win) {
+    win_call("MPI_Win_start", win, |rt| start(rt, win, group, assert))
+}}
+
+crate::mpi_export! { MPI_Win_complete, PMPI_Win_complete, (win: MPI_Win) {
+    win_call("MPI_Win_complete", win, |rt| complete(rt, win))
+}}
+
+crate::mpi_export! { MPI_Win_wait, PMPI_Win_wait, (win: MPI_Win) {
+    win_call("MPI_Win_wait", win, |rt| wait(rt, win, true).map(|_| ()))
+}}
+
+crate::mpi_export! { MPI_Win_test, PMPI_Win_test, (win: MPI_Win, flag: *mut c_int) {
+    win_call("MPI_Win_test", win, |rt| {
+        let f = out_arg(flag, "flag")?;
+        *f = wait(rt, win, false)? as c_int;
+        Ok(())
+    })
+}}
