@@ -40,6 +40,9 @@ typedef int MPI_Fint;
 
 /* A user-defined reduction (MPI_Op_create): inoutvec[i] = invec[i] op inoutvec[i], i < *len. */
 typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+/* The same with a large count (MPI_Op_create_c). */
+typedef void(MPI_User_function_c)(void *invec, void *inoutvec, MPI_Count *len,
+                                  MPI_Datatype *datatype);
 
 /* Attribute copy and delete callbacks (keyvals) and communicator error handlers. */
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int keyval, void *extra_state,
@@ -53,6 +56,12 @@ typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int keyval, void 
 typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int keyval,
                                            void *attribute_val, void *extra_state);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *errorcode, ...);
+/* Their MPI-1 names (MPI_Keyval_create, MPI_Errhandler_create). */
+typedef int(MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void *extra_state,
+                               void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val,
+                                 void *extra_state);
+typedef void(MPI_Handler_function)(MPI_Comm *comm, int *errorcode, ...);
 typedef void(MPI_Win_errhandler_function)(MPI_Win *win, int *errorcode, ...);
 typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
@@ -200,6 +209,8 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_TYPE_NULL_COPY_FN    ((MPI_Type_copy_attr_function *)0)
 #define MPI_TYPE_NULL_DELETE_FN  ((MPI_Type_delete_attr_function *)0)
 #define MPI_TYPE_DUP_FN          ((MPI_Type_copy_attr_function *)MPIR_Dup_fn)
+#define MPI_NULL_COPY_FN         ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN       ((MPI_Delete_function *)0)
 #define MPI_WIN_NULL_COPY_FN     ((MPI_Win_copy_attr_function *)0)
 #define MPI_WIN_NULL_DELETE_FN   ((MPI_Win_delete_attr_function *)0)
 #define MPI_WIN_DUP_FN           ((MPI_Win_copy_attr_function *)MPIR_Dup_fn)
@@ -352,6 +363,71 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_MAX_PSET_NAME_LEN           256
 #define MPI_MAX_STRINGTAG_LEN           256
 
+/* ---- The tools information interface (MPI_T_*) ----------------------------------------- */
+/* Opaque handles, as MPICH spells them (pointers to structures the library defines). */
+struct MPIR_T_enum_s;
+struct MPIR_T_cvar_handle_s;
+struct MPIR_T_pvar_handle_s;
+struct MPIR_T_pvar_session_s;
+typedef struct MPIR_T_enum_s *MPI_T_enum;
+typedef struct MPIR_T_cvar_handle_s *MPI_T_cvar_handle;
+typedef struct MPIR_T_pvar_handle_s *MPI_T_pvar_handle;
+typedef struct MPIR_T_pvar_session_s *MPI_T_pvar_session;
+extern struct MPIR_T_pvar_handle_s *const MPI_T_PVAR_ALL_HANDLES;
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+/* Verbosity, binding, scope and performance-variable class, with MPICH's values. */
+enum {
+    MPI_T_VERBOSITY_INVALID = 0,
+    MPI_T_VERBOSITY_USER_BASIC = 221,
+    MPI_T_VERBOSITY_USER_DETAIL,
+    MPI_T_VERBOSITY_USER_ALL,
+    MPI_T_VERBOSITY_TUNER_BASIC,
+    MPI_T_VERBOSITY_TUNER_DETAIL,
+    MPI_T_VERBOSITY_TUNER_ALL,
+    MPI_T_VERBOSITY_MPIDEV_BASIC,
+    MPI_T_VERBOSITY_MPIDEV_DETAIL,
+    MPI_T_VERBOSITY_MPIDEV_ALL
+};
+enum {
+    MPI_T_BIND_INVALID = 0,
+    MPI_T_BIND_NO_OBJECT = 9700,
+    MPI_T_BIND_MPI_COMM,
+    MPI_T_BIND_MPI_DATATYPE,
+    MPI_T_BIND_MPI_ERRHANDLER,
+    MPI_T_BIND_MPI_FILE,
+    MPI_T_BIND_MPI_GROUP,
+    MPI_T_BIND_MPI_OP,
+    MPI_T_BIND_MPI_REQUEST,
+    MPI_T_BIND_MPI_WIN,
+    MPI_T_BIND_MPI_MESSAGE,
+    MPI_T_BIND_MPI_INFO
+};
+enum {
+    MPI_T_SCOPE_INVALID = 0,
+    MPI_T_SCOPE_CONSTANT = 60438,
+    MPI_T_SCOPE_READONLY,
+    MPI_T_SCOPE_LOCAL,
+    MPI_T_SCOPE_GROUP,
+    MPI_T_SCOPE_GROUP_EQ,
+    MPI_T_SCOPE_ALL,
+    MPI_T_SCOPE_ALL_EQ
+};
+enum {
+    MPI_T_PVAR_CLASS_INVALID = 0,
+    MPI_T_PVAR_CLASS_STATE = 240,
+    MPI_T_PVAR_CLASS_LEVEL,
+    MPI_T_PVAR_CLASS_SIZE,
+    MPI_T_PVAR_CLASS_PERCENTAGE,
+    MPI_T_PVAR_CLASS_HIGHWATERMARK,
+    MPI_T_PVAR_CLASS_LOWWATERMARK,
+    MPI_T_PVAR_CLASS_COUNTER,
+    MPI_T_PVAR_CLASS_AGGREGATE,
+    MPI_T_PVAR_CLASS_TIMER,
+    MPI_T_PVAR_CLASS_GENERIC
+};
 /* ---- One-sided communication (windows) ---------------------------------------------------- */
 #define MPI_WIN_NULL          ((MPI_Win)0x20000000)
 /* Lock types and assertions of the synchronisation calls. */
@@ -379,6 +455,7 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 
 #include "ferry_mpi_functions.h"
 #include "ferry_pmpi_functions.h"
+#include "ferry_mpi_large_count.h"
 
 #if defined(__cplusplus)
 }

@@ -43,7 +43,7 @@ missing=
 for f in bin/ferry bin/mpicc bin/mpicxx bin/mpic++ bin/mpifort bin/mpiexec bin/mpirun bin/mcapicc \
     lib/libmpi.so.12 lib/libmpi.so lib/libmpich.so.12 lib/libmcapi.so include/mpi.h include/mcapi.h \
     lib/libmpifort.so.12 lib/libmpifort.so lib/libmpichfort.so.12 include/mpif.h include/mpi.mod \
-    include/ferry_mpi_functions.h include/ferry_pmpi_functions.h \
+    include/ferry_mpi_functions.h include/ferry_pmpi_functions.h include/ferry_mpi_large_count.h \
     lib/pkgconfig/ferry-mpi.pc lib/pkgconfig/mpich.pc lib/pkgconfig/mpi.pc \
     share/ferry/bench/benchutil.h share/ferry/bench/latency.c; do
     [ -e "$prefix/$f" ] || missing="$missing $f"

@@ -41,7 +41,8 @@
 # Two extra cases run when their tools exist, and say `skip` otherwise:
 #   abi:NAME    NAME built by Debian's mpicc.mpich (MPICH's header and
 #               library), run by `ferry run` with <repo>/lib first on
-#               LD_LIBRARY_PATH: binary compatibility with MPICH.
+#               LD_LIBRARY_PATH and LD_BIND_NOW=1: binary compatibility with
+#               MPICH.
 #   hydra:NAME  NAME built by bin/mpicc, launched by Debian's Hydra
 #               (/usr/bin/mpiexec.hydra): Ferry's PMI-1 client.
 #
@@ -117,7 +118,9 @@ read -r -a extra_cflags <<< "${CFLAGS:-}"
 
 # Programs run under Debian's MPICH library in the abi case, and under Hydra
 # in the hydra case, with their rank counts.
-abi_cases=("p2p_basic 4" "datatypes 2" "probe 2" "errors 2" "coll_user_ops 3" "coll_alltoall 4" "rma_fence 4" "rma_passive 4")
+abi_cases=("p2p_basic 4" "datatypes 2" "probe 2" "errors 2" "coll_user_ops 3" "coll_alltoall 4" "rma_fence 4" "rma_passive 4"
+           "large_count_p2p 4" "large_count_coll 4" "large_count_types 2" "large_count_big 2"
+           "mpi1_names 2" "tools 2")
 hydra_cases=("p2p_basic 4" "sizes 2")
 
 build_root=build/tests
@@ -290,10 +293,12 @@ launch() {
     fi
 }
 
+# LD_BIND_NOW: every MPI symbol the program refers to must exist in Ferry's library when
+# it loads, not only those a run happens to call.
 launch_with_ferry_lib() {
     local np=$1
     shift
-    LD_LIBRARY_PATH="$repo/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    LD_BIND_NOW=1 LD_LIBRARY_PATH="$repo/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         timeout -k 5 $((run_timeout + 30)) "$FERRY" run -n "$np" --timeout "$run_timeout" "$@"
 }
 

@@ -86,6 +86,21 @@ pub const HAND_WRITTEN: &[&str] = &[
     "MPI_Pcontrol",
 ];
 
+/// C functions whose Fortran form is not the one the generator would write: the C/Fortran
+/// status conversions are C only in the standard, and the MPI-1 names below take a default
+/// INTEGER in Fortran where C takes an `MPI_Aint`, which needs a conversion by hand.
+const NOT_GENERATED: &[(&str, &str)] = &[
+    ("MPI_Status_c2f", "a C-only conversion"),
+    ("MPI_Status_f2c", "a C-only conversion"),
+    ("MPI_Address", "an MPI-1 name whose Fortran form takes a default INTEGER for the MPI_Aint"),
+    ("MPI_Type_extent", "an MPI-1 name whose Fortran form takes a default INTEGER for the MPI_Aint"),
+    ("MPI_Type_lb", "an MPI-1 name whose Fortran form takes a default INTEGER for the MPI_Aint"),
+    ("MPI_Type_ub", "an MPI-1 name whose Fortran form takes a default INTEGER for the MPI_Aint"),
+    ("MPI_Type_hvector", "an MPI-1 name whose Fortran form takes a default INTEGER for the MPI_Aint"),
+    ("MPI_Type_hindexed", "an MPI-1 name whose Fortran form takes default INTEGERs for the MPI_Aints"),
+    ("MPI_Type_struct", "an MPI-1 name whose Fortran form takes default INTEGERs for the MPI_Aints"),
+];
+
 /// C types that are an INTEGER in Fortran (MPICH's handles are ints).
 const INTEGER_TYPES: &[&str] = &[
     "int",
@@ -129,6 +144,12 @@ const PROCEDURE_TYPES: &[&str] = &[
 pub fn classify(proto: &Proto) -> Result<Binding, String> {
     if proto.name.ends_with("_c") {
         return Err("a large-count variant, which mpif.h and the mpi module do not have".into());
+    }
+    if proto.name.starts_with("MPI_T_") {
+        return Err("the tools interface, which is C only".into());
+    }
+    if let Some((_, why)) = NOT_GENERATED.iter().find(|(n, _)| *n == proto.name) {
+        return Err((*why).into());
     }
     let ret = match proto.ret.as_str() {
         "int" => Ret::Ierror,
@@ -328,6 +349,8 @@ mod tests {
         )
         .is_err());
         assert!(bind("int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);").is_err());
+        assert!(bind("int MPI_T_cvar_get_num(int *num_cvar);").is_err());
+        assert!(bind("int MPI_Address(void *location, MPI_Aint *address);").is_err());
         assert!(bind("int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, void *extra_state, MPI_Request *request);").is_err());
         assert!(bind("int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);").is_err());
         assert!(bind("int MPI_Pcontrol(const int level, ...);").is_err());

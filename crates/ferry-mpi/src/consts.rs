@@ -32,6 +32,8 @@ pub type MPI_Session = c_int;
 /// A user-defined reduction: `inoutvec[i] = invec[i] op inoutvec[i]` for `*len` elements of
 /// `*datatype` (`MPI_Op_create`).
 pub type MPI_User_function = unsafe extern "C" fn(invec: *mut c_void, inoutvec: *mut c_void, len: *mut c_int, datatype: *mut MPI_Datatype);
+/// MPI-4's large-count reduction function (`MPI_Op_create_c`): `len` is an `MPI_Count`.
+pub type MPI_User_function_c = unsafe extern "C" fn(invec: *mut c_void, inoutvec: *mut c_void, len: *mut MPI_Count, datatype: *mut MPI_Datatype);
 /// An address or address difference (`long` in C).
 pub type MPI_Aint = isize;
 /// A file offset (`long` in C, as MPICH declares it).
@@ -336,6 +338,48 @@ constants! {
         MPI_TYPECLASS_INTEGER: c_int = 2;
         MPI_TYPECLASS_COMPLEX: c_int = 3;
         MPI_MAX_OBJECT_NAME: c_int = 128;
+        // The tools interface: verbosity, binding, scope and pvar class (MPICH's values).
+        MPI_T_VERBOSITY_INVALID: c_int = 0;
+        MPI_T_VERBOSITY_USER_BASIC: c_int = 221;
+        MPI_T_VERBOSITY_USER_DETAIL: c_int = 222;
+        MPI_T_VERBOSITY_USER_ALL: c_int = 223;
+        MPI_T_VERBOSITY_TUNER_BASIC: c_int = 224;
+        MPI_T_VERBOSITY_TUNER_DETAIL: c_int = 225;
+        MPI_T_VERBOSITY_TUNER_ALL: c_int = 226;
+        MPI_T_VERBOSITY_MPIDEV_BASIC: c_int = 227;
+        MPI_T_VERBOSITY_MPIDEV_DETAIL: c_int = 228;
+        MPI_T_VERBOSITY_MPIDEV_ALL: c_int = 229;
+        MPI_T_BIND_INVALID: c_int = 0;
+        MPI_T_BIND_NO_OBJECT: c_int = 9700;
+        MPI_T_BIND_MPI_COMM: c_int = 9701;
+        MPI_T_BIND_MPI_DATATYPE: c_int = 9702;
+        MPI_T_BIND_MPI_ERRHANDLER: c_int = 9703;
+        MPI_T_BIND_MPI_FILE: c_int = 9704;
+        MPI_T_BIND_MPI_GROUP: c_int = 9705;
+        MPI_T_BIND_MPI_OP: c_int = 9706;
+        MPI_T_BIND_MPI_REQUEST: c_int = 9707;
+        MPI_T_BIND_MPI_WIN: c_int = 9708;
+        MPI_T_BIND_MPI_MESSAGE: c_int = 9709;
+        MPI_T_BIND_MPI_INFO: c_int = 9710;
+        MPI_T_SCOPE_INVALID: c_int = 0;
+        MPI_T_SCOPE_CONSTANT: c_int = 60438;
+        MPI_T_SCOPE_READONLY: c_int = 60439;
+        MPI_T_SCOPE_LOCAL: c_int = 60440;
+        MPI_T_SCOPE_GROUP: c_int = 60441;
+        MPI_T_SCOPE_GROUP_EQ: c_int = 60442;
+        MPI_T_SCOPE_ALL: c_int = 60443;
+        MPI_T_SCOPE_ALL_EQ: c_int = 60444;
+        MPI_T_PVAR_CLASS_INVALID: c_int = 0;
+        MPI_T_PVAR_CLASS_STATE: c_int = 240;
+        MPI_T_PVAR_CLASS_LEVEL: c_int = 241;
+        MPI_T_PVAR_CLASS_SIZE: c_int = 242;
+        MPI_T_PVAR_CLASS_PERCENTAGE: c_int = 243;
+        MPI_T_PVAR_CLASS_HIGHWATERMARK: c_int = 244;
+        MPI_T_PVAR_CLASS_LOWWATERMARK: c_int = 245;
+        MPI_T_PVAR_CLASS_COUNTER: c_int = 246;
+        MPI_T_PVAR_CLASS_AGGREGATE: c_int = 247;
+        MPI_T_PVAR_CLASS_TIMER: c_int = 248;
+        MPI_T_PVAR_CLASS_GENERIC: c_int = 249;
 
         // One-sided communication (windows).
         MPI_WIN_NULL: MPI_Win = 0x20000000;
@@ -382,6 +426,12 @@ pub const HEADER_POINTERS: &[(&str, i64)] = &[
     ("MPI_COMM_NULL_DELETE_FN", 0),
     ("MPI_TYPE_NULL_COPY_FN", 0),
     ("MPI_TYPE_NULL_DELETE_FN", 0),
+    ("MPI_NULL_COPY_FN", 0),
+    ("MPI_NULL_DELETE_FN", 0),
+    ("MPI_T_ENUM_NULL", 0),
+    ("MPI_T_CVAR_HANDLE_NULL", 0),
+    ("MPI_T_PVAR_HANDLE_NULL", 0),
+    ("MPI_T_PVAR_SESSION_NULL", 0),
     // Functions of the library: 1 stands for "not null" (tests/abi/abi_print.c, FN).
     ("MPI_COMM_DUP_FN", 1),
     ("MPI_TYPE_DUP_FN", 1),

@@ -22,8 +22,16 @@ use crate::runtime::Runtime;
 /// A user-defined operation: the function and whether it commutes.
 #[derive(Clone, Copy)]
 pub struct UserOp {
-    pub f: MPI_User_function,
+    pub f: UserFn,
     pub commute: bool,
+}
+
+/// A user's reduction function: MPI_Op_create's, which counts in int, or MPI_Op_create_c's,
+/// which counts in MPI_Count.
+#[derive(Clone, Copy)]
+pub enum UserFn {
+    Int(MPI_User_function),
+    Large(MPI_User_function_c),
 }
 
 /// Handles of user-defined operations: MPICH's "direct" kind for operations
@@ -152,9 +160,14 @@ fn user_apply(op: &UserOp, handle: MPI_Datatype, t: &Datatype, src: &[u8], dst: 
         return Err(format!("user operation: {} bytes are not a whole number of {size}-byte elements", src.len()));
     }
     let total = src.len() / size;
+    // An int-count function sees at most INT_MAX elements at a time.
+    let most = match op.f {
+        UserFn::Int(_) => c_int::MAX as usize,
+        UserFn::Large(_) => usize::MAX,
+    };
     let mut done = 0;
     while done < total {
-        let n = (total - done).min(c_int::MAX as usize);
+        let n = (total - done).min(most);
         let (s, d) = (&src[done * size..(done + n) * size], &mut dst[done * size..(done + n) * size]);
         let span = t.true_span(n).expect("n > 0 elements of a type with data");
         let (mut a, mut b) = (Aligned::new(span.start, span.end), Aligned::new(span.start, span.end));
@@ -165,11 +178,13 @@ fn user_apply(op: &UserOp, handle: MPI_Datatype, t: &Datatype, src: &[u8], dst: 
             t.unpack(s, pa, n);
             t.unpack(d, pb, n);
         }
-        let mut len = n as c_int;
         let mut dt = handle;
-        // SAFETY: the function was registered by MPI_Op_create with MPI's signature; its
+        // SAFETY: the function was registered by MPI_Op_create(_c) with MPI's signature; its
         // arguments are valid for `len` elements of `dt`.
-        unsafe { (op.f)(pa as *mut c_void, pb as *mut c_void, &mut len, &mut dt) };
+        match op.f {
+            UserFn::Int(f) => unsafe { f(pa as *mut c_void, pb as *mut c_void, &mut (n as c_int), &mut dt) },
+            UserFn::Large(f) => unsafe { f(pa as *mut c_void, pb as *mut c_void, &mut (n as MPI_Count), &mut dt) },
+        }
         // SAFETY: as for the unpack above.
         unsafe { t.pack(pb, n, d) };
         done += n;
@@ -181,7 +196,16 @@ crate::mpi_export! { MPI_Op_create, PMPI_Op_create, (user_fn: Option<MPI_User_fu
     call("MPI_Op_create", MPI_COMM_WORLD, |rt| {
         let out = out_arg(op, "op")?;
         let Some(f) = user_fn else { return err(MPI_ERR_ARG, "user function is NULL") };
-        *out = rt.add_op(UserOp { f, commute: commute != 0 })?;
+        *out = rt.add_op(UserOp { f: UserFn::Int(f), commute: commute != 0 })?;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_Op_create_c, PMPI_Op_create_c, (user_fn: Option<MPI_User_function_c>, commute: c_int, op: *mut MPI_Op) {
+    call("MPI_Op_create_c", MPI_COMM_WORLD, |rt| {
+        let out = out_arg(op, "op")?;
+        let Some(f) = user_fn else { return err(MPI_ERR_ARG, "user function is NULL") };
+        *out = rt.add_op(UserOp { f: UserFn::Large(f), commute: commute != 0 })?;
         Ok(())
     })
 }}
@@ -275,7 +299,7 @@ mod tests {
         let int = Datatype::primitive(ferry_data::datatype::Primitive::Int);
         let v = Datatype::vector(2, 1, 3, &int).unwrap();
         let view = View::new(7, &v, [0, 0, 0, MPI_COMBINER_NAMED], Vec::new());
-        let r = Reduction::User { op: UserOp { f: concat_pairs, commute: false }, handle: 7, t: v, view };
+        let r = Reduction::User { op: UserOp { f: UserFn::Int(concat_pairs), commute: false }, handle: 7, t: v, view };
         let pack = |xs: &[i32]| xs.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
         let src = pack(&[1, 2, 3, 4]);
         let mut dst = pack(&[10, 20, 30, 40]);

@@ -12,11 +12,11 @@ use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;
 
-fn count_of(n: c_int) -> MpiResult<usize> {
+fn count_of(n: i64) -> MpiResult<usize> {
     if n < 0 {
         return err(MPI_ERR_COUNT, format!("count {n} is negative"));
     }
-    Ok(n as usize)
+    usize::try_from(n).map_err(|_| MpiError::new(MPI_ERR_COUNT, format!("count {n} does not fit this machine's address space")))
 }
 
 /// The position `*p` inside a buffer of `size` bytes, and the `need` bytes from it.
@@ -68,44 +68,105 @@ fn conversion(e: ferry_data::datatype::ConversionError) -> MpiError {
     MpiError::new(MPI_ERR_CONVERSION, e.to_string())
 }
 
-fn typed(rt: &mut Runtime, dt: MPI_Datatype, count: c_int) -> MpiResult<(Datatype, usize)> {
+fn typed(rt: &mut Runtime, dt: MPI_Datatype, count: i64) -> MpiResult<(Datatype, usize)> {
     let n = count_of(count)?;
     Ok((rt.datatype(dt)?, n))
 }
 
+// The bodies take 64-bit counts, sizes and positions so that the `_c` functions of
+// `large_count` share them; the int-count functions below widen their arguments.
+
+/// MPI_Pack: packs `incount` elements at `*pos` of `outbuf` (`outsize` bytes) and advances it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pack(rt: &mut Runtime, inbuf: *const c_void, incount: i64, dt: MPI_Datatype, outbuf: *mut c_void, outsize: i64, pos: &mut i64, comm: MPI_Comm) -> MpiResult<()> {
+    rt.comm(comm)?;
+    let (t, n) = typed(rt, dt, incount)?;
+    let w = window(*pos, outsize, packed_len(&t, n)?, "outsize")?;
+    let out = buffer(outbuf, w.end, "outbuf")?;
+    // SAFETY: MPI's contract: `inbuf` holds `incount` copies of the type.
+    unsafe { t.pack(inbuf as *const u8, n, &mut out[w.clone()]) };
+    *pos = w.end as i64;
+    Ok(())
+}
+
+/// MPI_Unpack: the reverse of [`pack`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn unpack(rt: &mut Runtime, inbuf: *const c_void, insize: i64, pos: &mut i64, outbuf: *mut c_void, outcount: i64, dt: MPI_Datatype, comm: MPI_Comm) -> MpiResult<()> {
+    rt.comm(comm)?;
+    let (t, n) = typed(rt, dt, outcount)?;
+    let w = window(*pos, insize, packed_len(&t, n)?, "insize")?;
+    let src = buffer(inbuf, w.end, "inbuf")?;
+    // SAFETY: MPI's contract: `outbuf` holds `outcount` copies of the type.
+    unsafe { t.unpack(&src[w.clone()], outbuf as *mut u8, n) };
+    *pos = w.end as i64;
+    Ok(())
+}
+
+/// MPI_Pack_size: the bytes MPI_Pack needs for `incount` elements.
+pub(crate) fn pack_size(rt: &mut Runtime, incount: i64, dt: MPI_Datatype, comm: MPI_Comm) -> MpiResult<usize> {
+    rt.comm(comm)?;
+    let (t, n) = typed(rt, dt, incount)?;
+    packed_len(&t, n)
+}
+
+/// MPI_Pack_external: as [`pack`], in the external32 representation.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pack_external(rt: &mut Runtime, datarep: *const c_char, inbuf: *const c_void, incount: i64, dt: MPI_Datatype, outbuf: *mut c_void, outsize: i64, pos: &mut i64) -> MpiResult<()> {
+    check_datarep(datarep)?;
+    let (t, n) = typed(rt, dt, incount)?;
+    let w = window(*pos, outsize, external_len(&t, n)?, "outsize")?;
+    let out = buffer(outbuf, w.end, "outbuf")?;
+    // SAFETY: MPI's contract: `inbuf` holds `incount` copies of the type.
+    unsafe { t.pack_external32(inbuf as *const u8, n, &mut out[w.clone()]) }.map_err(conversion)?;
+    *pos = w.end as i64;
+    Ok(())
+}
+
+/// MPI_Unpack_external: the reverse of [`pack_external`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn unpack_external(rt: &mut Runtime, datarep: *const c_char, inbuf: *const c_void, insize: i64, pos: &mut i64, outbuf: *mut c_void, outcount: i64, dt: MPI_Datatype) -> MpiResult<()> {
+    check_datarep(datarep)?;
+    let (t, n) = typed(rt, dt, outcount)?;
+    let w = window(*pos, insize, external_len(&t, n)?, "insize")?;
+    let src = buffer(inbuf, w.end, "inbuf")?;
+    // SAFETY: MPI's contract: `outbuf` holds `outcount` copies of the type.
+    unsafe { t.unpack_external32(&src[w.clone()], outbuf as *mut u8, n) }.map_err(conversion)?;
+    *pos = w.end as i64;
+    Ok(())
+}
+
+/// MPI_Pack_external_size.
+pub(crate) fn pack_external_size(rt: &mut Runtime, datarep: *const c_char, incount: i64, dt: MPI_Datatype) -> MpiResult<usize> {
+    check_datarep(datarep)?;
+    let (t, n) = typed(rt, dt, incount)?;
+    external_len(&t, n)
+}
+
 crate::mpi_export! { MPI_Pack, PMPI_Pack, (inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: MPI_Comm) {
     call("MPI_Pack", comm, |rt| {
-        rt.comm(comm)?;
-        let (t, n) = typed(rt, dt, incount)?;
-        let pos = out_arg(position, "position")?;
-        let w = window(*pos as i64, outsize as i64, packed_len(&t, n)?, "outsize")?;
-        let out = buffer(outbuf, w.end, "outbuf")?;
-        // SAFETY: MPI's contract: `inbuf` holds `incount` copies of the type.
-        unsafe { t.pack(inbuf as *const u8, n, &mut out[w.clone()]) };
-        *pos = w.end as c_int;
+        let p = out_arg(position, "position")?;
+        let mut pos = *p as i64;
+        pack(rt, inbuf, incount.into(), dt, outbuf, outsize.into(), &mut pos, comm)?;
+        // Within `outsize`, an int.
+        *p = pos as c_int;
         Ok(())
     })
 }}
 
 crate::mpi_export! { MPI_Unpack, PMPI_Unpack, (inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype, comm: MPI_Comm) {
     call("MPI_Unpack", comm, |rt| {
-        rt.comm(comm)?;
-        let (t, n) = typed(rt, dt, outcount)?;
-        let pos = out_arg(position, "position")?;
-        let w = window(*pos as i64, insize as i64, packed_len(&t, n)?, "insize")?;
-        let src = buffer(inbuf, w.end, "inbuf")?;
-        // SAFETY: MPI's contract: `outbuf` holds `outcount` copies of the type.
-        unsafe { t.unpack(&src[w.clone()], outbuf as *mut u8, n) };
-        *pos = w.end as c_int;
+        let p = out_arg(position, "position")?;
+        let mut pos = *p as i64;
+        unpack(rt, inbuf, insize.into(), &mut pos, outbuf, outcount.into(), dt, comm)?;
+        // Within `insize`, an int.
+        *p = pos as c_int;
         Ok(())
     })
 }}
 
 crate::mpi_export! { MPI_Pack_size, PMPI_Pack_size, (incount: c_int, dt: MPI_Datatype, comm: MPI_Comm, size: *mut c_int) {
     call("MPI_Pack_size", comm, |rt| {
-        rt.comm(comm)?;
-        let (t, n) = typed(rt, dt, incount)?;
-        let len = packed_len(&t, n)?;
+        let len = pack_size(rt, incount.into(), dt, comm)?;
         let len = c_int::try_from(len).map_err(|_| MpiError::new(MPI_ERR_COUNT, format!("{len} packed bytes do not fit an int")))?;
         *out_arg(size, "size")? = len;
         Ok(())
@@ -114,37 +175,27 @@ crate::mpi_export! { MPI_Pack_size, PMPI_Pack_size, (incount: c_int, dt: MPI_Dat
 
 crate::mpi_export! { MPI_Pack_external, PMPI_Pack_external, (datarep: *const c_char, inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, position: *mut MPI_Aint) {
     call("MPI_Pack_external", MPI_COMM_WORLD, |rt| {
-        check_datarep(datarep)?;
-        let (t, n) = typed(rt, dt, incount)?;
-        let pos = out_arg(position, "position")?;
-        let w = window(*pos as i64, outsize as i64, external_len(&t, n)?, "outsize")?;
-        let out = buffer(outbuf, w.end, "outbuf")?;
-        // SAFETY: MPI's contract: `inbuf` holds `incount` copies of the type.
-        unsafe { t.pack_external32(inbuf as *const u8, n, &mut out[w.clone()]) }.map_err(conversion)?;
-        *pos = w.end as MPI_Aint;
+        let p = out_arg(position, "position")?;
+        let mut pos = *p as i64;
+        pack_external(rt, datarep, inbuf, incount.into(), dt, outbuf, outsize as i64, &mut pos)?;
+        *p = pos as MPI_Aint;
         Ok(())
     })
 }}
 
 crate::mpi_export! { MPI_Unpack_external, PMPI_Unpack_external, (datarep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, position: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype) {
     call("MPI_Unpack_external", MPI_COMM_WORLD, |rt| {
-        check_datarep(datarep)?;
-        let (t, n) = typed(rt, dt, outcount)?;
-        let pos = out_arg(position, "position")?;
-        let w = window(*pos as i64, insize as i64, external_len(&t, n)?, "insize")?;
-        let src = buffer(inbuf, w.end, "inbuf")?;
-        // SAFETY: MPI's contract: `outbuf` holds `outcount` copies of the type.
-        unsafe { t.unpack_external32(&src[w.clone()], outbuf as *mut u8, n) }.map_err(conversion)?;
-        *pos = w.end as MPI_Aint;
+        let p = out_arg(position, "position")?;
+        let mut pos = *p as i64;
+        unpack_external(rt, datarep, inbuf, insize as i64, &mut pos, outbuf, outcount.into(), dt)?;
+        *p = pos as MPI_Aint;
         Ok(())
     })
 }}
 
 crate::mpi_export! { MPI_Pack_external_size, PMPI_Pack_external_size, (datarep: *const c_char, incount: c_int, dt: MPI_Datatype, size: *mut MPI_Aint) {
     call("MPI_Pack_external_size", MPI_COMM_WORLD, |rt| {
-        check_datarep(datarep)?;
-        let (t, n) = typed(rt, dt, incount)?;
-        *out_arg(size, "size")? = external_len(&t, n)? as MPI_Aint;
+        *out_arg(size, "size")? = pack_external_size(rt, datarep, incount.into(), dt)? as MPI_Aint;
         Ok(())
     })
 }}

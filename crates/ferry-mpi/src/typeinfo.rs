@@ -21,12 +21,28 @@ pub struct Contents {
     pub combiner: c_int,
     pub ints: Vec<c_int>,
     pub aints: Vec<MPI_Aint>,
+    /// The `MPI_Count` arguments of a large-count constructor (`MPI_Type_contiguous_c`...),
+    /// which only `MPI_Type_get_contents_c` returns.
+    pub large: Vec<MPI_Count>,
     pub types: Vec<Child>,
 }
 
 impl Contents {
     pub fn new(combiner: c_int, ints: Vec<c_int>, aints: Vec<MPI_Aint>, types: Vec<Child>) -> Contents {
-        Contents { combiner, ints, aints, types }
+        Contents { combiner, ints, aints, large: Vec::new(), types }
+    }
+
+    /// The contents of a type made by a large-count constructor.
+    pub fn large(combiner: c_int, ints: Vec<c_int>, large: Vec<MPI_Count>, types: Vec<Child>) -> Contents {
+        Contents { combiner, ints, aints: Vec::new(), large, types }
+    }
+
+    /// The int-count envelope and contents cannot describe a large-count constructor.
+    fn int_form(&self) -> MpiResult<()> {
+        if !self.large.is_empty() {
+            return err(MPI_ERR_TYPE, "the datatype was made by a large-count constructor: MPI_Type_get_envelope_c and MPI_Type_get_contents_c describe it");
+        }
+        Ok(())
     }
 }
 
@@ -59,7 +75,7 @@ pub fn child_list(rt: &mut Runtime, hs: &[MPI_Datatype]) -> MpiResult<(Vec<Datat
     hs.iter().map(|&h| child(rt, h)).collect::<MpiResult<Vec<_>>>().map(|v| v.into_iter().unzip())
 }
 
-fn contents_of(rt: &mut Runtime, dt: MPI_Datatype) -> MpiResult<Option<Arc<Contents>>> {
+pub(crate) fn contents_of(rt: &mut Runtime, dt: MPI_Datatype) -> MpiResult<Option<Arc<Contents>>> {
     rt.any_datatype(dt)?;
     Ok(rt.type_info.get(&dt).and_then(|i| i.contents.clone()))
 }
@@ -75,7 +91,10 @@ crate::mpi_export! { MPI_Type_get_envelope, PMPI_Type_get_envelope, (dt: MPI_Dat
     }
     call("MPI_Type_get_envelope", MPI_COMM_WORLD, |rt| {
         let envelope = match &contents_of(rt, dt)? {
-            Some(c) => [c.ints.len() as c_int, c.aints.len() as c_int, c.types.len() as c_int, c.combiner],
+            Some(c) => {
+                c.int_form()?;
+                [c.ints.len() as c_int, c.aints.len() as c_int, c.types.len() as c_int, c.combiner]
+            }
             None => [0, 0, 0, MPI_COMBINER_NAMED],
         };
         write(envelope)
@@ -87,39 +106,47 @@ crate::mpi_export! { MPI_Type_get_contents, PMPI_Type_get_contents, (dt: MPI_Dat
         let Some(c) = contents_of(rt, dt)? else {
             return err(MPI_ERR_TYPE, "a predefined datatype has no contents");
         };
+        c.int_form()?;
         for (what, max, need) in [("max_integers", max_integers, c.ints.len()), ("max_addresses", max_addresses, c.aints.len()), ("max_datatypes", max_datatypes, c.types.len())] {
             if max < 0 || (max as usize) < need {
                 return err(MPI_ERR_ARG, format!("{what} {max} is less than the {need} entries"));
             }
         }
-        let fill = |p: *mut c_int, v: &[c_int], what| -> MpiResult<()> {
-            if !v.is_empty() { out_slice(p, v.len(), what)?.copy_from_slice(v) }
-            Ok(())
-        };
-        fill(integers, &c.ints, "array_of_integers")?;
-        if !c.aints.is_empty() {
-            out_slice(addresses, c.aints.len(), "array_of_addresses")?.copy_from_slice(&c.aints);
-        }
-        if !c.types.is_empty() {
-            let out = out_slice(datatypes, c.types.len(), "array_of_datatypes")?;
-            for (o, t) in out.iter_mut().zip(&c.types) {
-                // Derived types come back as new handles, which the caller frees.
-                *o = match t {
-                    Child::Named(h) => *h,
-                    Child::Derived(t, contents) => {
-                        let h = rt.add_type(t.clone());
-                        rt.types.get_mut(&h).expect("just added").1 = true;
-                        rt.type_info.insert(h, TypeInfo { contents: contents.clone(), name: None });
-                        h
-                    }
-                };
-            }
-        }
-        Ok(())
+        fill_contents(rt, &c, integers, addresses, std::ptr::null_mut(), datatypes)
     })
 }}
 
-fn out_slice<'a, T>(p: *mut T, n: usize, what: &str) -> MpiResult<&'a mut [T]> {
+/// Write the contents of a derived type into the caller's arrays (checked large enough);
+/// `large` only for the large-count form.
+pub(crate) fn fill_contents(rt: &mut Runtime, c: &Contents, integers: *mut c_int, addresses: *mut MPI_Aint, large: *mut MPI_Count, datatypes: *mut MPI_Datatype) -> MpiResult<()> {
+    if !c.ints.is_empty() {
+        out_slice(integers, c.ints.len(), "array_of_integers")?.copy_from_slice(&c.ints);
+    }
+    if !c.aints.is_empty() {
+        out_slice(addresses, c.aints.len(), "array_of_addresses")?.copy_from_slice(&c.aints);
+    }
+    if !c.large.is_empty() {
+        out_slice(large, c.large.len(), "array_of_large_counts")?.copy_from_slice(&c.large);
+    }
+    if !c.types.is_empty() {
+        let out = out_slice(datatypes, c.types.len(), "array_of_datatypes")?;
+        for (o, t) in out.iter_mut().zip(&c.types) {
+            // Derived types come back as new handles, which the caller frees.
+            *o = match t {
+                Child::Named(h) => *h,
+                Child::Derived(t, contents) => {
+                    let h = rt.add_type(t.clone());
+                    rt.types.get_mut(&h).expect("just added").1 = true;
+                    rt.type_info.insert(h, TypeInfo { contents: contents.clone(), name: None });
+                    h
+                }
+            };
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn out_slice<'a, T>(p: *mut T, n: usize, what: &str) -> MpiResult<&'a mut [T]> {
     slice(p as *const T, n, what)?;
     // SAFETY: MPI passes output arrays of at least `n` entries (checked non-null above).
     Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })

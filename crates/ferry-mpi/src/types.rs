@@ -32,7 +32,7 @@ pub(crate) fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [
 }
 
 /// Registers a new type with the constructor call that made it (for `MPI_Type_get_contents`).
-fn made(rt: &mut Runtime, t: Result<Datatype, ferry_data::datatype::TypeError>, newtype: *mut MPI_Datatype, contents: Contents) -> MpiResult<()> {
+pub(crate) fn made(rt: &mut Runtime, t: Result<Datatype, ferry_data::datatype::TypeError>, newtype: *mut MPI_Datatype, contents: Contents) -> MpiResult<()> {
     let o = out_arg(newtype, "newtype")?;
     let t = t.map_err(|e| MpiError::new(MPI_ERR_ARG, e.to_string()))?;
     *o = rt.add_type(t);
@@ -218,7 +218,7 @@ crate::mpi_export! { MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_b
     })
 }}
 
-fn order_of(order: c_int) -> MpiResult<Order> {
+pub(crate) fn order_of(order: c_int) -> MpiResult<Order> {
     match order {
         MPI_ORDER_C => Ok(Order::C),
         MPI_ORDER_FORTRAN => Ok(Order::Fortran),
@@ -227,7 +227,7 @@ fn order_of(order: c_int) -> MpiResult<Order> {
 }
 
 /// An array argument of `n` entries, each at least `min`.
-fn dims<'a>(p: *const c_int, n: usize, min: c_int, what: &str) -> MpiResult<&'a [c_int]> {
+pub(crate) fn dims<'a>(p: *const c_int, n: usize, min: c_int, what: &str) -> MpiResult<&'a [c_int]> {
     let v = slice(p, n, what)?;
     match v.iter().position(|&x| x < min) {
         Some(i) => err(MPI_ERR_ARG, format!("{what}[{i}] = {} is below {min}", v[i])),
@@ -255,6 +255,25 @@ crate::mpi_export! { MPI_Type_create_subarray, PMPI_Type_create_subarray, (ndims
     })
 }}
 
+/// The distribution of each dimension of a darray from its `distribs` and `dargs` entries.
+pub(crate) fn distributions(ds: &[c_int], da: &[c_int]) -> MpiResult<Vec<Distribution>> {
+    let mut dist = Vec::with_capacity(ds.len());
+    for d in 0..ds.len() {
+        let arg = match da[d] {
+            MPI_DISTRIBUTE_DFLT_DARG => None,
+            a if a > 0 => Some(a as usize),
+            a => return err(MPI_ERR_ARG, format!("array_of_dargs[{d}] = {a} is not positive")),
+        };
+        dist.push(match ds[d] {
+            MPI_DISTRIBUTE_BLOCK => Distribution::Block(arg),
+            MPI_DISTRIBUTE_CYCLIC => Distribution::Cyclic(arg),
+            MPI_DISTRIBUTE_NONE => Distribution::None,
+            x => return err(MPI_ERR_ARG, format!("array_of_distribs[{d}] = {x} is no distribution")),
+        });
+    }
+    Ok(dist)
+}
+
 crate::mpi_export! { MPI_Type_create_darray, PMPI_Type_create_darray, (size: c_int, rank: c_int, ndims: c_int, gsizes: *const c_int, distribs: *const c_int, dargs: *const c_int, psizes: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
     call("MPI_Type_create_darray", MPI_COMM_WORLD, |rt| {
         if size <= 0 || rank < 0 || rank >= size {
@@ -263,20 +282,7 @@ crate::mpi_export! { MPI_Type_create_darray, PMPI_Type_create_darray, (size: c_i
         let n = ndims_of(ndims)?;
         let (gs, ps) = (dims(gsizes, n, 1, "array_of_gsizes")?, dims(psizes, n, 1, "array_of_psizes")?);
         let (ds, da) = (slice(distribs, n, "array_of_distribs")?, slice(dargs, n, "array_of_dargs")?);
-        let mut dist = Vec::with_capacity(n);
-        for d in 0..n {
-            let arg = match da[d] {
-                MPI_DISTRIBUTE_DFLT_DARG => None,
-                a if a > 0 => Some(a as usize),
-                a => return err(MPI_ERR_ARG, format!("array_of_dargs[{d}] = {a} is not positive")),
-            };
-            dist.push(match ds[d] {
-                MPI_DISTRIBUTE_BLOCK => Distribution::Block(arg),
-                MPI_DISTRIBUTE_CYCLIC => Distribution::Cyclic(arg),
-                MPI_DISTRIBUTE_NONE => Distribution::None,
-                x => return err(MPI_ERR_ARG, format!("array_of_distribs[{d}] = {x} is no distribution")),
-            });
-        }
+        let dist = distributions(ds, da)?;
         let ord = order_of(order)?;
         let (o, c) = child(rt, old)?;
         let us = |v: &[c_int]| v.iter().map(|&x| x as usize).collect::<Vec<_>>();

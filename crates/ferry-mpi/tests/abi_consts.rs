@@ -179,13 +179,33 @@ fn constants_beyond_the_header_have_mpich_values() {
     }
     let mut defs: HashMap<String, String> = defines(&mpich).into_iter().collect();
     // MPICH declares some constants as enumerators: `NAME = value,` one a line (the
-    // combiners) or several on one line (`{ MPI_GRAPH=1, MPI_CART=2, ... }`).
+    // combiners) or several on one line (`{ MPI_GRAPH=1, MPI_CART=2, ... }`); an enumerator
+    // without a value is the one before it plus one (the MPI_T_ verbosities), and a value may
+    // name an earlier enumerator (`MPI_T_PVAR_CLASS_STATE = MPIR_T_PVAR_CLASS_FIRST`).
     let text = std::fs::read_to_string(&mpich).expect("header readable");
+    let identifier = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let mut enumerators: HashMap<String, i64> = HashMap::new();
+    let mut previous: Option<i64> = None;
     for item in text.lines().flat_map(|l| l.split([',', '{', '}'])) {
-        if let Some((name, value)) = item.trim().split_once('=') {
-            let (name, value) = (name.trim(), value.trim());
-            if name.starts_with("MPI_") && !name.contains(' ') && value.parse::<i64>().is_ok() {
-                defs.entry(name.to_string()).or_insert_with(|| value.to_string());
+        let item = item.trim();
+        let (name, value) = match item.split_once('=') {
+            Some((name, value)) => {
+                let value = value.trim();
+                (name.trim(), value.parse::<i64>().ok().or_else(|| enumerators.get(value).copied()))
+            }
+            None if identifier(item) && item.starts_with("MPI") => (item, previous.map(|v| v + 1)),
+            None => {
+                if !item.is_empty() {
+                    previous = None;
+                }
+                continue;
+            }
+        };
+        previous = value;
+        if let (true, Some(v)) = (identifier(name), value) {
+            enumerators.insert(name.to_string(), v);
+            if name.starts_with("MPI_") {
+                defs.entry(name.to_string()).or_insert_with(|| v.to_string());
             }
         }
     }

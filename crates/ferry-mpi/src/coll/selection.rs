@@ -35,6 +35,12 @@ pub struct Selection {
 /// The radix `FERRY_ALLGATHER_RADIX` may take.
 const RADIX: std::ops::RangeInclusive<usize> = 2..=1024;
 
+fn parse_radix(text: &str) -> Result<usize, String> {
+    text.parse::<usize>().ok().filter(|k| RADIX.contains(k)).ok_or_else(|| {
+        format!("{}={text:?} is invalid: expected a whole number from {} to {}", config::ALLGATHER_RADIX.name, RADIX.start(), RADIX.end())
+    })
+}
+
 impl Selection {
     /// The knobs from this process's environment.
     pub fn from_env() -> Result<Selection, String> {
@@ -61,10 +67,7 @@ impl Selection {
             let list = select::parse_list(c, value).map_err(|e| format!("{name}={value:?}: {e}"))?;
             overrides.insert(c, list);
         }
-        let radix_text = get(&config::ALLGATHER_RADIX);
-        let radix = radix_text.parse::<usize>().ok().filter(|k| RADIX.contains(k)).ok_or_else(|| {
-            format!("{}={radix_text:?} is invalid: expected a whole number from {} to {}", config::ALLGATHER_RADIX.name, RADIX.start(), RADIX.end())
-        })?;
+        let radix = parse_radix(&get(&config::ALLGATHER_RADIX))?;
         let status_source = match get(&config::STATUS_SOURCE).as_str() {
             "board" => StatusSource::Board,
             "arrival" => StatusSource::Arrival,
@@ -76,6 +79,33 @@ impl Selection {
             other => return Err(format!("{}={other:?} is invalid: expected 0 or 1", config::COLL_STATS.name)),
         };
         Ok(Selection { table: Table::builtin(), overrides, radix, status_source, stats })
+    }
+
+    /// Whether [`Selection::set`] can change the knob `name` while the job runs.
+    pub fn settable(name: &str) -> bool {
+        name == config::ALLGATHER_RADIX.name || Collective::ALL.into_iter().any(|c| select::env_var(c) == name)
+    }
+
+    /// Change a knob while the job runs (the tools interface writes them): a
+    /// `FERRY_<COLL>_ALGORITHM` list (empty: the decision table again) or
+    /// `FERRY_ALLGATHER_RADIX`. As with the environment at `MPI_Init`, every rank must make
+    /// the same change before its next collective.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let value = value.trim();
+        if name == config::ALLGATHER_RADIX.name {
+            self.radix = parse_radix(value)?;
+            return Ok(());
+        }
+        let Some(c) = Collective::ALL.into_iter().find(|c| select::env_var(*c) == name) else {
+            return Err(format!("{name} cannot change while the job runs"));
+        };
+        if value.is_empty() {
+            self.overrides.remove(&c);
+        } else {
+            let list = select::parse_list(c, value).map_err(|e| format!("{name}={value:?}: {e}"))?;
+            self.overrides.insert(c, list);
+        }
+        Ok(())
     }
 
     /// The algorithm for one call (see `ferry_coll::select`), counted for the statistics.

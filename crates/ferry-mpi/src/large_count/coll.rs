@@ -1,0 +1,227 @@
+//! Large-count collectives, onto their int-count twins (the `PMPI_` entry points of
+//! `crate::coll`, declared here as the C symbols they are). A count is narrowed only where
+//! this rank's call reads it (a non-root's receive count in a gather is not read, and may be
+//! anything), and an array only where it is read, with the length the call reads.
+//!
+//! In the blocking and non-blocking calls without per-rank arrays or reductions (bcast,
+//! gather, scatter, allgather, alltoall and the neighbourhood ones), a count beyond INT_MAX
+//! goes as one element of a type made for the call (`Counted`): blocks stay where they were,
+//! each a whole made type apart, and messages carry the same bytes. Elsewhere such a count is
+//! MPI_ERR_COUNT. A call whose arguments fail here still counts as a call on its
+//! communicator, as the int-count implementation counts every call before it checks
+//! anything: the next collective on that communicator keeps matching its peers'.
+
+use std::os::raw::{c_int, c_void};
+
+use super::{converted, convert, narrow, Counted};
+use crate::consts::*;
+use crate::error::MpiResult;
+use crate::runtime::Runtime;
+
+pub(super) fn in_place(p: *const c_void) -> bool {
+    p as isize == -1
+}
+
+/// Whether a failed conversion counts as a call of the communicator's collective sequence:
+/// yes for the blocking and non-blocking calls, no for persistent inits (which count each
+/// start instead).
+#[derive(Clone, Copy)]
+pub(super) enum Seq {
+    Counted,
+    Init,
+}
+
+pub(super) fn coll_convert<T>(name: &'static str, comm: MPI_Comm, seq: Seq, f: impl FnOnce(&mut Runtime) -> MpiResult<T>) -> Result<T, c_int> {
+    convert(name, comm, |rt| {
+        let r = f(rt);
+        if r.is_err() && matches!(seq, Seq::Counted) {
+            if let Some(c) = rt.comms.get_mut(&comm) {
+                c.coll_seq = c.coll_seq.wrapping_add(1);
+            }
+        }
+        r
+    })
+}
+
+/// A count this rank's call may not read: passed on as it is when it fits an int, else as 0.
+fn unread(v: MPI_Count) -> c_int {
+    c_int::try_from(v).unwrap_or(0)
+}
+
+pub(super) fn narrow_if(read: bool, v: MPI_Count, what: &str) -> MpiResult<c_int> {
+    if read {
+        narrow(v, what)
+    } else {
+        Ok(unread(v))
+    }
+}
+
+/// A count as a call passes it on: an int, or one beyond INT_MAX for a made type.
+#[derive(Clone, Copy)]
+pub(super) enum Count {
+    Int(c_int),
+    Big(MPI_Count),
+}
+
+impl Count {
+    /// `v` where the call reads it (`read`), big ones allowed where `big`.
+    fn of(read: bool, v: MPI_Count, what: &str, big: bool) -> MpiResult<Count> {
+        if big && read && v > c_int::MAX as MPI_Count {
+            return Ok(Count::Big(v));
+        }
+        narrow_if(read, v, what).map(Count::Int)
+    }
+
+    /// The (count, type) to pass on; making a type counts a failure in the sequence too.
+    fn counted(self, name: &'static str, comm: MPI_Comm, buf: *const c_void, dt: MPI_Datatype) -> Result<Counted, c_int> {
+        match self {
+            Count::Int(n) => Ok(Counted::plain(n, dt)),
+            Count::Big(v) => Counted::new(name, comm, buf, v, dt).inspect_err(|_| count_call(comm)),
+        }
+    }
+}
+
+/// Count a call that failed before reaching the implementation (see the module's doc).
+fn count_call(comm: MPI_Comm) {
+    if let Some(c) = crate::runtime::lock().as_mut().and_then(|rt| rt.comms.get_mut(&comm)) {
+        c.coll_seq = c.coll_seq.wrapping_add(1);
+    }
+}
+
+/// Who reads which count in a call with a send and a receive count.
+#[derive(Clone, Copy)]
+enum Roles {
+    /// Gather: the receive count at the root only.
+    Gather,
+    /// Scatter: the send count at the root only.
+    Scatter,
+    /// Allgather, alltoall and the neighbourhood calls: both everywhere.
+    All,
+}
+
+/// The communicator's size and whether this rank is `root` (MPI_ROOT names it too).
+pub(super) fn size_and_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> MpiResult<(usize, bool)> {
+    let c = rt.comm(comm)?;
+    Ok((c.size() as usize, root == MPI_ROOT || root == c.rank))
+}
+
+/// (sendcount, recvcount) narrowed where read; beyond INT_MAX where `big`.
+#[allow(clippy::too_many_arguments)]
+fn two_counts(rt: &Runtime, comm: MPI_Comm, roles: Roles, root: c_int, sbuf: *const c_void, rbuf: *const c_void, s: MPI_Count, r: MPI_Count, big: bool) -> MpiResult<(Count, Count)> {
+    let (_, is_root) = size_and_root(rt, comm, root)?;
+    let (read_s, read_r) = match roles {
+        Roles::Gather => (!(is_root && in_place(sbuf)), is_root),
+        Roles::Scatter => (is_root, !(is_root && in_place(rbuf))),
+        Roles::All => (!in_place(sbuf), true),
+    };
+    Ok((Count::of(read_s, s, "sendcount", big)?, Count::of(read_r, r, "recvcount", big)?))
+}
+
+/// The in- and out-degree of `comm`'s topology: the lengths of a neighbourhood call's
+/// receive and send arrays.
+pub(super) fn degrees(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
+    let rank = rt.comm(comm)?.rank;
+    let (srcs, dsts) = crate::topo::of(rt, comm)?.neighbors(rank);
+    Ok((srcs.len(), dsts.len()))
+}
+
+// ----- one count -------------------------------------------------------------------------
+
+crate::mpi_export! { MPI_Bcast_c, PMPI_Bcast_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) {
+    let n = converted!(coll_convert("MPI_Bcast_c", comm, Seq::Counted, |_| Count::of(true, count, "count", true)));
+    let c = converted!(n.counted("MPI_Bcast_c", comm, buf, dt));
+    PMPI_Bcast(buf, c.count, c.dt, root, comm)
+}}
+crate::mpi_export! { MPI_Ibcast_c, PMPI_Ibcast_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    let n = converted!(coll_convert("MPI_Ibcast_c", comm, Seq::Counted, |_| Count::of(true, count, "count", true)));
+    let c = converted!(n.counted("MPI_Ibcast_c", comm, buf, dt));
+    PMPI_Ibcast(buf, c.count, c.dt, root, comm, req)
+}}
+crate::mpi_export! { MPI_Bcast_init_c, PMPI_Bcast_init_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let n = converted!(coll_convert("MPI_Bcast_init_c", comm, Seq::Init, |_| narrow(count, "count")));
+    PMPI_Bcast_init(buf, n, dt, root, comm, info, req)
+}}
+
+/// The reductions with one count: (sendbuf, recvbuf, count, type, op, [root,] comm, [info,] [request]).
+macro_rules! reductions {
+    ($($mpi:ident, $pmpi:ident => $base:ident, $seq:expr, ($($pre:ident: $pty:ty),*), ($($post:ident: $qty:ty),*);)*) => {
+        extern "C" {$(
+            fn $base(sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, $($pre: $pty,)* comm: MPI_Comm $(, $post: $qty)*) -> c_int;
+        )*}
+        $(crate::mpi_export! { $mpi, $pmpi, (sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, $($pre: $pty,)* comm: MPI_Comm $(, $post: $qty)*) {
+            let n = converted!(coll_convert(stringify!($mpi), comm, $seq, |_| narrow(count, "count")));
+            $base(sbuf, rbuf, n, dt, op, $($pre,)* comm $(, $post)*)
+        }})*
+    };
+}
+
+reductions! {
+    MPI_Reduce_c, PMPI_Reduce_c => PMPI_Reduce, Seq::Counted, (root: c_int), ();
+    MPI_Ireduce_c, PMPI_Ireduce_c => PMPI_Ireduce, Seq::Counted, (root: c_int), (req: *mut MPI_Request);
+    MPI_Reduce_init_c, PMPI_Reduce_init_c => PMPI_Reduce_init, Seq::Init, (root: c_int), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Allreduce_c, PMPI_Allreduce_c => PMPI_Allreduce, Seq::Counted, (), ();
+    MPI_Iallreduce_c, PMPI_Iallreduce_c => PMPI_Iallreduce, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Allreduce_init_c, PMPI_Allreduce_init_c => PMPI_Allreduce_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Scan_c, PMPI_Scan_c => PMPI_Scan, Seq::Counted, (), ();
+    MPI_Iscan_c, PMPI_Iscan_c => PMPI_Iscan, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Scan_init_c, PMPI_Scan_init_c => PMPI_Scan_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Exscan_c, PMPI_Exscan_c => PMPI_Exscan, Seq::Counted, (), ();
+    MPI_Iexscan_c, PMPI_Iexscan_c => PMPI_Iexscan, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Exscan_init_c, PMPI_Exscan_init_c => PMPI_Exscan_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Reduce_scatter_block_c, PMPI_Reduce_scatter_block_c => PMPI_Reduce_scatter_block, Seq::Counted, (), ();
+    MPI_Ireduce_scatter_block_c, PMPI_Ireduce_scatter_block_c => PMPI_Ireduce_scatter_block, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Reduce_scatter_block_init_c, PMPI_Reduce_scatter_block_init_c => PMPI_Reduce_scatter_block_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+}
+
+crate::mpi_export! { MPI_Reduce_local_c, PMPI_Reduce_local_c, (inbuf: *const c_void, inoutbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op) {
+    let n = converted!(super::report("MPI_Reduce_local_c", MPI_COMM_WORLD, narrow(count, "count")));
+    crate::op::PMPI_Reduce_local(inbuf, inoutbuf, n, dt, op)
+}}
+
+// ----- a send and a receive count --------------------------------------------------------
+
+/// (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, [root,] comm, [info,] [request]).
+macro_rules! two_count_calls {
+    ($($mpi:ident, $pmpi:ident => $base:ident, $roles:expr, $seq:expr, ($($pre:ident: $pty:ty),*), ($($post:ident: $qty:ty),*);)*) => {
+        extern "C" {$(
+            fn $base(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+                     $($pre: $pty,)* comm: MPI_Comm $(, $post: $qty)*) -> c_int;
+        )*}
+        $(crate::mpi_export! { $mpi, $pmpi, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype,
+                $($pre: $pty,)* comm: MPI_Comm $(, $post: $qty)*) {
+            let root = two_count_calls!(@root $($pre)*);
+            let big = matches!($seq, Seq::Counted);
+            let (s, r) = converted!(coll_convert(stringify!($mpi), comm, $seq, |rt| two_counts(rt, comm, $roles, root, sbuf, rbuf, scount, rcount, big)));
+            let s = converted!(s.counted(stringify!($mpi), comm, sbuf, stype));
+            let r = converted!(r.counted(stringify!($mpi), comm, rbuf, rtype));
+            $base(sbuf, s.count, s.dt, rbuf, r.count, r.dt, $($pre,)* comm $(, $post)*)
+        }})*
+    };
+    (@root $r:ident) => { $r };
+    (@root) => { MPI_PROC_NULL };
+}
+
+two_count_calls! {
+    MPI_Gather_c, PMPI_Gather_c => PMPI_Gather, Roles::Gather, Seq::Counted, (root: c_int), ();
+    MPI_Igather_c, PMPI_Igather_c => PMPI_Igather, Roles::Gather, Seq::Counted, (root: c_int), (req: *mut MPI_Request);
+    MPI_Gather_init_c, PMPI_Gather_init_c => PMPI_Gather_init, Roles::Gather, Seq::Init, (root: c_int), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Scatter_c, PMPI_Scatter_c => PMPI_Scatter, Roles::Scatter, Seq::Counted, (root: c_int), ();
+    MPI_Iscatter_c, PMPI_Iscatter_c => PMPI_Iscatter, Roles::Scatter, Seq::Counted, (root: c_int), (req: *mut MPI_Request);
+    MPI_Scatter_init_c, PMPI_Scatter_init_c => PMPI_Scatter_init, Roles::Scatter, Seq::Init, (root: c_int), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Allgather_c, PMPI_Allgather_c => PMPI_Allgather, Roles::All, Seq::Counted, (), ();
+    MPI_Iallgather_c, PMPI_Iallgather_c => PMPI_Iallgather, Roles::All, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Allgather_init_c, PMPI_Allgather_init_c => PMPI_Allgather_init, Roles::All, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Alltoall_c, PMPI_Alltoall_c => PMPI_Alltoall, Roles::All, Seq::Counted, (), ();
+    MPI_Ialltoall_c, PMPI_Ialltoall_c => PMPI_Ialltoall, Roles::All, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Alltoall_init_c, PMPI_Alltoall_init_c => PMPI_Alltoall_init, Roles::All, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c => PMPI_Neighbor_allgather, Roles::All, Seq::Counted, (), ();
+    MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c => PMPI_Ineighbor_allgather, Roles::All, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c => PMPI_Neighbor_alltoall, Roles::All, Seq::Counted, (), ();
+    MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c => PMPI_Ineighbor_alltoall, Roles::All, Seq::Counted, (), (req: *mut MPI_Request);
+}
+
+extern "C" {
+    fn PMPI_Bcast(buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int;
+    fn PMPI_Ibcast(buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Bcast_init(buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+}

@@ -1,0 +1,190 @@
+//! Large-count collectives with per-rank (or per-neighbour) count and displacement arrays,
+//! onto their int-count twins; see `coll` for the rules on what is narrowed and when. The
+//! narrowed arrays live until the int-count call returns, which copies what it keeps.
+
+use std::os::raw::{c_int, c_void};
+
+use super::coll::{coll_convert, degrees, in_place, narrow_if, size_and_root, Seq};
+use super::{convert, converted, report, Ints};
+use crate::consts::*;
+use crate::error::{err, MpiResult};
+use crate::runtime::Runtime;
+
+/// The arrays here are read with the length of the local group; an intercommunicator's are as
+/// long as its remote group, so until these adapters learn that length they refuse
+/// intercommunicators rather than hand the implementation arrays shorter than it reads.
+fn intra_only(name: &'static str, comm: MPI_Comm) -> Result<(), c_int> {
+    convert(name, comm, |rt| rt.comm(comm).map(drop))?;
+    let mut inter = 0;
+    // SAFETY: a plain call into this library; the communicator is valid (checked above).
+    let rc = unsafe { crate::comm::PMPI_Comm_test_inter(comm, &mut inter) };
+    if rc != MPI_SUCCESS {
+        return Err(rc);
+    }
+    if inter != 0 {
+        return report(name, comm, err(MPI_ERR_COMM, "the large-count v-collectives take intracommunicators only"));
+    }
+    Ok(())
+}
+
+/// A count/displacement pair of arrays, narrowed when `read`.
+fn arrays(read: bool, n: usize, counts: *const MPI_Count, displs: *const MPI_Aint, cw: &str, dw: &str) -> MpiResult<(Ints, Ints)> {
+    if !read {
+        return Ok((Ints::none(), Ints::none()));
+    }
+    Ok((Ints::counts(counts, n, cw)?, Ints::displs(displs, n, dw)?))
+}
+
+/// Gatherv and Allgatherv (`root` None): the send count, the receive arrays.
+fn gatherv(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>, sbuf: *const c_void, scount: MPI_Count, rcounts: *const MPI_Count, displs: *const MPI_Aint) -> MpiResult<(c_int, Ints, Ints)> {
+    let (n, is_root) = size_and_root(rt, comm, root.unwrap_or(MPI_ROOT))?;
+    let s = narrow_if(!(is_root && in_place(sbuf)), scount, "sendcount")?;
+    let (c, d) = arrays(is_root, n, rcounts, displs, "recvcounts", "displs")?;
+    Ok((s, c, d))
+}
+
+crate::mpi_export! { MPI_Gatherv_c, PMPI_Gatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
+    converted!(intra_only("MPI_Gatherv_c", comm));
+    let (s, c, d) = converted!(coll_convert("MPI_Gatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
+    PMPI_Gatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm)
+}}
+crate::mpi_export! { MPI_Igatherv_c, PMPI_Igatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    converted!(intra_only("MPI_Igatherv_c", comm));
+    let (s, c, d) = converted!(coll_convert("MPI_Igatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
+    PMPI_Igatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, req)
+}}
+crate::mpi_export! { MPI_Allgatherv_c, PMPI_Allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
+    converted!(intra_only("MPI_Allgatherv_c", comm));
+    let (s, c, d) = converted!(coll_convert("MPI_Allgatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
+    PMPI_Allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+}}
+crate::mpi_export! { MPI_Iallgatherv_c, PMPI_Iallgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    converted!(intra_only("MPI_Iallgatherv_c", comm));
+    let (s, c, d) = converted!(coll_convert("MPI_Iallgatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
+    PMPI_Iallgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+}}
+
+fn scatterv(rt: &Runtime, comm: MPI_Comm, root: c_int, scounts: *const MPI_Count, displs: *const MPI_Aint, rbuf: *const c_void, rcount: MPI_Count) -> MpiResult<(Ints, Ints, c_int)> {
+    let (n, is_root) = size_and_root(rt, comm, root)?;
+    let (c, d) = arrays(is_root, n, scounts, displs, "sendcounts", "displs")?;
+    Ok((c, d, narrow_if(!(is_root && in_place(rbuf)), rcount, "recvcount")?))
+}
+
+crate::mpi_export! { MPI_Scatterv_c, PMPI_Scatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
+    converted!(intra_only("MPI_Scatterv_c", comm));
+    let (c, d, r) = converted!(coll_convert("MPI_Scatterv_c", comm, Seq::Counted, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
+    PMPI_Scatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm)
+}}
+crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    converted!(intra_only("MPI_Iscatterv_c", comm));
+    let (c, d, r) = converted!(coll_convert("MPI_Iscatterv_c", comm, Seq::Counted, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
+    PMPI_Iscatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm, req)
+}}
+
+/// Both sides of an alltoallv/w or neighbour alltoallv: (send counts, send displs, receive
+/// counts, receive displs), the send side unread in place; `n` = (receive, send) lengths.
+#[allow(clippy::too_many_arguments)]
+fn both_sides(sbuf: *const c_void, n: (usize, usize), sc: *const MPI_Count, sd: *const MPI_Aint, rc: *const MPI_Count, rd: *const MPI_Aint) -> MpiResult<[Ints; 4]> {
+    let (a, b) = arrays(!in_place(sbuf), n.1, sc, sd, "sendcounts", "sdispls")?;
+    let (c, d) = arrays(true, n.0, rc, rd, "recvcounts", "rdispls")?;
+    Ok([a, b, c, d])
+}
+
+fn comm_size(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
+    let (n, _) = size_and_root(rt, comm, MPI_PROC_NULL)?;
+    Ok((n, n))
+}
+
+crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
+    converted!(intra_only("MPI_Alltoallv_c", comm));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallv_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+}}
+crate::mpi_export! { MPI_Ialltoallv_c, PMPI_Ialltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    converted!(intra_only("MPI_Ialltoallv_c", comm));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallv_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Ialltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+}}
+crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
+    converted!(intra_only("MPI_Alltoallw_c", comm));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallw_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Alltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm)
+}}
+crate::mpi_export! { MPI_Ialltoallw_c, PMPI_Ialltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    converted!(intra_only("MPI_Ialltoallw_c", comm));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallw_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Ialltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm, req)
+}}
+
+fn recvcounts(rt: &Runtime, comm: MPI_Comm, rcounts: *const MPI_Count) -> MpiResult<Ints> {
+    Ints::counts(rcounts, comm_size(rt, comm)?.0, "recvcounts")
+}
+
+crate::mpi_export! { MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
+    converted!(intra_only("MPI_Reduce_scatter_c", comm));
+    let c = converted!(coll_convert("MPI_Reduce_scatter_c", comm, Seq::Counted, |rt| recvcounts(rt, comm, rcounts)));
+    PMPI_Reduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm)
+}}
+crate::mpi_export! { MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
+    converted!(intra_only("MPI_Ireduce_scatter_c", comm));
+    let c = converted!(coll_convert("MPI_Ireduce_scatter_c", comm, Seq::Counted, |rt| recvcounts(rt, comm, rcounts)));
+    PMPI_Ireduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm, req)
+}}
+
+fn neighbor_allgatherv(rt: &Runtime, comm: MPI_Comm, scount: MPI_Count, rcounts: *const MPI_Count, displs: *const MPI_Aint) -> MpiResult<(c_int, Ints, Ints)> {
+    let (indegree, _) = degrees(rt, comm)?;
+    let s = narrow_if(true, scount, "sendcount")?;
+    let (c, d) = arrays(true, indegree, rcounts, displs, "recvcounts", "displs")?;
+    Ok((s, c, d))
+}
+
+crate::mpi_export! { MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
+    let (s, c, d) = converted!(coll_convert("MPI_Neighbor_allgatherv_c", comm, Seq::Counted, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
+    PMPI_Neighbor_allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+}}
+crate::mpi_export! { MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    let (s, c, d) = converted!(coll_convert("MPI_Ineighbor_allgatherv_c", comm, Seq::Counted, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
+    PMPI_Ineighbor_allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+}}
+crate::mpi_export! { MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
+    let [a, b, c, d] = converted!(coll_convert("MPI_Neighbor_alltoallv_c", comm, Seq::Counted, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Neighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+}}
+crate::mpi_export! { MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    let [a, b, c, d] = converted!(coll_convert("MPI_Ineighbor_alltoallv_c", comm, Seq::Counted, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Ineighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+}}
+
+// The int-count implementations, by their C symbols (their modules are private to `coll`).
+extern "C" {
+    fn PMPI_Gatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int;
+    fn PMPI_Igatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
+    fn PMPI_Iallgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Scatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int;
+    fn PMPI_Iscatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
+    fn PMPI_Ialltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int;
+    fn PMPI_Ialltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Reduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int;
+    fn PMPI_Ireduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Neighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
+    fn PMPI_Ineighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Neighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
+    fn PMPI_Ineighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+}

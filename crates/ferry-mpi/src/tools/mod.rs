@@ -1,0 +1,117 @@
+//! The MPI tools information interface (`MPI_T_*`): its control variables are Ferry's
+//! `FERRY_*` knobs, from the one registry `ferry info` prints (`ferry_core::config::KNOBS`);
+//! a few performance variables read what the library keeps anyway; all in one category.
+//! No enumerations or events exist.
+//!
+//! The interface has its own state, apart from the MPI runtime: it may be initialised
+//! before `MPI_Init` and after `MPI_Finalize`, and its functions return their error codes
+//! without calling error handlers, as the standard says.
+
+mod category;
+mod cvar;
+mod pvar;
+
+use std::collections::BTreeSet;
+use std::os::raw::{c_char, c_int};
+use std::sync::{Mutex, MutexGuard};
+
+use crate::consts::*;
+
+/// What the interface keeps between calls.
+struct State {
+    /// MPI_T_init_thread calls not yet matched by MPI_T_finalize.
+    inits: u32,
+    /// Live control-variable handles (the addresses of their boxes).
+    cvar_handles: BTreeSet<usize>,
+    /// Live performance-variable sessions (the addresses of their boxes).
+    sessions: BTreeSet<usize>,
+    /// Values written through the interface, by knob name: they replace the environment's.
+    written: Vec<(&'static str, String)>,
+}
+
+static STATE: Mutex<State> = Mutex::new(State { inits: 0, cvar_handles: BTreeSet::new(), sessions: BTreeSet::new(), written: Vec::new() });
+
+/// The interface's state, when it is initialised.
+fn state() -> Result<MutexGuard<'static, State>, c_int> {
+    let s = STATE.lock().unwrap_or_else(|p| p.into_inner());
+    if s.inits == 0 {
+        return Err(MPI_T_ERR_NOT_INITIALIZED);
+    }
+    Ok(s)
+}
+
+/// Whether the interface is initialised (`MPI_T_ERR_NOT_INITIALIZED` if not).
+fn initialised() -> Result<(), c_int> {
+    state().map(drop)
+}
+
+/// Run an MPI_T function body: its error is the return code.
+fn run(body: impl FnOnce() -> Result<(), c_int>) -> c_int {
+    crate::boundary::call_anytime("MPI_T", || match body() {
+        Ok(()) => MPI_SUCCESS,
+        Err(code) => code,
+    })
+}
+
+/// Return a string the MPI_T way: `len` holds the buffer's size on entry; with no buffer (or
+/// a size of 0) it receives the length the string needs, NUL included, else the string is
+/// written (cut to fit) and `len` receives what was written, NUL included. A NULL `len`
+/// asks for nothing.
+fn put_str(s: &str, buf: *mut c_char, len: *mut c_int) {
+    if len.is_null() {
+        return;
+    }
+    // SAFETY: a non-NULL `len` points to an int (MPI's contract).
+    let room = unsafe { *len };
+    if buf.is_null() || room <= 0 {
+        // SAFETY: as above.
+        unsafe { *len = (s.len() + 1) as c_int };
+        return;
+    }
+    let n = s.len().min(room as usize - 1);
+    // SAFETY: `buf` holds `room` chars (MPI's contract) and n + 1 <= room.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr() as *const c_char, buf, n);
+        *buf.add(n) = 0;
+        *len = (n + 1) as c_int;
+    }
+}
+
+/// Write through an output argument the caller may leave NULL (MPI_T allows it for the
+/// parts of an info query it does not want).
+fn put<T>(p: *mut T, v: T) {
+    // SAFETY: a non-NULL output argument points to caller storage for one T.
+    if let Some(p) = unsafe { p.as_mut() } {
+        *p = v;
+    }
+}
+
+/// A NUL-terminated name argument.
+fn name_arg(p: *const c_char) -> Result<String, c_int> {
+    if p.is_null() {
+        return Err(MPI_T_ERR_INVALID_NAME);
+    }
+    // SAFETY: MPI passes a NUL-terminated string (checked non-NULL above).
+    Ok(unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned())
+}
+
+crate::mpi_export! { MPI_T_init_thread, PMPI_T_init_thread, (required: c_int, provided: *mut c_int) {
+    run(|| {
+        let mut s = STATE.lock().unwrap_or_else(|p| p.into_inner());
+        if provided.is_null() {
+            return Err(MPI_ERR_ARG);
+        }
+        // The interface serialises its own calls: every thread level is safe for it.
+        put(provided, required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE));
+        s.inits += 1;
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_T_finalize, PMPI_T_finalize, () {
+    run(|| {
+        let mut s = state()?;
+        s.inits -= 1;
+        Ok(())
+    })
+}}
