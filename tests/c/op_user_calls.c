@@ -2,7 +2,8 @@
 /*
  * MPI calls made from inside a user-defined reduction function, as mpi4py's
  * operations make them: MPI_Type_size, MPI_Type_get_extent(_x),
- * MPI_Type_get_true_extent, MPI_Type_get_envelope, MPI_Comm_rank and
+ * MPI_Type_get_true_extent, their large-count (_c) forms, MPI_Type_get_envelope,
+ * MPI_Comm_rank and
  * MPI_Comm_size, during Reduce, Allreduce, Scan, Exscan, Reduce_local and
  * their non-blocking forms, over a predefined type and a derived one. Inside
  * MPI_Reduce_local the function may call anything: it duplicates and frees
@@ -20,8 +21,11 @@ static void sum_asking(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     int size = -1, rank = -1, nranks = -1, ni = -1, na = -1, nd = -1, comb = -1;
     MPI_Aint lb = -1, extent = -1, tlb = -1, textent = -1;
-    MPI_Count xlb = -1, xextent = -1;
+    MPI_Count xlb = -1, xextent = -1, csize = -1, clb = -1, cext = -1, ctlb = -1, ctext = -1;
     CALL(MPI_Type_size(*dt, &size));
+    CALL(MPI_Type_size_c(*dt, &csize));
+    CALL(MPI_Type_get_extent_c(*dt, &clb, &cext));
+    CALL(MPI_Type_get_true_extent_c(*dt, &ctlb, &ctext));
     CALL(MPI_Type_get_extent(*dt, &lb, &extent));
     CALL(MPI_Type_get_true_extent(*dt, &tlb, &textent));
     CALL(MPI_Type_get_extent_x(*dt, &xlb, &xextent));
@@ -39,6 +43,9 @@ static void sum_asking(void *in, void *inout, int *len, MPI_Datatype *dt)
               ni, na, nd, comb);
         per = 2;
     }
+    CHECK(csize == size && clb == 0 && cext == size && ctlb == 0 && ctext == size,
+          "large-count forms: size %lld extent %lld/%lld true %lld/%lld", (long long)csize, (long long)clb,
+          (long long)cext, (long long)ctlb, (long long)ctext);
     CHECK(size == per * (int)sizeof(int) && lb == 0 && extent == size && tlb == 0 && textent == size &&
           xlb == 0 && xextent == size, "size %d extent %ld/%ld true %ld/%ld x %lld/%lld", size, (long)lb,
           (long)extent, (long)tlb, (long)textent, (long long)xlb, (long long)xextent);

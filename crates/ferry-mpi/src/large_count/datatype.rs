@@ -7,10 +7,14 @@ use crate::boundary::call;
 use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{MpiError, MpiResult};
+use crate::op_queries::answer;
 use crate::runtime::Runtime;
 
 fn extent(rt: &mut Runtime, dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count, true_extent: bool) -> MpiResult<()> {
-    let t = rt.any_datatype(dt)?;
+    extent_of(&rt.any_datatype(dt)?, lb, extent, true_extent)
+}
+
+fn extent_of(t: &ferry_data::datatype::Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count, true_extent: bool) -> MpiResult<()> {
     let (l, e) = if true_extent { (t.true_lb(), t.true_extent()) } else { (t.lb(), t.extent()) };
     *out_arg(lb, "lb")? = l as MPI_Count;
     *out_arg(extent, "extent")? = e as MPI_Count;
@@ -22,7 +26,12 @@ fn count(v: usize) -> MPI_Count {
     v as MPI_Count
 }
 
+// Inside a user reduction function (mpi4py asks the large-count forms there) these three
+// are answered from the reduction's snapshot, as their int twins are (op_queries.rs).
 crate::mpi_export! { MPI_Type_size_c, PMPI_Type_size_c, (dt: MPI_Datatype, size: *mut MPI_Count) {
+    if let Some(rc) = answer(|v| { *out_arg(size, "size")? = count(v.datatype(dt)?.size()); Ok(()) }) {
+        return rc;
+    }
     call("MPI_Type_size_c", MPI_COMM_WORLD, |rt| {
         let s = rt.any_datatype(dt)?.size();
         *out_arg(size, "size")? = count(s);
@@ -30,9 +39,15 @@ crate::mpi_export! { MPI_Type_size_c, PMPI_Type_size_c, (dt: MPI_Datatype, size:
     })
 }}
 crate::mpi_export! { MPI_Type_get_extent_c, PMPI_Type_get_extent_c, (dt: MPI_Datatype, lb: *mut MPI_Count, ext: *mut MPI_Count) {
+    if let Some(rc) = answer(|v| extent_of(&v.datatype(dt)?, lb, ext, false)) {
+        return rc;
+    }
     call("MPI_Type_get_extent_c", MPI_COMM_WORLD, |rt| extent(rt, dt, lb, ext, false))
 }}
 crate::mpi_export! { MPI_Type_get_true_extent_c, PMPI_Type_get_true_extent_c, (dt: MPI_Datatype, lb: *mut MPI_Count, ext: *mut MPI_Count) {
+    if let Some(rc) = answer(|v| extent_of(&v.datatype(dt)?, lb, ext, true)) {
+        return rc;
+    }
     call("MPI_Type_get_true_extent_c", MPI_COMM_WORLD, |rt| extent(rt, dt, lb, ext, true))
 }}
 
