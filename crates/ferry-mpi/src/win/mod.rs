@@ -332,14 +332,18 @@ fn discard(rt: &mut Runtime, h: MPI_Win) {
     }
 }
 
-/// `MPI_Win_allocate`: when every member runs on this host, the memory goes into one
+/// `MPI_Win_allocate`: when every member is reached through shared memory, the memory goes into one
 /// shared-memory object, so that puts and gets among them are plain copies (parts aligned
 /// to 64 bytes); else, or if that fails, into ordinary memory.
 fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm) -> MpiResult<(MPI_Win, *mut c_void)> {
     if size < 0 {
         return err(MPI_ERR_SIZE, format!("window size {size} is negative"));
     }
-    if rt.comm(comm)?.group.len() > 1 && shared::one_host(rt, comm)?.is_none() {
+    // Shared only among ranks the engine reaches through shared memory: with
+    // FERRY_TRANSPORTS=tcp the window's traffic goes over TCP as the rest does.
+    let (c, me) = (rt.comm(comm)?, rt.world_rank);
+    let all_shm = c.group.len() > 1 && c.group.iter().all(|&w| w == me || rt.engine.is_local_peer(w));
+    if all_shm {
         let h = create(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, None)?;
         match shared::share(rt, h, 64) {
             Ok(base) => return Ok((h, base)),
