@@ -64,7 +64,7 @@ no_leftovers_within() {
   return 1
 }
 
-for prog in p2p_basic sizes nonovertaking coll_bcast coll_alltoall coll_reduce coll_allgather coll_nonblocking; do
+for prog in p2p_basic sizes nonovertaking coll_bcast coll_alltoall coll_reduce coll_allgather coll_nonblocking rma_fence rma_passive; do
   bin/mpicc -O2 -o "$tmp/$prog" "tests/c/$prog.c" || { echo "FAIL clusters: cannot build $prog"; exit 1; }
 done
 bin/mpicc -O2 -o "$tmp/spin" tests/clusters/spin.c || { echo "FAIL clusters: cannot build spin"; exit 1; }
@@ -143,7 +143,7 @@ fi
 
 # 2. C tests across the three clusters, with the relays carrying the bytes they should.
 if selected ctests; then
-  for prog in p2p_basic sizes nonovertaking coll_bcast coll_alltoall coll_reduce coll_allgather coll_nonblocking; do
+  for prog in p2p_basic sizes nonovertaking coll_bcast coll_alltoall coll_reduce coll_allgather coll_nonblocking rma_fence rma_passive; do
     before=$(relayed_bytes)
     t0=$(now_ns)
     job "$tmp/$prog.log" --rank-policy public-first --timeout 120 -n 6 "$tmp/$prog"

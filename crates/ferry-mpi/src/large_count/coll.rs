@@ -99,10 +99,13 @@ enum Roles {
     All,
 }
 
-/// The communicator's size and whether this rank is `root` (MPI_ROOT names it too).
+/// How many ranks the per-rank arrays cover, and whether this rank is `root` (MPI_ROOT names it too).
 pub(super) fn size_and_root(rt: &Runtime, comm: MPI_Comm, root: c_int) -> MpiResult<(usize, bool)> {
     let c = rt.comm(comm)?;
-    Ok((c.size() as usize, root == MPI_ROOT || root == c.rank))
+    // On an intercommunicator the arrays have an entry per remote rank, and only the rank
+    // that passes MPI_ROOT is the root.
+    let is_root = if c.is_inter() { root == MPI_ROOT } else { root == MPI_ROOT || root == c.rank };
+    Ok((c.peer_size() as usize, is_root))
 }
 
 /// (sendcount, recvcount) narrowed where read; beyond INT_MAX where `big`.

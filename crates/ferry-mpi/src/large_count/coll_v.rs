@@ -5,27 +5,10 @@
 use std::os::raw::{c_int, c_void};
 
 use super::coll::{coll_convert, degrees, in_place, narrow_if, size_and_root, Seq};
-use super::{convert, converted, report, Ints};
+use super::{converted, Ints};
 use crate::consts::*;
-use crate::error::{err, MpiResult};
+use crate::error::MpiResult;
 use crate::runtime::Runtime;
-
-/// The arrays here are read with the length of the local group; an intercommunicator's are as
-/// long as its remote group, so until these adapters learn that length they refuse
-/// intercommunicators rather than hand the implementation arrays shorter than it reads.
-fn intra_only(name: &'static str, comm: MPI_Comm) -> Result<(), c_int> {
-    convert(name, comm, |rt| rt.comm(comm).map(drop))?;
-    let mut inter = 0;
-    // SAFETY: a plain call into this library; the communicator is valid (checked above).
-    let rc = unsafe { crate::comm::PMPI_Comm_test_inter(comm, &mut inter) };
-    if rc != MPI_SUCCESS {
-        return Err(rc);
-    }
-    if inter != 0 {
-        return report(name, comm, err(MPI_ERR_COMM, "the large-count v-collectives take intracommunicators only"));
-    }
-    Ok(())
-}
 
 /// A count/displacement pair of arrays, narrowed when `read`.
 fn arrays(read: bool, n: usize, counts: *const MPI_Count, displs: *const MPI_Aint, cw: &str, dw: &str) -> MpiResult<(Ints, Ints)> {
@@ -45,25 +28,21 @@ fn gatherv(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>, sbuf: *const c_voi
 
 crate::mpi_export! { MPI_Gatherv_c, PMPI_Gatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    converted!(intra_only("MPI_Gatherv_c", comm));
     let (s, c, d) = converted!(coll_convert("MPI_Gatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
     PMPI_Gatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm)
 }}
 crate::mpi_export! { MPI_Igatherv_c, PMPI_Igatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    converted!(intra_only("MPI_Igatherv_c", comm));
     let (s, c, d) = converted!(coll_convert("MPI_Igatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
     PMPI_Igatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, req)
 }}
 crate::mpi_export! { MPI_Allgatherv_c, PMPI_Allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    converted!(intra_only("MPI_Allgatherv_c", comm));
     let (s, c, d) = converted!(coll_convert("MPI_Allgatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
     PMPI_Allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
 }}
 crate::mpi_export! { MPI_Iallgatherv_c, PMPI_Iallgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    converted!(intra_only("MPI_Iallgatherv_c", comm));
     let (s, c, d) = converted!(coll_convert("MPI_Iallgatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
     PMPI_Iallgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
 }}
@@ -76,13 +55,11 @@ fn scatterv(rt: &Runtime, comm: MPI_Comm, root: c_int, scounts: *const MPI_Count
 
 crate::mpi_export! { MPI_Scatterv_c, PMPI_Scatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    converted!(intra_only("MPI_Scatterv_c", comm));
     let (c, d, r) = converted!(coll_convert("MPI_Scatterv_c", comm, Seq::Counted, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
     PMPI_Scatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm)
 }}
 crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    converted!(intra_only("MPI_Iscatterv_c", comm));
     let (c, d, r) = converted!(coll_convert("MPI_Iscatterv_c", comm, Seq::Counted, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
     PMPI_Iscatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm, req)
 }}
@@ -103,40 +80,36 @@ fn comm_size(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
 
 crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    converted!(intra_only("MPI_Alltoallv_c", comm));
     let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallv_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
 }}
 crate::mpi_export! { MPI_Ialltoallv_c, PMPI_Ialltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    converted!(intra_only("MPI_Ialltoallv_c", comm));
     let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallv_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Ialltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
 }}
 crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    converted!(intra_only("MPI_Alltoallw_c", comm));
     let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallw_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Alltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm)
 }}
 crate::mpi_export! { MPI_Ialltoallw_c, PMPI_Ialltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    converted!(intra_only("MPI_Ialltoallw_c", comm));
     let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallw_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Ialltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm, req)
 }}
 
+/// Reduce_scatter's counts: one per rank of the local group (the group the result is
+/// scattered over, also on an intercommunicator).
 fn recvcounts(rt: &Runtime, comm: MPI_Comm, rcounts: *const MPI_Count) -> MpiResult<Ints> {
-    Ints::counts(rcounts, comm_size(rt, comm)?.0, "recvcounts")
+    Ints::counts(rcounts, rt.comm(comm)?.size() as usize, "recvcounts")
 }
 
 crate::mpi_export! { MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    converted!(intra_only("MPI_Reduce_scatter_c", comm));
     let c = converted!(coll_convert("MPI_Reduce_scatter_c", comm, Seq::Counted, |rt| recvcounts(rt, comm, rcounts)));
     PMPI_Reduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm)
 }}
 crate::mpi_export! { MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    converted!(intra_only("MPI_Ireduce_scatter_c", comm));
     let c = converted!(coll_convert("MPI_Ireduce_scatter_c", comm, Seq::Counted, |rt| recvcounts(rt, comm, rcounts)));
     PMPI_Ireduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm, req)
 }}
