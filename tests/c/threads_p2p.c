@@ -13,10 +13,10 @@
 #define TEST_NAME "threads_p2p"
 #include "testutil.h"
 
-#include <pthread.h>
 #include <string.h>
 
 #define NT 4
+#include "threadutil.h"
 #define ITER 200
 #define BIG 40000 /* ints: past the eager limit */
 
@@ -95,22 +95,9 @@ static void *receive(void *p)
     return NULL;
 }
 
-static void run_threads(void *(*f)(void *))
-{
-    pthread_t th[NT];
-    for (long t = 0; t < NT; t++)
-        CHECK(pthread_create(&th[t], NULL, f, (void *)t) == 0, "pthread_create");
-    for (int t = 0; t < NT; t++)
-        CHECK(pthread_join(th[t], NULL) == 0, "pthread_join");
-}
-
 int main(int argc, char **argv)
 {
-    int provided = -1;
-    CALL(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &me));
-    CALL(MPI_Comm_size(MPI_COMM_WORLD, &np));
-    CHECK(provided == MPI_THREAD_MULTIPLE, "Init_thread provided %d", provided);
+    TEST_INIT_MULTIPLE(&argc, &argv);
     CHECK(np % 2 == 0, "needs an even number of ranks");
 
     run_threads(pingpong);
