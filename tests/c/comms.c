@@ -5,7 +5,7 @@
  * MPI_COMM_NULL, a split of a split), Comm_compare (IDENT, CONGRUENT,
  * SIMILAR, UNEQUAL), Comm_free resetting the handle, many dup/free cycles.
  * Messages on different communicators never match each other, even with the
- * same source, tag and wildcards.
+ * same source, tag and wildcards. MPI_Comm_get_parent gives MPI_COMM_NULL.
  */
 #include <string.h>
 
@@ -220,6 +220,11 @@ int main(int argc, char **argv)
     split_all_reversed();
     split_undefined();
     dup_free_cycles();
+
+    /* A process started by the launcher, not spawned, has no parent. */
+    MPI_Comm parent = MPI_COMM_WORLD;
+    CALL(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL, "MPI_Comm_get_parent gave %#x, not MPI_COMM_NULL", (unsigned)parent);
 
     CALL(MPI_Barrier(MPI_COMM_WORLD));
     CALL(MPI_Finalize());

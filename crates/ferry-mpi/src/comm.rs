@@ -349,6 +349,12 @@ crate::mpi_export! { MPI_Comm_test_inter, PMPI_Comm_test_inter, (comm: MPI_Comm,
     call("MPI_Comm_test_inter", comm, |rt| { let o = out(flag, "flag")?; *o = rt.comm(comm)?.is_inter() as c_int; Ok(()) })
 }}
 
+// Ferry starts no processes at run time (no MPI_Comm_spawn), so no process has a parent:
+// the standard's answer for a process not spawned is MPI_COMM_NULL.
+crate::mpi_export! { MPI_Comm_get_parent, PMPI_Comm_get_parent, (parent: *mut MPI_Comm) {
+    call("MPI_Comm_get_parent", MPI_COMM_WORLD, |_| { *out(parent, "parent")? = MPI_COMM_NULL; Ok(()) })
+}}
+
 crate::mpi_export! { MPI_Comm_create, PMPI_Comm_create, (comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm) {
     call("MPI_Comm_create", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = create(rt, comm, group)?; Ok(()) })
 }}
