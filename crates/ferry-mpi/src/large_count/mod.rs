@@ -11,6 +11,7 @@ mod coll_v;
 mod constructors;
 mod datatype;
 mod p2p;
+mod rma;
 
 use std::os::raw::{c_int, c_void};
 
