@@ -283,13 +283,7 @@ fn dup_export(name: &'static str, comm: MPI_Comm, info: Option<MPI_Info>, newcom
             Some(r) => {
                 let r = out(r, "request")?;
                 *o = idup(rt, comm, hints)?;
-                *r = rt.add_req(crate::completion::ApiReq {
-                    body: crate::completion::Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG },
-                    comm,
-                    group: None,
-                    unpack: None,
-                    keep: None,
-                });
+                *r = rt.add_req(crate::completion::ApiReq::done(comm, MPI_ANY_SOURCE));
             }
         }
         Ok(())

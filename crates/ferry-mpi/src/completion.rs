@@ -42,6 +42,12 @@ pub enum Body {
 }
 
 impl ApiReq {
+    /// A request complete from the start, whose status names `source` (`MPI_ANY_SOURCE` for
+    /// a send, `MPI_PROC_NULL` for an operation with the null process).
+    pub fn done(comm: i32, source: i32) -> ApiReq {
+        ApiReq { body: Body::Done { source, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }
+    }
+
     /// The engine's id of what this request waits for; `None` when complete from the start.
     pub fn engine_id(&self) -> Option<u64> {
         match &self.body {

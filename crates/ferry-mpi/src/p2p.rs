@@ -140,7 +140,7 @@ pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Data
     let (ctx, to) = (c.ctx, if dest == MPI_PROC_NULL { 0 } else { c.world(dest) });
     let data = send_data(rt, buf, count, dt)?;
     if dest == MPI_PROC_NULL {
-        return Ok(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
+        return Ok(ApiReq::done(comm, MPI_ANY_SOURCE));
     }
     if mode == Mode::Buffered {
         // Let finished buffered sends return their space before judging the room left.
@@ -161,13 +161,13 @@ pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Data
         if let Some(id) = unsafe { rt.engine.isend(to, ctx, tag, copy.as_ptr(), copy.len(), false) } {
             rt.bsend.pending.push((id, need, copy));
         }
-        return Ok(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
+        return Ok(ApiReq::done(comm, MPI_ANY_SOURCE));
     }
     // SAFETY: the user buffer (or `keep`) stays valid until the request completes.
     match unsafe { rt.engine.isend(to, ctx, tag, data.ptr, data.len, mode == Mode::Synchronous) } {
         Some(id) => Ok(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep: data.keep }),
         // Copied out by the route already: nothing to wait for.
-        None => Ok(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }),
+        None => Ok(ApiReq::done(comm, MPI_ANY_SOURCE)),
     }
 }
 
@@ -183,7 +183,7 @@ pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Dataty
     let (ctx, group) = (c.ctx, c.peers().clone());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
-        return Ok(ApiReq { body: Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None });
+        return Ok(ApiReq::done(comm, MPI_PROC_NULL));
     }
     let pat = Pattern { ctx, src: (source >= 0).then(|| group[source as usize]), tag: (tag != MPI_ANY_TAG).then_some(tag) };
     // SAFETY: the receive buffer (or the unpack buffer inside the request) stays valid until
@@ -375,7 +375,7 @@ fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, me
     check_buf(buf, count, dt)?;
     if *m == MPI_MESSAGE_NO_PROC {
         *m = MPI_MESSAGE_NULL;
-        return Ok(rt.add_req(ApiReq { body: Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG }, comm: MPI_COMM_WORLD, group: None, unpack: None, keep: None }));
+        return Ok(rt.add_req(ApiReq::done(MPI_COMM_WORLD, MPI_PROC_NULL)));
     }
     let Some(msg) = rt.msgs.remove(m) else { return err(MPI_ERR_REQUEST, format!("invalid message handle {:#x}", *m)) };
     *m = MPI_MESSAGE_NULL;

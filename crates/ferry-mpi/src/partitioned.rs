@@ -94,7 +94,7 @@ fn post(rt: &mut Runtime, s: Spec) -> MpiResult<ApiReq> {
     // The peer is a point-to-point rank: of the remote group on an intercommunicator.
     let (ctx, group) = (c.ctx + 1, c.peers().clone());
     let tag = crate::internal::partitioned_tag(s.tag);
-    let done = |source| ApiReq { body: Body::Done { source, tag: MPI_ANY_TAG }, comm: s.comm, group: None, unpack: None, keep: None };
+    let done = |source| ApiReq::done(s.comm, source);
     if s.peer == MPI_PROC_NULL {
         return Ok(done(if s.send { MPI_ANY_SOURCE } else { MPI_PROC_NULL }));
     }

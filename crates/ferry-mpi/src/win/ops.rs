@@ -145,7 +145,7 @@ fn header(kind: Kind, p: &Place) -> Header {
 
 /// A request complete from the start (local completion of a put or accumulate).
 fn done_request(rt: &mut Runtime) -> c_int {
-    rt.add_req(ApiReq { body: Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG }, comm: MPI_COMM_WORLD, group: None, unpack: None, keep: None })
+    rt.add_req(ApiReq::done(MPI_COMM_WORLD, MPI_ANY_SOURCE))
 }
 
 /// The operation and element type of an accumulate, checked against both types.
