@@ -20,7 +20,7 @@ pub struct Comm {
     pub errhandler: i32,
     /// Collective calls made on this communicator so far; every member counts the same, so
     /// the count tells one call's messages from the next one's.
-    pub coll_seq: u32,
+    pub coll_seq: CollSeq,
     /// The hints given by MPI_Comm_set_info and kin; Ferry uses none yet, but returns them.
     pub hints: crate::info::Hints,
     /// The virtual topology, shared by duplicates.
@@ -37,6 +37,34 @@ pub struct Comm {
     pub name: Option<String>,
 }
 
+/// A communicator's collective calls, counted in two sequences: the blocking calls in one,
+/// the non-blocking calls and persistent starts in the other. Each sequence has its own
+/// tags, so a blocking call never matches a non-blocking one. Correct programs call the
+/// collectives in one order everywhere, so each sequence is in one order too; and, as MPICH
+/// and Open MPI (whose non-blocking collectives have their own tag space) allow, a program
+/// that starts a non-blocking collective on one rank and a blocking one on another before
+/// they meet still works, as mpi4py's fallback `MPI_Comm_iagree` needs.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct CollSeq {
+    blocking: u32,
+    nonblocking: u32,
+}
+
+impl CollSeq {
+    /// The next call's number in its sequence.
+    pub fn next(&mut self, blocking: bool) -> u32 {
+        let n = if blocking { &mut self.blocking } else { &mut self.nonblocking };
+        let seq = *n;
+        *n = n.wrapping_add(1);
+        seq
+    }
+
+    /// Calls begun in both sequences (modulo 2^32).
+    pub fn total(&self) -> u32 {
+        self.blocking.wrapping_add(self.nonblocking)
+    }
+}
+
 /// Context-id pairs set aside for the idups of each communicator whose context was agreed.
 pub const IDUP_PAIRS: u32 = 32;
 
@@ -44,7 +72,7 @@ impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
         let (idup_next, idup_end) = (ctx + 2, ctx + 2 + 2 * IDUP_PAIRS);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: 0, hints: Vec::new(), topo: None, idup_next, idup_end, remote: None, name: None }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: CollSeq::default(), hints: Vec::new(), topo: None, idup_next, idup_end, remote: None, name: None }
     }
 
     pub fn size(&self) -> i32 {

@@ -56,7 +56,7 @@ pub(super) fn alltoallw(
     rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if let Some(remote) = &call.remote {
         // Both sides name remote ranks; nothing in place on an intercommunicator.
         let n = remote.len();

@@ -35,11 +35,13 @@ use crate::runtime::Runtime;
 use crate::threads::Locked;
 use region::Region;
 
-/// Collective tags live above the small internal ones of `internal.rs`: call k of a
+/// Collective tags live above the small internal ones of `internal.rs`: blocking call k of a
 /// communicator sends its data with tag `COLL_TAG_BASE + k` and status tokens with
-/// `TOKEN_TAG_BASE + k` (k modulo `SEQ_SPAN`).
+/// `TOKEN_TAG_BASE + k` (k modulo `SEQ_SPAN`); non-blocking call k (and persistent start)
+/// with those plus `NONBLOCKING_TAGS` (see `crate::comm::CollSeq`).
 const COLL_TAG_BASE: i32 = 1 << 20;
 const TOKEN_TAG_BASE: i32 = 2 << 20;
+const NONBLOCKING_TAGS: i32 = 2 << 20;
 const SEQ_SPAN: u32 = 1 << 20;
 
 fn in_place(p: *const c_void) -> bool {
@@ -53,28 +55,32 @@ struct Call {
     size: usize,
     group: Vec<u32>,
     ctx: u32,
+    /// The call's number in its sequence, and the tag offset of that sequence.
     seq: u32,
+    tags: i32,
     /// An intercommunicator's remote group (`group` is then the local one).
     remote: Option<std::sync::Arc<Vec<u32>>>,
 }
 
 impl Call {
     fn tag(&self) -> i32 {
-        COLL_TAG_BASE + (self.seq % SEQ_SPAN) as i32
+        self.tags + COLL_TAG_BASE + (self.seq % SEQ_SPAN) as i32
     }
     fn token_tag(&self) -> i32 {
-        TOKEN_TAG_BASE + (self.seq % SEQ_SPAN) as i32
+        self.tags + TOKEN_TAG_BASE + (self.seq % SEQ_SPAN) as i32
     }
 }
 
-/// Count the call on `comm`. Every member counts it before any other check, so an error
+/// Count the call on `comm`, in the blocking sequence when `req` is null (`BLOCKING`), else
+/// in the non-blocking one. Every member counts it before any other check, so an error
 /// found on some ranks only cannot shift the next collective's tag.
-fn begin(rt: &mut Runtime, comm: MPI_Comm) -> MpiResult<Call> {
+fn begin(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<Call> {
     rt.comm(comm)?;
     let c = rt.comms.get_mut(&comm).expect("validated");
-    let seq = c.coll_seq;
-    c.coll_seq = c.coll_seq.wrapping_add(1);
-    Ok(Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq, remote: c.remote.clone() })
+    let blocking = req.is_null();
+    let seq = c.coll_seq.next(blocking);
+    let tags = if blocking { 0 } else { NONBLOCKING_TAGS };
+    Ok(Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq, tags, remote: c.remote.clone() })
 }
 
 /// MPI_IN_PLACE where this rank may not use it: it is no buffer.

@@ -13,7 +13,7 @@ use crate::error::MpiResult;
 use crate::threads::Locked;
 
 pub(super) fn bcast(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::bcast(rt, call, buf, count, dt, root, req);
     }
@@ -212,7 +212,7 @@ fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatyp
 }
 
 pub(super) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::barrier(rt, call, req);
     }
@@ -226,7 +226,7 @@ pub(super) fn gather_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount), rtype, Some(root), req);
     }
@@ -240,7 +240,7 @@ pub(super) fn gatherv_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
     rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Varying(rcounts, rdispls), rtype, Some(root), req);
     }
@@ -254,7 +254,7 @@ pub(super) fn allgather_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount), rtype, None, req);
     }
@@ -269,7 +269,7 @@ pub(super) fn allgatherv_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
     rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Varying(rcounts, rdispls), rtype, None, req);
     }
@@ -283,7 +283,7 @@ pub(super) fn scatter_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::scatter(rt, call, sbuf, Layout::Uniform(scount), stype, rbuf, rcount, rtype, root, req);
     }
@@ -300,7 +300,7 @@ pub(super) fn scatterv_args(
     rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
     rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::scatter(rt, call, sbuf, Layout::Varying(scounts, sdispls), stype, rbuf, rcount, rtype, root, req);
     }
@@ -314,7 +314,7 @@ pub(super) fn alltoall_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::alltoall(rt, call, sbuf, Layout::Uniform(scount), stype, rbuf, Layout::Uniform(rcount), rtype, req);
     }
@@ -331,7 +331,7 @@ pub(super) fn alltoallv_args(
     rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::alltoall(rt, call, sbuf, Layout::Varying(scounts, sdispls), stype, rbuf, Layout::Varying(rcounts, rdispls), rtype, req);
     }

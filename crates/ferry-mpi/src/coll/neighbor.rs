@@ -46,7 +46,7 @@ enum Recv {
 #[allow(clippy::too_many_arguments)]
 fn neighbor(rt: &mut Locked, comm: MPI_Comm, sbuf: *const c_void, send: impl FnOnce(usize) -> MpiResult<Send>, stype: MPI_Datatype,
             rbuf: *mut c_void, recv: impl FnOnce(usize) -> MpiResult<Recv>, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     let topo = crate::topo::of(rt, comm)?;
     let (srcs, dsts) = topo.neighbors(call.rank as i32);
     let peer = |r: &i32| (*r != MPI_PROC_NULL).then_some(*r as usize);

@@ -58,7 +58,7 @@ pub(super) fn alltoallw(
     rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     let topo = crate::topo::of(rt, comm)?;
     let (srcs, dsts) = topo.neighbors(call.rank as i32);
     let peer = |r: &i32| (*r != MPI_PROC_NULL).then_some(*r as usize);

@@ -18,7 +18,7 @@ use crate::threads::Locked;
 /// Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         let kind = match coll {
             Collective::Reduce => Combine::Reduce(root),
@@ -74,7 +74,7 @@ pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
 /// vector in `rbuf` and the result replaces its first `rcounts[rank]` elements.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
-    let call = begin(rt, comm)?;
+    let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::reduce(rt, call, Combine::Scatter(Layout::Packed(rcounts)), sbuf, rbuf, 0, dt, op, req);
     }

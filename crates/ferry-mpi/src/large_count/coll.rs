@@ -22,21 +22,33 @@ pub(super) fn in_place(p: *const c_void) -> bool {
     p as isize == -1
 }
 
-/// Whether a failed conversion counts as a call of the communicator's collective sequence:
-/// yes for the blocking and non-blocking calls, no for persistent inits (which count each
-/// start instead).
+/// Which of the communicator's collective sequences a failed conversion counts in (see
+/// `crate::comm::CollSeq`): the blocking calls', the non-blocking calls', or none for
+/// persistent inits (which count each start instead).
 #[derive(Clone, Copy)]
 pub(super) enum Seq {
-    Counted,
+    Blocking,
+    Nonblocking,
     Init,
+}
+
+impl Seq {
+    /// Count one call in its sequence; nothing for an init.
+    fn count(self, c: &mut crate::comm::Comm) {
+        match self {
+            Seq::Blocking => drop(c.coll_seq.next(true)),
+            Seq::Nonblocking => drop(c.coll_seq.next(false)),
+            Seq::Init => {}
+        }
+    }
 }
 
 pub(super) fn coll_convert<T>(name: &'static str, comm: MPI_Comm, seq: Seq, f: impl FnOnce(&mut Runtime) -> MpiResult<T>) -> Result<T, c_int> {
     convert(name, comm, |rt| {
         let r = f(rt);
-        if r.is_err() && matches!(seq, Seq::Counted) {
+        if r.is_err() {
             if let Some(c) = rt.comms.get_mut(&comm) {
-                c.coll_seq = c.coll_seq.wrapping_add(1);
+                seq.count(c);
             }
         }
         r
@@ -73,18 +85,18 @@ impl Count {
     }
 
     /// The (count, type) to pass on; making a type counts a failure in the sequence too.
-    fn counted(self, name: &'static str, comm: MPI_Comm, buf: *const c_void, dt: MPI_Datatype) -> Result<Counted, c_int> {
+    fn counted(self, name: &'static str, comm: MPI_Comm, seq: Seq, buf: *const c_void, dt: MPI_Datatype) -> Result<Counted, c_int> {
         match self {
             Count::Int(n) => Ok(Counted::plain(n, dt)),
-            Count::Big(v) => Counted::new(name, comm, buf, v, dt).inspect_err(|_| count_call(comm)),
+            Count::Big(v) => Counted::new(name, comm, buf, v, dt).inspect_err(|_| count_call(comm, seq)),
         }
     }
 }
 
 /// Count a call that failed before reaching the implementation (see the module's doc).
-fn count_call(comm: MPI_Comm) {
+fn count_call(comm: MPI_Comm, seq: Seq) {
     if let Some(c) = crate::runtime::lock().as_mut().and_then(|rt| rt.comms.get_mut(&comm)) {
-        c.coll_seq = c.coll_seq.wrapping_add(1);
+        seq.count(c);
     }
 }
 
@@ -131,13 +143,13 @@ pub(super) fn degrees(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)>
 // ----- one count -------------------------------------------------------------------------
 
 crate::mpi_export! { MPI_Bcast_c, PMPI_Bcast_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    let n = converted!(coll_convert("MPI_Bcast_c", comm, Seq::Counted, |_| Count::of(true, count, "count", true)));
-    let c = converted!(n.counted("MPI_Bcast_c", comm, buf, dt));
+    let n = converted!(coll_convert("MPI_Bcast_c", comm, Seq::Blocking, |_| Count::of(true, count, "count", true)));
+    let c = converted!(n.counted("MPI_Bcast_c", comm, Seq::Blocking, buf, dt));
     PMPI_Bcast(buf, c.count, c.dt, root, comm)
 }}
 crate::mpi_export! { MPI_Ibcast_c, PMPI_Ibcast_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    let n = converted!(coll_convert("MPI_Ibcast_c", comm, Seq::Counted, |_| Count::of(true, count, "count", true)));
-    let c = converted!(n.counted("MPI_Ibcast_c", comm, buf, dt));
+    let n = converted!(coll_convert("MPI_Ibcast_c", comm, Seq::Nonblocking, |_| Count::of(true, count, "count", true)));
+    let c = converted!(n.counted("MPI_Ibcast_c", comm, Seq::Nonblocking, buf, dt));
     PMPI_Ibcast(buf, c.count, c.dt, root, comm, req)
 }}
 crate::mpi_export! { MPI_Bcast_init_c, PMPI_Bcast_init_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
@@ -159,20 +171,20 @@ macro_rules! reductions {
 }
 
 reductions! {
-    MPI_Reduce_c, PMPI_Reduce_c => PMPI_Reduce, Seq::Counted, (root: c_int), ();
-    MPI_Ireduce_c, PMPI_Ireduce_c => PMPI_Ireduce, Seq::Counted, (root: c_int), (req: *mut MPI_Request);
+    MPI_Reduce_c, PMPI_Reduce_c => PMPI_Reduce, Seq::Blocking, (root: c_int), ();
+    MPI_Ireduce_c, PMPI_Ireduce_c => PMPI_Ireduce, Seq::Nonblocking, (root: c_int), (req: *mut MPI_Request);
     MPI_Reduce_init_c, PMPI_Reduce_init_c => PMPI_Reduce_init, Seq::Init, (root: c_int), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Allreduce_c, PMPI_Allreduce_c => PMPI_Allreduce, Seq::Counted, (), ();
-    MPI_Iallreduce_c, PMPI_Iallreduce_c => PMPI_Iallreduce, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Allreduce_c, PMPI_Allreduce_c => PMPI_Allreduce, Seq::Blocking, (), ();
+    MPI_Iallreduce_c, PMPI_Iallreduce_c => PMPI_Iallreduce, Seq::Nonblocking, (), (req: *mut MPI_Request);
     MPI_Allreduce_init_c, PMPI_Allreduce_init_c => PMPI_Allreduce_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Scan_c, PMPI_Scan_c => PMPI_Scan, Seq::Counted, (), ();
-    MPI_Iscan_c, PMPI_Iscan_c => PMPI_Iscan, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Scan_c, PMPI_Scan_c => PMPI_Scan, Seq::Blocking, (), ();
+    MPI_Iscan_c, PMPI_Iscan_c => PMPI_Iscan, Seq::Nonblocking, (), (req: *mut MPI_Request);
     MPI_Scan_init_c, PMPI_Scan_init_c => PMPI_Scan_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Exscan_c, PMPI_Exscan_c => PMPI_Exscan, Seq::Counted, (), ();
-    MPI_Iexscan_c, PMPI_Iexscan_c => PMPI_Iexscan, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Exscan_c, PMPI_Exscan_c => PMPI_Exscan, Seq::Blocking, (), ();
+    MPI_Iexscan_c, PMPI_Iexscan_c => PMPI_Iexscan, Seq::Nonblocking, (), (req: *mut MPI_Request);
     MPI_Exscan_init_c, PMPI_Exscan_init_c => PMPI_Exscan_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Reduce_scatter_block_c, PMPI_Reduce_scatter_block_c => PMPI_Reduce_scatter_block, Seq::Counted, (), ();
-    MPI_Ireduce_scatter_block_c, PMPI_Ireduce_scatter_block_c => PMPI_Ireduce_scatter_block, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Reduce_scatter_block_c, PMPI_Reduce_scatter_block_c => PMPI_Reduce_scatter_block, Seq::Blocking, (), ();
+    MPI_Ireduce_scatter_block_c, PMPI_Ireduce_scatter_block_c => PMPI_Ireduce_scatter_block, Seq::Nonblocking, (), (req: *mut MPI_Request);
     MPI_Reduce_scatter_block_init_c, PMPI_Reduce_scatter_block_init_c => PMPI_Reduce_scatter_block_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
 }
 
@@ -193,10 +205,10 @@ macro_rules! two_count_calls {
         $(crate::mpi_export! { $mpi, $pmpi, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype,
                 $($pre: $pty,)* comm: MPI_Comm $(, $post: $qty)*) {
             let root = two_count_calls!(@root $($pre)*);
-            let big = matches!($seq, Seq::Counted);
+            let big = !matches!($seq, Seq::Init);
             let (s, r) = converted!(coll_convert(stringify!($mpi), comm, $seq, |rt| two_counts(rt, comm, $roles, root, sbuf, rbuf, scount, rcount, big)));
-            let s = converted!(s.counted(stringify!($mpi), comm, sbuf, stype));
-            let r = converted!(r.counted(stringify!($mpi), comm, rbuf, rtype));
+            let s = converted!(s.counted(stringify!($mpi), comm, $seq, sbuf, stype));
+            let r = converted!(r.counted(stringify!($mpi), comm, $seq, rbuf, rtype));
             $base(sbuf, s.count, s.dt, rbuf, r.count, r.dt, $($pre,)* comm $(, $post)*)
         }})*
     };
@@ -205,22 +217,22 @@ macro_rules! two_count_calls {
 }
 
 two_count_calls! {
-    MPI_Gather_c, PMPI_Gather_c => PMPI_Gather, Roles::Gather, Seq::Counted, (root: c_int), ();
-    MPI_Igather_c, PMPI_Igather_c => PMPI_Igather, Roles::Gather, Seq::Counted, (root: c_int), (req: *mut MPI_Request);
+    MPI_Gather_c, PMPI_Gather_c => PMPI_Gather, Roles::Gather, Seq::Blocking, (root: c_int), ();
+    MPI_Igather_c, PMPI_Igather_c => PMPI_Igather, Roles::Gather, Seq::Nonblocking, (root: c_int), (req: *mut MPI_Request);
     MPI_Gather_init_c, PMPI_Gather_init_c => PMPI_Gather_init, Roles::Gather, Seq::Init, (root: c_int), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Scatter_c, PMPI_Scatter_c => PMPI_Scatter, Roles::Scatter, Seq::Counted, (root: c_int), ();
-    MPI_Iscatter_c, PMPI_Iscatter_c => PMPI_Iscatter, Roles::Scatter, Seq::Counted, (root: c_int), (req: *mut MPI_Request);
+    MPI_Scatter_c, PMPI_Scatter_c => PMPI_Scatter, Roles::Scatter, Seq::Blocking, (root: c_int), ();
+    MPI_Iscatter_c, PMPI_Iscatter_c => PMPI_Iscatter, Roles::Scatter, Seq::Nonblocking, (root: c_int), (req: *mut MPI_Request);
     MPI_Scatter_init_c, PMPI_Scatter_init_c => PMPI_Scatter_init, Roles::Scatter, Seq::Init, (root: c_int), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Allgather_c, PMPI_Allgather_c => PMPI_Allgather, Roles::All, Seq::Counted, (), ();
-    MPI_Iallgather_c, PMPI_Iallgather_c => PMPI_Iallgather, Roles::All, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Allgather_c, PMPI_Allgather_c => PMPI_Allgather, Roles::All, Seq::Blocking, (), ();
+    MPI_Iallgather_c, PMPI_Iallgather_c => PMPI_Iallgather, Roles::All, Seq::Nonblocking, (), (req: *mut MPI_Request);
     MPI_Allgather_init_c, PMPI_Allgather_init_c => PMPI_Allgather_init, Roles::All, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Alltoall_c, PMPI_Alltoall_c => PMPI_Alltoall, Roles::All, Seq::Counted, (), ();
-    MPI_Ialltoall_c, PMPI_Ialltoall_c => PMPI_Ialltoall, Roles::All, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Alltoall_c, PMPI_Alltoall_c => PMPI_Alltoall, Roles::All, Seq::Blocking, (), ();
+    MPI_Ialltoall_c, PMPI_Ialltoall_c => PMPI_Ialltoall, Roles::All, Seq::Nonblocking, (), (req: *mut MPI_Request);
     MPI_Alltoall_init_c, PMPI_Alltoall_init_c => PMPI_Alltoall_init, Roles::All, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c => PMPI_Neighbor_allgather, Roles::All, Seq::Counted, (), ();
-    MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c => PMPI_Ineighbor_allgather, Roles::All, Seq::Counted, (), (req: *mut MPI_Request);
-    MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c => PMPI_Neighbor_alltoall, Roles::All, Seq::Counted, (), ();
-    MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c => PMPI_Ineighbor_alltoall, Roles::All, Seq::Counted, (), (req: *mut MPI_Request);
+    MPI_Neighbor_allgather_c, PMPI_Neighbor_allgather_c => PMPI_Neighbor_allgather, Roles::All, Seq::Blocking, (), ();
+    MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c => PMPI_Ineighbor_allgather, Roles::All, Seq::Nonblocking, (), (req: *mut MPI_Request);
+    MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c => PMPI_Neighbor_alltoall, Roles::All, Seq::Blocking, (), ();
+    MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c => PMPI_Ineighbor_alltoall, Roles::All, Seq::Nonblocking, (), (req: *mut MPI_Request);
 }
 
 extern "C" {

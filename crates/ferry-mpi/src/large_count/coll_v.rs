@@ -28,22 +28,22 @@ fn gatherv(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>, sbuf: *const c_voi
 
 crate::mpi_export! { MPI_Gatherv_c, PMPI_Gatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Gatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
+    let (s, c, d) = converted!(coll_convert("MPI_Gatherv_c", comm, Seq::Blocking, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
     PMPI_Gatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm)
 }}
 crate::mpi_export! { MPI_Igatherv_c, PMPI_Igatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Igatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
+    let (s, c, d) = converted!(coll_convert("MPI_Igatherv_c", comm, Seq::Nonblocking, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
     PMPI_Igatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, req)
 }}
 crate::mpi_export! { MPI_Allgatherv_c, PMPI_Allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Allgatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
+    let (s, c, d) = converted!(coll_convert("MPI_Allgatherv_c", comm, Seq::Blocking, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
     PMPI_Allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
 }}
 crate::mpi_export! { MPI_Iallgatherv_c, PMPI_Iallgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Iallgatherv_c", comm, Seq::Counted, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
+    let (s, c, d) = converted!(coll_convert("MPI_Iallgatherv_c", comm, Seq::Nonblocking, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
     PMPI_Iallgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
 }}
 
@@ -55,12 +55,12 @@ fn scatterv(rt: &Runtime, comm: MPI_Comm, root: c_int, scounts: *const MPI_Count
 
 crate::mpi_export! { MPI_Scatterv_c, PMPI_Scatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    let (c, d, r) = converted!(coll_convert("MPI_Scatterv_c", comm, Seq::Counted, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
+    let (c, d, r) = converted!(coll_convert("MPI_Scatterv_c", comm, Seq::Blocking, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
     PMPI_Scatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm)
 }}
 crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (c, d, r) = converted!(coll_convert("MPI_Iscatterv_c", comm, Seq::Counted, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
+    let (c, d, r) = converted!(coll_convert("MPI_Iscatterv_c", comm, Seq::Nonblocking, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
     PMPI_Iscatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm, req)
 }}
 
@@ -80,22 +80,22 @@ fn comm_size(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
 
 crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallv_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallv_c", comm, Seq::Blocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
 }}
 crate::mpi_export! { MPI_Ialltoallv_c, PMPI_Ialltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallv_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallv_c", comm, Seq::Nonblocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Ialltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
 }}
 crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallw_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallw_c", comm, Seq::Blocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Alltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm)
 }}
 crate::mpi_export! { MPI_Ialltoallw_c, PMPI_Ialltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallw_c", comm, Seq::Counted, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallw_c", comm, Seq::Nonblocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Ialltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm, req)
 }}
 
@@ -106,11 +106,11 @@ fn recvcounts(rt: &Runtime, comm: MPI_Comm, rcounts: *const MPI_Count) -> MpiRes
 }
 
 crate::mpi_export! { MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    let c = converted!(coll_convert("MPI_Reduce_scatter_c", comm, Seq::Counted, |rt| recvcounts(rt, comm, rcounts)));
+    let c = converted!(coll_convert("MPI_Reduce_scatter_c", comm, Seq::Blocking, |rt| recvcounts(rt, comm, rcounts)));
     PMPI_Reduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm)
 }}
 crate::mpi_export! { MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    let c = converted!(coll_convert("MPI_Ireduce_scatter_c", comm, Seq::Counted, |rt| recvcounts(rt, comm, rcounts)));
+    let c = converted!(coll_convert("MPI_Ireduce_scatter_c", comm, Seq::Nonblocking, |rt| recvcounts(rt, comm, rcounts)));
     PMPI_Ireduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm, req)
 }}
 
@@ -123,22 +123,22 @@ fn neighbor_allgatherv(rt: &Runtime, comm: MPI_Comm, scount: MPI_Count, rcounts:
 
 crate::mpi_export! { MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Neighbor_allgatherv_c", comm, Seq::Counted, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
+    let (s, c, d) = converted!(coll_convert("MPI_Neighbor_allgatherv_c", comm, Seq::Blocking, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
     PMPI_Neighbor_allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
 }}
 crate::mpi_export! { MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Ineighbor_allgatherv_c", comm, Seq::Counted, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
+    let (s, c, d) = converted!(coll_convert("MPI_Ineighbor_allgatherv_c", comm, Seq::Nonblocking, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
     PMPI_Ineighbor_allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Neighbor_alltoallv_c", comm, Seq::Counted, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Neighbor_alltoallv_c", comm, Seq::Blocking, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Neighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ineighbor_alltoallv_c", comm, Seq::Counted, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    let [a, b, c, d] = converted!(coll_convert("MPI_Ineighbor_alltoallv_c", comm, Seq::Nonblocking, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
     PMPI_Ineighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
 }}
 

@@ -41,7 +41,7 @@ const PVARS: &[Pvar] = &[
         class: MPI_T_PVAR_CLASS_COUNTER,
         datatype: MPI_UNSIGNED,
         bind: MPI_T_BIND_MPI_COMM,
-        read: |rt, comm| rt.comms.get(&comm?).map(|c| c.coll_seq as u64),
+        read: |rt, comm| rt.comms.get(&comm?).map(|c| c.coll_seq.total() as u64),
     },
     Pvar {
         name: "ferry_requests_active",
