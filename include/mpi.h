@@ -123,6 +123,7 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 
 #define MPI_ERRORS_ARE_FATAL  ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN     ((MPI_Errhandler)0x54000001)
+#define MPI_ERRORS_ABORT      ((MPI_Errhandler)0x54000003)
 
 /* ---- Predefined datatypes ----------------------------------------------------------------- */
 /* Builtin handles carry the size of one element in bits 8..15. */
@@ -240,8 +241,11 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_SIMILAR           2
 #define MPI_UNEQUAL           3
 
-/* Split type of MPI_Comm_split_type: the ranks of one host. */
+/* Split types of MPI_Comm_split_type: the ranks of one host; MPI-4's hardware-guided split
+ * (info key "mpi_hw_resource_type", Ferry knows "mpi_shared_memory") and unguided split. */
 #define MPI_COMM_TYPE_SHARED  1
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
 
 /* ---- Error classes ------------------------------------------------------------------------ */
 

@@ -5,7 +5,9 @@
  * MPI_COMM_NULL), with the world reversed, with disjoint halves and with
  * MPI_GROUP_EMPTY; Comm_create_group over the even and the odd ranks (a
  * process outside the group gets MPI_COMM_NULL at once); Comm_split_type
- * with MPI_COMM_TYPE_SHARED (one host here: every rank, ordered by key) and
+ * with MPI_COMM_TYPE_SHARED (one host here: every rank, ordered by key),
+ * MPI_COMM_TYPE_HW_GUIDED ("mpi_shared_memory": the host; other resources and
+ * none: MPI_COMM_NULL), MPI_COMM_TYPE_HW_UNGUIDED (one host: MPI_COMM_NULL) and
  * MPI_UNDEFINED. On each new communicator an Allreduce, a Bcast and a ring
  * of Sendrecv check ranks, order and isolation. Then the argument errors
  * under MPI_ERRORS_RETURN.
@@ -165,6 +167,35 @@ static void split_type(void)
         check_comm(c, want, n, "split_type(shared, evens)");
         CALL(MPI_Comm_free(&c));
     }
+
+    /* MPI-4's hardware-guided split by "mpi_shared_memory" is the host; without a resource
+     * it names nothing; the unguided split of one host's ranks has no smaller part. */
+    MPI_Info info;
+    CALL(MPI_Info_create(&info));
+    CALL(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+    CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, me, info, &c));
+    for (int i = 0; i < np; i++)
+        want[i] = i;
+    check_comm(c, want, np, "split_type(hw guided, shared memory)");
+    MPI_Info got;
+    char value[MPI_MAX_INFO_VAL];
+    int flag = 0;
+    CALL(MPI_Comm_get_info(c, &got));
+    CALL(MPI_Info_get(got, "mpi_hw_resource_type", MPI_MAX_INFO_VAL - 1, value, &flag));
+#ifdef FERRY_MPI_H
+    /* Ferry names the resource on the new communicator (MPICH 4.0 does not). */
+    CHECK(flag && strcmp(value, "mpi_shared_memory") == 0, "hw guided split: resource %s", flag ? value : "(none)");
+#endif
+    CALL(MPI_Info_free(&got));
+    CALL(MPI_Comm_free(&c));
+    CALL(MPI_Info_set(info, "mpi_hw_resource_type", "no_such_resource"));
+    CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, me, info, &c));
+    CHECK(c == MPI_COMM_NULL, "hw guided split by an unknown resource gave %#x", (unsigned)c);
+    CALL(MPI_Info_free(&info));
+    CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, me, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "hw guided split without a resource gave %#x", (unsigned)c);
+    CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, me, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "hw unguided split of one host gave %#x", (unsigned)c);
 }
 
 static void errors(MPI_Group world)

@@ -249,17 +249,43 @@ fn create_group(rt: &mut Runtime, comm: i32, group: i32, tag: i32) -> MpiResult<
     Ok(rt.add_comm(new))
 }
 
+/// The one hardware resource Ferry tells apart: the host, whose processes share memory.
+const HW_SHARED_MEMORY: &str = "mpi_shared_memory";
+const HW_RESOURCE_KEY: &str = "mpi_hw_resource_type";
+
 /// `MPI_Comm_split_type`: `MPI_COMM_TYPE_SHARED` splits by host (a host's colour is its
-/// lowest world rank), `MPI_UNDEFINED` gives `MPI_COMM_NULL`.
+/// lowest world rank), `MPI_UNDEFINED` gives `MPI_COMM_NULL`. Of MPI-4's hardware types,
+/// `MPI_COMM_TYPE_HW_GUIDED` knows the resource `mpi_shared_memory` (the host; any other
+/// gives `MPI_COMM_NULL`, as the standard has it for a resource the implementation does not
+/// know), and `MPI_COMM_TYPE_HW_UNGUIDED` splits a communicator that spans several hosts by
+/// host and gives `MPI_COMM_NULL` on one host (Ferry knows no smaller resource). The new
+/// communicators carry the resource under `mpi_hw_resource_type` in their info.
 fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32) -> MpiResult<i32> {
-    rt.comm(comm)?;
-    crate::info::optional(rt, info)?;
-    let color = match split_type {
-        MPI_UNDEFINED => MPI_UNDEFINED,
-        MPI_COMM_TYPE_SHARED => rt.host_ranks().first().map_or(rt.world_rank, |&w| w.min(rt.world_rank)) as i32,
-        t => return err(MPI_ERR_ARG, format!("split type {t} is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED")),
+    let members = rt.comm(comm)?.group.clone();
+    let hints = crate::info::optional(rt, info)?;
+    let host = rt.host_ranks().first().map_or(rt.world_rank, |&w| w.min(rt.world_rank)) as i32;
+    let (color, resource) = match split_type {
+        MPI_UNDEFINED => (MPI_UNDEFINED, false),
+        MPI_COMM_TYPE_SHARED => (host, false),
+        MPI_COMM_TYPE_HW_GUIDED => {
+            let asked = hints.iter().find(|(k, _)| k == HW_RESOURCE_KEY).map(|(_, v)| v.as_str());
+            if asked == Some(HW_SHARED_MEMORY) { (host, true) } else { (MPI_UNDEFINED, false) }
+        }
+        MPI_COMM_TYPE_HW_UNGUIDED => {
+            // Every member sees the same answer: the communicator spans several hosts.
+            let here = rt.host_ranks();
+            let several = members.iter().any(|w| !here.contains(w));
+            if several { (host, true) } else { (MPI_UNDEFINED, false) }
+        }
+        t => return err(MPI_ERR_ARG, format!("split type {t} is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED")),
     };
-    split(rt, comm, color, key)
+    let new = split(rt, comm, color, key)?;
+    if resource {
+        if let Some(c) = rt.comms.get_mut(&new) {
+            crate::info::set(&mut c.hints, HW_RESOURCE_KEY, HW_SHARED_MEMORY);
+        }
+    }
+    Ok(new)
 }
 
 fn compare(rt: &Runtime, a: i32, b: i32) -> MpiResult<i32> {

@@ -225,6 +225,8 @@ constants! {
 
         /// Split type of `MPI_Comm_split_type`: the ranks of one host.
         MPI_COMM_TYPE_SHARED: c_int = 1;
+        MPI_COMM_TYPE_HW_GUIDED: c_int = 2;
+        MPI_COMM_TYPE_HW_UNGUIDED: c_int = 3;
 
         // Error classes.
         MPI_SUCCESS: c_int = 0;

@@ -43,7 +43,7 @@ pub fn user_handler(eh: MPI_Errhandler) -> Option<CommErrhandlerFn> {
 
 /// Whether `eh` may be attached to a communicator now.
 pub fn check_errhandler(eh: MPI_Errhandler) -> MpiResult<()> {
-    if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || with_table(|t| t.handlers.get(&eh).is_some_and(|h| !h.1)) {
+    if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || with_table(|t| t.handlers.get(&eh).is_some_and(|h| !h.1)) {
         Ok(())
     } else if eh == MPI_ERRHANDLER_NULL {
         err(MPI_ERR_ARG, "MPI_ERRHANDLER_NULL is not an error handler")

@@ -168,7 +168,8 @@ pub fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut Runtime
         Ok(()) => Ok(()),
         Err(e) => match rt.wins.table.get(&win).map(|w| w.errhandler) {
             None => Err(e),
-            Some(eh) if eh == MPI_ERRORS_ARE_FATAL => rt.abort_job(&format!("Fatal error in {name}: {e}"), e.class.max(1)),
+            // MPI_ERRORS_ABORT may end all the job's processes, as the fatal handler does.
+            Some(eh) if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT => rt.abort_job(&format!("Fatal error in {name}: {e}"), e.class.max(1)),
             Some(eh) => {
                 raised = Some((crate::errhandler::user_handler(eh), e.class));
                 Ok(())
