@@ -64,7 +64,7 @@ no_leftovers_within() {
   return 1
 }
 
-for prog in p2p_basic sizes nonovertaking coll_bcast coll_alltoall coll_reduce coll_allgather coll_nonblocking rma_fence rma_passive; do
+for prog in p2p_basic sizes nonovertaking coll_bcast coll_alltoall coll_reduce coll_allgather coll_nonblocking rma_fence rma_passive split_hosts; do
   bin/mpicc -O2 -o "$tmp/$prog" "tests/c/$prog.c" || { echo "FAIL clusters: cannot build $prog"; exit 1; }
 done
 bin/mpicc -O2 -o "$tmp/spin" tests/clusters/spin.c || { echo "FAIL clusters: cannot build spin"; exit 1; }
@@ -143,7 +143,7 @@ fi
 
 # 2. C tests across the three clusters, with the relays carrying the bytes they should.
 if selected ctests; then
-  for prog in p2p_basic sizes nonovertaking coll_bcast coll_alltoall coll_reduce coll_allgather coll_nonblocking rma_fence rma_passive; do
+  for prog in p2p_basic sizes nonovertaking coll_bcast coll_alltoall coll_reduce coll_allgather coll_nonblocking rma_fence rma_passive split_hosts; do
     before=$(relayed_bytes)
     t0=$(now_ns)
     job "$tmp/$prog.log" --rank-policy public-first --timeout 120 -n 6 "$tmp/$prog"
@@ -157,6 +157,12 @@ if selected ctests; then
       bad "$prog -n 6 across 3 clusters (exit $rc, relayed $((after - before)) bytes)" "$tmp/$prog.log"
     fi
   done
+  # The hardware split saw each of the six hosts as one resource.
+  if grep -q "split_hosts: 6 host(s)" "$tmp/split_hosts.log"; then
+    ok "split_hosts found the 6 hosts"
+  else
+    bad "split_hosts found the 6 hosts" "$tmp/split_hosts.log"
+  fi
   # Both relays of c1 carried pairs.
   if grep -q "ended:" "$tmp/proxy-c1a.log" && [ "$(awk '/ended:/ && $0 !~ / 0 pairs/' "$tmp/proxy-c1a.log" | wc -l)" -gt 0 ] &&
     [ "$(awk '/ended:/ && $0 !~ / 0 pairs/' "$tmp/proxy-c1b.log" | wc -l)" -gt 0 ]; then
