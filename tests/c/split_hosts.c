@@ -38,13 +38,20 @@ int main(int argc, char **argv)
     CALL(MPI_Comm_free(&c));
     CALL(MPI_Info_free(&info));
 
-    CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, me, MPI_INFO_NULL, &c));
+    CALL(MPI_Info_create(&info));
+    CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, me, info, &c));
     if (hosts > 1) {
+        /* The split names the resource it found in the caller's info. */
+        char value[MPI_MAX_INFO_VAL];
+        int flag = 0;
+        CALL(MPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL - 1, value, &flag));
+        CHECK(flag && value[0], "hw unguided split: no resource named in the info");
         same_as_host(c, host, "hw unguided split across hosts");
         CALL(MPI_Comm_free(&c));
     } else {
         CHECK(c == MPI_COMM_NULL, "hw unguided split of one host gave %#x", (unsigned)c);
     }
+    CALL(MPI_Info_free(&info));
     /* A host's communicator has no smaller resource to split into. */
     CALL(MPI_Comm_split_type(host, MPI_COMM_TYPE_HW_UNGUIDED, me, MPI_INFO_NULL, &c));
     CHECK(c == MPI_COMM_NULL, "hw unguided split of a host's ranks gave %#x", (unsigned)c);

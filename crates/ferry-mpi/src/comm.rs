@@ -259,7 +259,8 @@ const HW_RESOURCE_KEY: &str = "mpi_hw_resource_type";
 /// gives `MPI_COMM_NULL`, as the standard has it for a resource the implementation does not
 /// know), and `MPI_COMM_TYPE_HW_UNGUIDED` splits a communicator that spans several hosts by
 /// host and gives `MPI_COMM_NULL` on one host (Ferry knows no smaller resource). The new
-/// communicators carry the resource under `mpi_hw_resource_type` in their info.
+/// communicators carry the resource under `mpi_hw_resource_type` in their info; an unguided
+/// split that found one also sets it in the caller's info object, as MPI-4 says.
 fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32) -> MpiResult<i32> {
     let members = rt.comm(comm)?.group.clone();
     let hints = crate::info::optional(rt, info)?;
@@ -283,6 +284,9 @@ fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32)
     if resource {
         if let Some(c) = rt.comms.get_mut(&new) {
             crate::info::set(&mut c.hints, HW_RESOURCE_KEY, HW_SHARED_MEMORY);
+        }
+        if split_type == MPI_COMM_TYPE_HW_UNGUIDED && info != MPI_INFO_NULL {
+            crate::info::set_in(rt, info, HW_RESOURCE_KEY, HW_SHARED_MEMORY)?;
         }
     }
     Ok(new)

@@ -58,6 +58,13 @@ fn hints_mut(rt: &mut Runtime, h: MPI_Info) -> MpiResult<&mut Hints> {
     }
 }
 
+/// Set `key` to `value` in the user's info object `h` (an OUT hint, as
+/// `MPI_Comm_split_type`'s unguided split gives one).
+pub fn set_in(rt: &mut Runtime, h: MPI_Info, key: &str, value: &str) -> MpiResult<()> {
+    set(hints_mut(rt, h)?, key, value);
+    Ok(())
+}
+
 /// Hints of an optional info argument: `MPI_INFO_NULL` is none.
 pub fn optional(rt: &Runtime, h: MPI_Info) -> MpiResult<Hints> {
     if h == MPI_INFO_NULL {
