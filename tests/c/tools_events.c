@@ -13,7 +13,10 @@
  * freed inside its own callback gets its free callback only after that
  * callback returns; a freed registration gets no more events; and the error
  * codes of bad indices, names, handles, safety levels, a registration on no
- * communicator or on a freed one, and of calls after MPI_T_finalize.
+ * communicator or on a freed one, and of calls after MPI_T_finalize. Last,
+ * ferry_request_left: MPI_Finalize reports a receive still held and an
+ * inactive persistent send never freed (in handle order), each with its
+ * communicator, and not a receive the program freed.
  */
 #include <string.h>
 
@@ -162,7 +165,8 @@ static int coll_begin_index(void)
     TCALL(MPI_T_category_get_num_events(0, &nev));
     CHECK(nev == n, "category 0 holds %d event types of %d", nev, n);
     TCALL(MPI_T_category_get_events(0, 4, events));
-    CHECK(events[idx] == idx, "category 0's events: %d %d", events[0], events[1]);
+    for (int i = 0; i < n && i < 4; i++)
+        CHECK(events[i] == i, "category 0's event %d is %d", i, events[i]);
     TEXPECT(MPI_T_ERR_INVALID_INDEX, MPI_T_category_get_num_events(ncat, &nev));
     TEXPECT(MPI_T_ERR_INVALID_INDEX, MPI_T_category_get_events(-1, 4, events));
     return idx;
@@ -302,6 +306,47 @@ static void events_on_a_communicator(int idx)
     TEXPECT(MPI_T_ERR_INVALID, MPI_T_event_handle_alloc(idx, &world, MPI_INFO_NULL, NULL));
 }
 
+/* ---- Requests left at MPI_Finalize -------------------------------------------------------- */
+static int left_n, left_h[8], left_c[8];
+static void on_left(MPI_T_event_instance ev, MPI_T_event_registration reg, MPI_T_cb_safety safety, void *user)
+{
+    (void)reg, (void)safety, (void)user;
+    if (left_n < 8) {
+        TCALL(MPI_T_event_read(ev, 0, &left_h[left_n]));
+        TCALL(MPI_T_event_read(ev, 1, &left_c[left_n]));
+    }
+    left_n++;
+}
+
+/* Leave requests behind and finalize MPI; the registration stays for the caller. */
+static MPI_T_event_registration finalize_leaving_requests(void)
+{
+    int idx = -1, bind = 0, num = 0;
+    TCALL(MPI_T_event_get_index("ferry_request_left", &idx));
+    TCALL(MPI_T_event_get_info(idx, NULL, NULL, NULL, NULL, NULL, &num, NULL, NULL, NULL, NULL, &bind));
+    CHECK(num == 2 && bind == MPI_T_BIND_NO_OBJECT, "ferry_request_left: %d elements, bind %d", num, bind);
+    MPI_Comm d;
+    CALL(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    static int b1, b2, b3;
+    MPI_Request held, freed, inactive;
+    CALL(MPI_Irecv(&b1, 1, MPI_INT, me, 999, d, &held));
+    CALL(MPI_Irecv(&b2, 1, MPI_INT, me, 998, d, &freed));
+    CALL(MPI_Request_free(&freed));
+    CALL(MPI_Send_init(&b3, 1, MPI_INT, me, 997, d, &inactive));
+    MPI_T_event_registration reg;
+    TCALL(MPI_T_event_handle_alloc(idx, NULL, MPI_INFO_NULL, &reg));
+    TCALL(MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL, on_left));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(left_n == 0, "%d requests reported before MPI_Finalize", left_n);
+    CALL(MPI_Finalize());
+    finalized = 1;
+    MPI_Request first = held < inactive ? held : inactive, second = held < inactive ? inactive : held;
+    CHECK(left_n == 2, "%d requests reported at MPI_Finalize, expected 2", left_n);
+    CHECK(left_h[0] == first && left_h[1] == second, "requests %#x %#x, expected %#x %#x", left_h[0], left_h[1], first, second);
+    CHECK(left_c[0] == d && left_c[1] == d, "communicators %#x %#x, expected %#x", left_c[0], left_c[1], d);
+    return reg;
+}
+
 int main(int argc, char **argv)
 {
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -329,14 +374,19 @@ int main(int argc, char **argv)
         TEXPECT(MPI_T_ERR_INVALID_HANDLE, MPI_T_event_handle_free(NULL, NULL, NULL));
         TEXPECT(MPI_T_ERR_INVALID_HANDLE, MPI_T_event_read((MPI_T_event_instance)&n, 0, &n));
         events_on_a_communicator(idx);
+        MPI_T_event_registration reg = finalize_leaving_requests();
+        /* The interface outlives MPI. */
+        TCALL(MPI_T_event_handle_free(reg, NULL, NULL));
+    } else {
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+        CALL(MPI_Finalize());
+        finalized = 1;
     }
     TCALL(MPI_T_finalize());
     TEXPECT(MPI_T_ERR_NOT_INITIALIZED, MPI_T_event_get_num(&n));
     TEXPECT(MPI_T_ERR_NOT_INITIALIZED, MPI_T_category_get_num_events(0, &n));
     TEXPECT(MPI_T_ERR_NOT_INITIALIZED, MPI_T_source_get_timestamp(0, NULL));
-    CALL(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0)
         printf("tools_events: ok\n");
-    CALL(MPI_Finalize());
     return 0;
 }

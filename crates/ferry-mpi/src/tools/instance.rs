@@ -11,14 +11,14 @@ use std::cell::RefCell;
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::Ordering;
 
-use super::event::{EventType, COLL_BEGIN, EVENTS};
+use super::event::{EventType, COLL_BEGIN, EVENTS, REQUEST_LEFT};
 use super::registration::{registered, ARMED};
 use super::{initialised, put, run, source};
 use crate::consts::*;
 use crate::runtime::Runtime;
 
 /// The largest record of an event type.
-const RECORD: usize = 16;
+pub(super) const RECORD: usize = 16;
 
 /// One raised event.
 struct Instance {
@@ -56,6 +56,22 @@ pub(crate) fn collective_begun(rt: &mut Runtime, comm: MPI_Comm, seq: u32, block
     record[8..12].copy_from_slice(&(size as i32).to_ne_bytes());
     record[12..16].copy_from_slice(&rank.to_ne_bytes());
     raise(rt, COLL_BEGIN, comm, record);
+}
+
+/// `MPI_Finalize` is about to take the runtime down: one event per request the program
+/// still holds, in handle order. (Requests it freed are no longer its own to report.)
+pub(crate) fn requests_left(rt: &mut Runtime) {
+    if ARMED[REQUEST_LEFT].load(Ordering::Acquire) == 0 {
+        return;
+    }
+    let mut left: Vec<(MPI_Request, MPI_Comm)> = rt.reqs.iter().map(|(h, r)| (*h, r.comm)).collect();
+    left.sort_unstable();
+    for (h, comm) in left {
+        let mut record = [0u8; RECORD];
+        record[0..4].copy_from_slice(&h.to_ne_bytes());
+        record[4..8].copy_from_slice(&comm.to_ne_bytes());
+        raise(rt, REQUEST_LEFT, MPI_COMM_NULL, record);
+    }
 }
 
 /// Call the callbacks of every registration of `event` on `comm`.

@@ -24,7 +24,7 @@ use std::sync::{Mutex, MutexGuard};
 use crate::consts::*;
 use crate::runtime::Runtime;
 
-pub(crate) use instance::collective_begun;
+pub(crate) use instance::{collective_begun, requests_left};
 
 /// What the interface keeps between calls.
 struct State {

@@ -78,14 +78,15 @@ impl Registration {
 static LIVE: Mutex<BTreeMap<usize, Arc<Registration>>> = Mutex::new(BTreeMap::new());
 
 /// Live registrations per event type: the one check the raising paths make.
-pub(super) static ARMED: [AtomicU32; 1] = [AtomicU32::new(0)];
-const _: () = assert!(EVENTS.len() == 1, "one ARMED counter per event type");
+pub(super) static ARMED: [AtomicU32; 2] = [AtomicU32::new(0), AtomicU32::new(0)];
+const _: () = assert!(EVENTS.len() == 2, "one ARMED counter per event type");
 
 fn live() -> MutexGuard<'static, BTreeMap<usize, Arc<Registration>>> {
     LIVE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The live registrations of event type `event` on `comm`.
+/// The live registrations of event type `event` on `comm` (all of them for an event type
+/// bound to no object).
 pub(super) fn registered(event: usize, comm: MPI_Comm) -> Vec<Held> {
     live().values().filter(|r| r.event == event && r.comm.is_none_or(|c| c == comm)).map(|r| Held(Some(r.clone()))).collect()
 }
