@@ -382,6 +382,13 @@ constants! {
         MPI_T_PVAR_CLASS_AGGREGATE: c_int = 247;
         MPI_T_PVAR_CLASS_TIMER: c_int = 248;
         MPI_T_PVAR_CLASS_GENERIC: c_int = 249;
+        // Event callbacks' safety requirements and event sources' ordering (MPICH's values).
+        MPI_T_CB_REQUIRE_NONE: c_int = 0;
+        MPI_T_CB_REQUIRE_MPI_RESTRICTED: c_int = 1;
+        MPI_T_CB_REQUIRE_THREAD_SAFE: c_int = 2;
+        MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE: c_int = 3;
+        MPI_T_SOURCE_ORDERED: c_int = 0;
+        MPI_T_SOURCE_UNORDERED: c_int = 1;
 
         // One-sided communication (windows).
         MPI_WIN_NULL: MPI_Win = 0x20000000;

@@ -45,7 +45,7 @@ pub fn reentered() -> Option<*mut Runtime> {
 
 /// Run a program's callback with `rt` lent to the MPI calls it makes. The caller holds no
 /// reference into `rt` across this call.
-fn with_callback<T>(rt: &mut Runtime, f: impl FnOnce() -> T) -> T {
+pub(crate) fn with_callback<T>(rt: &mut Runtime, f: impl FnOnce() -> T) -> T {
     let outer = IN_CALLBACK.with(|c| c.replace(rt as *mut Runtime));
     let r = f();
     IN_CALLBACK.with(|c| c.set(outer));

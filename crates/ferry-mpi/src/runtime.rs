@@ -261,6 +261,8 @@ fn shut_down() -> MpiResult<()> {
     // complete are unpacked, the others are dropped with the runtime.
     rt.engine.finalize()?;
     rt.reap_orphans();
+    // The requests the program still holds go down with the runtime: tell the tools that asked.
+    crate::tools::requests_left(rt);
     rt.job.barrier()?;
     rt.job.finalize()?;
     *guard = None;

@@ -73,14 +73,18 @@ impl Call {
 
 /// Count the call on `comm`, in the blocking sequence when `req` is null (`BLOCKING`), else
 /// in the non-blocking one. Every member counts it before any other check, so an error
-/// found on some ranks only cannot shift the next collective's tag.
+/// found on some ranks only cannot shift the next collective's tag. The tools interface's
+/// event `ferry_coll_begin` is raised here.
 fn begin(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<Call> {
     rt.comm(comm)?;
     let c = rt.comms.get_mut(&comm).expect("validated");
     let blocking = req.is_null();
     let seq = c.coll_seq.next(blocking);
     let tags = if blocking { 0 } else { NONBLOCKING_TAGS };
-    Ok(Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq, tags, remote: c.remote.clone() })
+    let call = Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq, tags, remote: c.remote.clone() };
+    // One atomic load unless a tool asked for this event (MPI_T_event_handle_alloc).
+    crate::tools::collective_begun(rt, comm, seq, blocking, call.size, call.rank as i32);
+    Ok(call)
 }
 
 /// MPI_IN_PLACE where this rank may not use it: it is no buffer.

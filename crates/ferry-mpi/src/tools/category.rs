@@ -1,5 +1,5 @@
-//! Categories: one, `FERRY`, holding every control and performance variable; it has no
-//! subcategories, and never changes.
+//! Categories: one, `FERRY`, holding every control and performance variable and every event
+//! type; it has no subcategories, and never changes.
 
 use std::os::raw::{c_char, c_int};
 
@@ -9,7 +9,7 @@ use super::{initialised, name_arg, put, put_str, run};
 use crate::consts::*;
 
 const NAME: &str = "FERRY";
-const DESCRIPTION: &str = "Ferry's FERRY_* knobs, as `ferry info` lists them, and its performance variables";
+const DESCRIPTION: &str = "Ferry's FERRY_* knobs, as `ferry info` lists them, its performance variables and its event types";
 
 fn check(index: c_int) -> Result<(), c_int> {
     if index != 0 {
@@ -81,6 +81,25 @@ crate::mpi_export! { MPI_T_category_get_pvars, PMPI_T_category_get_pvars, (index
     run(|| {
         initialised()?;
         members(index, len, indices, super::pvar::count())
+    })
+}}
+
+crate::mpi_export! { MPI_T_category_get_num_events, PMPI_T_category_get_num_events, (index: c_int, num: *mut c_int) {
+    run(|| {
+        initialised()?;
+        check(index)?;
+        if num.is_null() {
+            return Err(MPI_T_ERR_INVALID);
+        }
+        put(num, super::event::EVENTS.len() as c_int);
+        Ok(())
+    })
+}}
+
+crate::mpi_export! { MPI_T_category_get_events, PMPI_T_category_get_events, (index: c_int, len: c_int, indices: *mut c_int) {
+    run(|| {
+        initialised()?;
+        members(index, len, indices, super::event::EVENTS.len())
     })
 }}
 

@@ -131,7 +131,7 @@ crate::mpi_export! { MPI_T_cvar_read, PMPI_T_cvar_read, (h: *mut c_void, buf: *m
 
 crate::mpi_export! { MPI_T_cvar_write, PMPI_T_cvar_write, (h: *mut c_void, buf: *const c_void) {
     run(|| {
-        let mut s = state()?;
+        let s = state()?;
         let h = handle(&s, h)?;
         let k = &KNOBS[h.knob];
         if !Selection::settable(k.name) {
@@ -143,15 +143,19 @@ crate::mpi_export! { MPI_T_cvar_write, PMPI_T_cvar_write, (h: *mut c_void, buf: 
         // SAFETY: the buffer holds a string of at most `count` chars (the handle's count).
         let bytes = unsafe { std::slice::from_raw_parts(buf as *const u8, h.count) };
         let text = String::from_utf8_lossy(bytes.split(|b| *b == 0).next().unwrap_or_default()).into_owned();
-        // A user's reduction function or a generalized request's callback runs inside an MPI
-        // call that holds the runtime: waiting for it would never end.
+        // A user's reduction function, a generalized request's or an event's callback runs
+        // inside an MPI call that holds the runtime: waiting for it would never end.
         if crate::op::in_user_function() || crate::generalized::reentered().is_some() {
             return Err(MPI_T_ERR_CVAR_SET_NOT_NOW);
         }
+        // The state is let go while the runtime is taken: an MPI call holding the runtime may
+        // run an event callback that reads a variable (the lock order is runtime, then state).
+        drop(s);
         let mut rt = crate::runtime::lock();
         // Between MPI_Init and MPI_Finalize only: before, the environment decides.
         let rt = rt.as_mut().ok_or(MPI_T_ERR_CVAR_SET_NOT_NOW)?;
         rt.coll.set(k.name, &text).map_err(|_| MPI_T_ERR_INVALID)?;
+        let mut s = state()?;
         s.written.retain(|(n, _)| *n != k.name);
         s.written.push((k.name, text));
         Ok(())

@@ -1,7 +1,8 @@
 //! The MPI tools information interface (`MPI_T_*`): its control variables are Ferry's
 //! `FERRY_*` knobs, from the one registry `ferry info` prints (`ferry_core::config::KNOBS`);
-//! a few performance variables read what the library keeps anyway; all in one category.
-//! No enumerations or events exist.
+//! a few performance variables read what the library keeps anyway; event types report what
+//! the library does as it does it, time-stamped by one source; all in one category. No
+//! enumerations exist.
 //!
 //! The interface has its own state, apart from the MPI runtime: it may be initialised
 //! before `MPI_Init` and after `MPI_Finalize`, and its functions return their error codes
@@ -9,13 +10,21 @@
 
 mod category;
 mod cvar;
+mod event;
+mod instance;
 mod pvar;
+mod registration;
+mod source;
 
 use std::collections::BTreeSet;
 use std::os::raw::{c_char, c_int};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::consts::*;
+use crate::runtime::Runtime;
+
+pub(crate) use instance::{collective_begun, requests_left};
 
 /// What the interface keeps between calls.
 struct State {
@@ -31,6 +40,10 @@ struct State {
 
 static STATE: Mutex<State> = Mutex::new(State { inits: 0, cvar_handles: BTreeSet::new(), sessions: BTreeSet::new(), written: Vec::new() });
 
+/// `State::inits`, readable without the lock: an event callback runs inside an MPI call,
+/// where waiting for a lock another thread holds while it waits for the runtime would hang.
+static INITS: AtomicU32 = AtomicU32::new(0);
+
 /// The interface's state, when it is initialised.
 fn state() -> Result<MutexGuard<'static, State>, c_int> {
     let s = STATE.lock().unwrap_or_else(|p| p.into_inner());
@@ -42,7 +55,26 @@ fn state() -> Result<MutexGuard<'static, State>, c_int> {
 
 /// Whether the interface is initialised (`MPI_T_ERR_NOT_INITIALIZED` if not).
 fn initialised() -> Result<(), c_int> {
-    state().map(drop)
+    if INITS.load(Ordering::Acquire) == 0 {
+        return Err(MPI_T_ERR_NOT_INITIALIZED);
+    }
+    Ok(())
+}
+
+/// Run `f` on the MPI runtime, `None` before `MPI_Init` and after `MPI_Finalize`. Inside an
+/// event or generalized-request callback the runtime is the one the running MPI call lent;
+/// inside a reduction function it is held by the collective, and this is `MPI_T_ERR_INVALID`.
+fn with_runtime<R>(f: impl FnOnce(Option<&mut Runtime>) -> R) -> Result<R, c_int> {
+    if crate::op::in_user_function() {
+        return Err(MPI_T_ERR_INVALID);
+    }
+    if let Some(rt) = crate::generalized::reentered() {
+        // SAFETY: a callback runs inside an MPI call on this thread, which lent its runtime
+        // and touches it again only once the callback returns.
+        return Ok(f(Some(unsafe { &mut *rt })));
+    }
+    let mut rt = crate::runtime::lock();
+    Ok(f(rt.as_mut()))
 }
 
 /// Run an MPI_T function body: its error is the return code.
@@ -51,6 +83,12 @@ fn run(body: impl FnOnce() -> Result<(), c_int>) -> c_int {
         Ok(()) => MPI_SUCCESS,
         Err(code) => code,
     })
+}
+
+/// A new info object holding `hints`, for the caller to free, while MPI is up; before
+/// `MPI_Init` and after `MPI_Finalize` no info object can exist, and it is `MPI_INFO_NULL`.
+fn new_info(hints: crate::info::Hints) -> Result<MPI_Info, c_int> {
+    with_runtime(|rt| rt.map_or(MPI_INFO_NULL, |rt| rt.infos.add(hints)))
 }
 
 /// Return a string the MPI_T way: `len` holds the buffer's size on entry; with no buffer (or
@@ -104,6 +142,7 @@ crate::mpi_export! { MPI_T_init_thread, PMPI_T_init_thread, (required: c_int, pr
         // The interface serialises its own calls: every thread level is safe for it.
         put(provided, required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE));
         s.inits += 1;
+        INITS.store(s.inits, Ordering::Release);
         Ok(())
     })
 }}
@@ -112,6 +151,7 @@ crate::mpi_export! { MPI_T_finalize, PMPI_T_finalize, () {
     run(|| {
         let mut s = state()?;
         s.inits -= 1;
+        INITS.store(s.inits, Ordering::Release);
         Ok(())
     })
 }}

@@ -197,12 +197,13 @@ crate::mpi_export! { MPI_T_pvar_session_free, PMPI_T_pvar_session_free, (session
 
 crate::mpi_export! { MPI_T_pvar_handle_alloc, PMPI_T_pvar_handle_alloc, (session_p: *mut c_void, index: c_int, obj: *mut c_void, handle_out: *mut *mut c_void, count: *mut c_int) {
     run(|| {
-        let s = state()?;
-        let sess = session(&s, session_p)?;
+        initialised()?;
         let p = pvar(index)?;
         if handle_out.is_null() || count.is_null() {
             return Err(MPI_ERR_ARG);
         }
+        // Looked at before the state is locked: the runtime may be held by an MPI call whose
+        // event callback waits for the state (the lock order is runtime, then state).
         let comm = match p.bind {
             MPI_T_BIND_MPI_COMM => {
                 // SAFETY: for a variable bound to a communicator, MPI passes a pointer to one.
@@ -213,6 +214,8 @@ crate::mpi_export! { MPI_T_pvar_handle_alloc, PMPI_T_pvar_handle_alloc, (session
             }
             _ => None,
         };
+        let s = state()?;
+        let sess = session(&s, session_p)?;
         let h = Box::into_raw(Box::new(Handle { pvar: index as usize, comm, session: session_p as usize })) as *mut c_void;
         sess.handles.push(h as usize);
         put(handle_out, h);
@@ -281,11 +284,13 @@ crate::mpi_export! { MPI_T_pvar_read, PMPI_T_pvar_read, (session_p: *mut c_void,
     run(|| {
         let s = state()?;
         let hd = handle(&s, session_p, h)?;
-        let p = &PVARS[hd.pvar];
+        let (p, comm) = (&PVARS[hd.pvar], hd.comm);
         if buf.is_null() {
             return Err(MPI_ERR_ARG);
         }
-        let v = read_value(p, hd.comm)?.ok_or(MPI_T_ERR_INVALID_HANDLE)?;
+        // Not held while the runtime is read (see MPI_T_pvar_handle_alloc).
+        drop(s);
+        let v = read_value(p, comm)?.ok_or(MPI_T_ERR_INVALID_HANDLE)?;
         // SAFETY: the buffer holds `count` (1) elements of the variable's datatype.
         unsafe {
             if p.datatype == MPI_UNSIGNED {
