@@ -11,7 +11,8 @@ use crate::runtime::Runtime;
 pub const TAG_ALLGATHER: i32 = 1;
 /// The tag of [`alltoall_among`].
 pub const TAG_ALLTOALL: i32 = 2;
-/// The tag of `MPI_Intercomm_create`'s word from the local leader to its group.
+/// The tag of `MPI_Intercomm_create`'s traffic within the local group (the context id
+/// exchange, then the leader's word to its group).
 pub const TAG_INTERCOMM: i32 = 3;
 /// Largest contribution [`allgather_among`] carries.
 const MAX_ITEM: usize = 256;

@@ -248,3 +248,26 @@ crate::mpi_export! { MPI_Comm_remote_group, PMPI_Comm_remote_group, (comm: MPI_C
         Ok(())
     })
 }}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_leaders_reach_one_verdict() {
+        let (a, b) = ([0, 3], [1, 2]);
+        let (ca, cb) = (claim(Some(&b)), claim(Some(&a)));
+        // Each leader passes its own group and claim first: the verdicts agree.
+        assert_eq!(verdict(&a, ca, &b, cb), GO_ON);
+        assert_eq!(verdict(&b, cb, &a, ca), GO_ON);
+        // MPI_Intercomm_create claims nothing.
+        assert_eq!(verdict(&a, 0, &b, 0), GO_ON);
+        // One leader expects another group: both see it.
+        let wrong = claim(Some(&[1]));
+        assert_eq!(verdict(&a, wrong, &b, cb), MISMATCH);
+        assert_eq!(verdict(&b, cb, &a, wrong), MISMATCH);
+        assert_eq!(verdict(&a, 0, &[3, 4], 0), OVERLAP);
+        assert_eq!(verdict(&[3, 4], 0, &a, 0), OVERLAP);
+        assert_ne!(claim(Some(&[])), 0);
+    }
+}
