@@ -81,6 +81,26 @@ typedef struct MPI_Status {
     int MPI_ERROR;
 } MPI_Status;
 
+/*
+ * The mpi_f08 module's TYPE(MPI_Status) as C sees it, and the Fortran INTEGER status of the
+ * mpi module and mpif.h (MPI_F_STATUS_SIZE integers, the public fields at the indices below),
+ * both laid out as MPICH lays them out; MPI_Status_c2f08 and its kin convert (MPI-4 19.3.5).
+ */
+typedef struct {
+    MPI_Fint count_lo;
+    MPI_Fint count_hi_and_cancelled;
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+} MPI_F08_status;
+#define MPI_F_STATUS_SIZE 5
+#define MPI_F_SOURCE 2
+#define MPI_F_TAG 3
+#define MPI_F_ERROR 4
+/* The mpi_f08 module's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE seen from C. */
+extern MPI_F08_status *MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
+
 /* The callbacks of a generalized request (MPI_Grequest_start). */
 typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
 typedef int(MPI_Grequest_free_function)(void *extra_state);

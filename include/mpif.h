@@ -33,6 +33,17 @@
        PARAMETER (MPI_ERROR=5)
        INTEGER MPI_STATUS_SIZE
        PARAMETER (MPI_STATUS_SIZE=5)
+! C's names for the same, MPI_F_SOURCE, MPI_F_TAG and MPI_F_ERROR
+! counting from 0 as C does (MPI_SOURCE, MPI_TAG and MPI_ERROR are
+! Fortran's); here because mpi.h has them.
+       INTEGER MPI_F_STATUS_SIZE
+       PARAMETER (MPI_F_STATUS_SIZE=5)
+       INTEGER MPI_F_SOURCE
+       PARAMETER (MPI_F_SOURCE=2)
+       INTEGER MPI_F_TAG
+       PARAMETER (MPI_F_TAG=3)
+       INTEGER MPI_F_ERROR
+       PARAMETER (MPI_F_ERROR=4)
 !
 ! Error classes.
        INTEGER MPI_SUCCESS

@@ -59,5 +59,13 @@ int main(void)
     FIELD(MPI_Status, MPI_SOURCE)
     FIELD(MPI_Status, MPI_TAG)
     FIELD(MPI_Status, MPI_ERROR)
+
+    printf("sizeof(MPI_F08_status) %zu\n", sizeof(MPI_F08_status));
+    printf("alignof(MPI_F08_status) %zu\n", _Alignof(MPI_F08_status));
+    FIELD(MPI_F08_status, count_lo)
+    FIELD(MPI_F08_status, count_hi_and_cancelled)
+    FIELD(MPI_F08_status, MPI_SOURCE)
+    FIELD(MPI_F08_status, MPI_TAG)
+    FIELD(MPI_F08_status, MPI_ERROR)
     return 0;
 }

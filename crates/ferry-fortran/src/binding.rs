@@ -92,6 +92,10 @@ pub const HAND_WRITTEN: &[&str] = &[
 const NOT_GENERATED: &[(&str, &str)] = &[
     ("MPI_Status_c2f", "a C-only conversion"),
     ("MPI_Status_f2c", "a C-only conversion"),
+    ("MPI_Status_f082c", "a C-only conversion"),
+    ("MPI_Status_c2f08", "a C-only conversion"),
+    ("MPI_Status_f082f", "a C-only conversion"),
+    ("MPI_Status_f2f08", "a C-only conversion"),
     ("MPI_Address", "an MPI-1 name whose Fortran form takes a default INTEGER for the MPI_Aint"),
     ("MPI_Type_extent", "an MPI-1 name whose Fortran form takes a default INTEGER for the MPI_Aint"),
     ("MPI_Type_lb", "an MPI-1 name whose Fortran form takes a default INTEGER for the MPI_Aint"),

@@ -57,6 +57,18 @@ pub struct MPI_Status {
     pub MPI_ERROR: c_int,
 }
 
+/// The `mpi_f08` module's status as C sees it (MPICH's `MPI_F08_status`): the fields of
+/// [`MPI_Status`] as Fortran INTEGERs (`status_convert.rs` converts).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MPI_F08_status {
+    pub count_lo: MPI_Fint,
+    pub count_hi_and_cancelled: MPI_Fint,
+    pub MPI_SOURCE: MPI_Fint,
+    pub MPI_TAG: MPI_Fint,
+    pub MPI_ERROR: MPI_Fint,
+}
+
 impl MPI_Status {
     /// Bytes the operation received.
     pub fn byte_count(&self) -> MPI_Count {
@@ -191,6 +203,11 @@ constants! {
         MPI_ANY_TAG: c_int = -1;
         MPI_UNDEFINED: c_int = -32766;
         MPI_KEYVAL_INVALID: c_int = 0x24000000;
+        // A Fortran INTEGER status seen from C: its length and where its public fields are.
+        MPI_F_STATUS_SIZE: c_int = 5;
+        MPI_F_SOURCE: c_int = 2;
+        MPI_F_TAG: c_int = 3;
+        MPI_F_ERROR: c_int = 4;
         // Topology kinds (MPI_Topo_test).
         MPI_GRAPH: c_int = 1;
         MPI_CART: c_int = 2;

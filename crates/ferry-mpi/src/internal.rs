@@ -11,7 +11,8 @@ use crate::runtime::Runtime;
 pub const TAG_ALLGATHER: i32 = 1;
 /// The tag of [`alltoall_among`].
 pub const TAG_ALLTOALL: i32 = 2;
-/// The tag of `MPI_Intercomm_create`'s word from the local leader to its group.
+/// The tag of `MPI_Intercomm_create`'s traffic within the local group (the context id
+/// exchange, then the leader's word to its group).
 pub const TAG_INTERCOMM: i32 = 3;
 /// Largest contribution [`allgather_among`] carries.
 const MAX_ITEM: usize = 256;
@@ -54,8 +55,24 @@ pub fn partitioned_tag(tag: i32) -> i32 {
 /// (FNV-1a), so two string tags in use at once over overlapping groups could, rarely,
 /// share one.
 pub fn stringtag_tag(s: &[u8]) -> i32 {
-    let h = s.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193));
+    STRINGTAG_BASE | (fnv1a(s) & 0x3fff_ffff) as i32
+}
+
+/// The internal tag of `MPI_Intercomm_create_from_groups` with string tag `s`, in the same
+/// range: the hash of `s` after a NUL, which no C string holds, so that it differs from
+/// `MPI_Comm_create_from_group`'s with the same string tag.
+pub fn inter_stringtag_tag(s: &[u8]) -> i32 {
+    let h = s.iter().fold(fnv1a(&[0]), |h, &b| fnv1a_step(h, b));
     STRINGTAG_BASE | (h & 0x3fff_ffff) as i32
+}
+
+fn fnv1a_step(h: u32, b: u8) -> u32 {
+    (h ^ b as u32).wrapping_mul(0x0100_0193)
+}
+
+/// FNV-1a, 32 bits.
+pub fn fnv1a(s: &[u8]) -> u32 {
+    s.iter().fold(0x811c_9dc5u32, |h, &b| fnv1a_step(h, b))
 }
 
 /// Every `mine` of the world ranks `group` (this process is `group[me]`), exchanged on
@@ -151,5 +168,10 @@ mod tests {
         }
         assert_ne!(stringtag_tag(b"solver"), stringtag_tag(b"solver2"));
         assert_eq!(stringtag_tag(b"solver"), stringtag_tag(b"solver"));
+        for s in ["", "a", "org.example.coupler"] {
+            let t = inter_stringtag_tag(s.as_bytes());
+            assert!(t >= STRINGTAG_BASE);
+            assert_ne!(t, stringtag_tag(s.as_bytes()), "{s:?}");
+        }
     }
 }

@@ -50,6 +50,7 @@ mod persistent;
 mod progress;
 mod runtime;
 mod session;
+mod status_convert;
 mod threads;
 mod tools;
 pub(crate) mod topo;

@@ -251,32 +251,68 @@ crate::mpi_export! { MPI_Group_from_session_pset, PMPI_Group_from_session_pset, 
     })
 }}
 
+/// What every creation of a communicator from groups takes besides its groups (MPI-4 7.4.2,
+/// 7.6.2): the string tag, the hints and the error handler for the new communicator.
+pub(crate) struct FromGroups {
+    pub stringtag: String,
+    hints: Hints,
+    errhandler: MPI_Errhandler,
+}
+
+impl FromGroups {
+    pub(crate) fn new(rt: &Runtime, stringtag: *const c_char, info: MPI_Info, errhandler: MPI_Errhandler) -> MpiResult<Self> {
+        let stringtag = c_string(stringtag, "stringtag", MPI_MAX_STRINGTAG_LEN)?;
+        let hints = crate::info::optional(rt, info)?;
+        check_errhandler(errhandler)?;
+        Ok(FromGroups { stringtag, hints, errhandler })
+    }
+
+    /// Where the members agree on a context: `MPI_COMM_WORLD`'s internal context, which
+    /// every process has whichever model it started with.
+    pub(crate) fn context(rt: &Runtime) -> MpiResult<u32> {
+        Ok(rt.comm(MPI_COMM_WORLD)?.ctx + 1)
+    }
+
+    /// The new communicator `c` with the call's error handler and hints, registered.
+    pub(crate) fn finish(self, rt: &mut Runtime, mut c: Comm) -> MPI_Comm {
+        c.errhandler = self.errhandler;
+        c.hints = self.hints;
+        rt.add_comm(c)
+    }
+}
+
+/// Run `body`, which makes a communicator from groups, as the MPI function `name` and store
+/// its result in `newcomm`. There is no communicator yet: errors go to the handler given
+/// for the new one when it is valid, else to `MPI_COMM_SELF`'s.
+pub(crate) fn call_creating(name: &'static str, errhandler: MPI_Errhandler, newcomm: *mut MPI_Comm, body: impl FnOnce(&mut Runtime) -> MpiResult<MPI_Comm>) -> c_int {
+    let pick = |rt: &Runtime| if check_errhandler(errhandler).is_ok() { errhandler } else { rt.errhandler_of(MPI_COMM_SELF) };
+    call_with(name, MPI_COMM_NULL, pick, |rt| {
+        let o = out_arg(newcomm, "newcomm")?;
+        *o = body(rt)?;
+        Ok(())
+    })
+}
+
 /// `MPI_Comm_create_from_group`: collective over the group's members, who agree on a context
-/// over `MPI_COMM_WORLD`'s internal context with a tag made from the string tag.
+/// over `MPI_COMM_WORLD`'s internal context with a tag made from the string tag. With
+/// `MPI_GROUP_EMPTY` it is local and makes `MPI_COMM_NULL`.
 fn create_from_group(rt: &mut Runtime, group: MPI_Group, stringtag: *const c_char, info: MPI_Info, eh: MPI_Errhandler) -> MpiResult<MPI_Comm> {
     let g = rt.group(group)?;
-    let tag = c_string(stringtag, "stringtag", MPI_MAX_STRINGTAG_LEN)?;
-    let hints = crate::info::optional(rt, info)?;
-    check_errhandler(eh)?;
+    let args = FromGroups::new(rt, stringtag, info, eh)?;
+    if g.is_empty() {
+        return Ok(MPI_COMM_NULL);
+    }
     let Some(me) = g.iter().position(|&w| w == rt.world_rank) else {
         return err(MPI_ERR_GROUP, "this process is not a member of the group");
     };
-    let world_internal = rt.comm(MPI_COMM_WORLD)?.ctx + 1;
-    let (ctx, _) = crate::comm::agree_context_among(rt, world_internal, &g, me, crate::internal::stringtag_tag(tag.as_bytes()), &[])?;
-    let mut c = Comm::new(ctx, g.to_vec(), rt.world_rank);
-    c.errhandler = eh;
-    c.hints = hints;
-    Ok(rt.add_comm(c))
+    let tag = crate::internal::stringtag_tag(args.stringtag.as_bytes());
+    let (ctx, _) = crate::comm::agree_context_among(rt, FromGroups::context(rt)?, &g, me, tag, &[])?;
+    let c = Comm::new(ctx, g.to_vec(), rt.world_rank);
+    Ok(args.finish(rt, c))
 }
 
 crate::mpi_export! { MPI_Comm_create_from_group, PMPI_Comm_create_from_group, (group: MPI_Group, stringtag: *const c_char, info: MPI_Info, errhandler: MPI_Errhandler, newcomm: *mut MPI_Comm) {
-    // No communicator yet: errors go to the handler given for it when valid.
-    let pick = |rt: &Runtime| if check_errhandler(errhandler).is_ok() { errhandler } else { rt.errhandler_of(MPI_COMM_SELF) };
-    call_with("MPI_Comm_create_from_group", MPI_COMM_NULL, pick, |rt| {
-        let o = out_arg(newcomm, "newcomm")?;
-        *o = create_from_group(rt, group, stringtag, info, errhandler)?;
-        Ok(())
-    })
+    call_creating("MPI_Comm_create_from_group", errhandler, newcomm, |rt| create_from_group(rt, group, stringtag, info, errhandler))
 }}
 
 crate::mpi_export! { MPI_Session_create_errhandler, PMPI_Session_create_errhandler, (f: Option<CommErrhandlerFn>, eh: *mut MPI_Errhandler) {

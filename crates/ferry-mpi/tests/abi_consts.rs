@@ -137,6 +137,19 @@ fn types_and_status_layout_match_the_rust_side() {
         assert_eq!(fact(&format!("offsetof(MPI_Status,{field})")), offset, "{field}");
         assert_eq!(fact(&format!("sizeof(MPI_Status.{field})")), 4, "{field}");
     }
+    assert_eq!(fact("sizeof(MPI_F08_status)"), size_of::<MPI_F08_status>());
+    assert_eq!(fact("alignof(MPI_F08_status)"), align_of::<MPI_F08_status>());
+    let fields = [
+        ("count_lo", offset_of!(MPI_F08_status, count_lo)),
+        ("count_hi_and_cancelled", offset_of!(MPI_F08_status, count_hi_and_cancelled)),
+        ("MPI_SOURCE", offset_of!(MPI_F08_status, MPI_SOURCE)),
+        ("MPI_TAG", offset_of!(MPI_F08_status, MPI_TAG)),
+        ("MPI_ERROR", offset_of!(MPI_F08_status, MPI_ERROR)),
+    ];
+    for (field, offset) in fields {
+        assert_eq!(fact(&format!("offsetof(MPI_F08_status,{field})")), offset, "{field}");
+        assert_eq!(fact(&format!("sizeof(MPI_F08_status.{field})")), 4, "{field}");
+    }
 }
 
 /// Evaluates the definition of `name` in a header: a literal behind casts and parentheses, or

@@ -1,9 +1,11 @@
 //! Intercommunicators: two disjoint groups joined by one context id pair, made by
-//! `MPI_Intercomm_create`, turned into one intracommunicator by `MPI_Intercomm_merge`, and
-//! asked after by `MPI_Comm_remote_size` / `MPI_Comm_remote_group`. `derive` holds the
-//! communicator constructors (dup, split, create, compare) as they apply to them.
+//! `MPI_Intercomm_create` (and from groups, in `from_groups`), turned into one
+//! intracommunicator by `MPI_Intercomm_merge`, and asked after by `MPI_Comm_remote_size` /
+//! `MPI_Comm_remote_group`. `derive` holds the communicator constructors (dup, split, create,
+//! compare) as they apply to them.
 
 pub(crate) mod derive;
+mod from_groups;
 
 use std::os::raw::c_int;
 use std::sync::Arc;
@@ -88,9 +90,92 @@ fn send_recv(rt: &mut Runtime, to: Option<u32>, from: u32, ctx: u32, tag: i32, m
     Ok(buf)
 }
 
-/// `MPI_Intercomm_create`: the local group agrees on its highest next context id; the
-/// leaders trade that and their groups over `peer_comm`; the local leader then tells its
-/// group the context id (the higher of the two, so unused on both sides) and the remote group.
+/// The local side of an intercommunicator creation: the members (world ranks, in rank
+/// order; this process is `members[me]`, the leader `members[leader]`) and the internal
+/// context and tag of their traffic.
+pub(crate) struct LocalSide<'a> {
+    pub members: &'a [u32],
+    pub me: usize,
+    pub leader: usize,
+    pub ctx: u32,
+    pub tag: i32,
+}
+
+/// Where the two leaders meet, known at the local leader only: the internal context and
+/// tag of their exchange, the remote leader's world rank and, when the caller named it,
+/// the remote group this side expects.
+pub(crate) struct Bridge {
+    pub ctx: u32,
+    pub tag: i32,
+    pub leader: u32,
+    pub expected: Option<Vec<u32>>,
+}
+
+/// What a leader says of a group it expects: a hash of its world ranks, never 0, which
+/// stands for no expectation.
+fn claim(group: Option<&[u32]>) -> u32 {
+    group.map_or(0, |g| internal::fnv1a(&g.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()) | 1)
+}
+
+/// What the leaders tell their groups of the creation: the same at both leaders, as both
+/// see the same two messages.
+const GO_ON: u32 = 0;
+const OVERLAP: u32 = 1;
+const MISMATCH: u32 = 2;
+
+fn verdict(local: &[u32], local_claim: u32, remote: &[u32], remote_claim: u32) -> u32 {
+    if remote.iter().any(|w| local.contains(w)) {
+        OVERLAP
+    } else if (local_claim != 0 && local_claim != claim(Some(remote))) || (remote_claim != 0 && remote_claim != claim(Some(local))) {
+        MISMATCH
+    } else {
+        GO_ON
+    }
+}
+
+/// What both intercommunicator creations do once the sides are known: the local group
+/// agrees on its highest next context id; the leaders trade that and their groups over
+/// `bridge`; each leader then tells its group the context id (the higher of the two, so
+/// unused on both sides) and the remote group, or that the creation failed: error class
+/// `overlap_class` when the groups share a member, `MPI_ERR_GROUP` when a leader's group is
+/// not the one the other leader expected.
+/// Every message of the local group goes on `local.ctx` with `local.tag`: those between two
+/// members keep their order, so the id exchange and the leader's word cannot be mixed up.
+pub(crate) fn join(rt: &mut Runtime, local: LocalSide, bridge: Option<Bridge>, overlap_class: c_int) -> MpiResult<(u32, Vec<u32>)> {
+    let LocalSide { members, me, leader, ctx: lctx, tag } = local;
+    let contexts = internal::allgather_among(rt, lctx, members, me, tag, &rt.next_context.to_le_bytes())?;
+    let highest = contexts.iter().map(|b| le_u32(b, 0)).max().unwrap_or(rt.next_context);
+    let cap = 12 + 4 * rt.comm(MPI_COMM_WORLD)?.size() as usize;
+    let (ctx, refused, remote) = match bridge {
+        Some(b) => {
+            let mine = claim(b.expected.as_deref());
+            let theirs = send_recv(rt, Some(b.leader), b.leader, b.ctx, b.tag, &encode(highest, mine, members), cap)?;
+            let (their_ctx, their_claim, remote) = decode(&theirs)?;
+            let ctx = highest.max(their_ctx);
+            let refused = verdict(members, mine, &remote, their_claim);
+            let word = encode(ctx, refused, &remote);
+            let mut reqs = Vec::new();
+            for (r, &to) in members.iter().enumerate() {
+                if r != me {
+                    // SAFETY: `word` outlives the wait below.
+                    reqs.extend(unsafe { rt.engine.isend(to, lctx, tag, word.as_ptr(), word.len(), false) });
+                }
+            }
+            internal::wait_all(rt, &reqs)?;
+            (ctx, refused, remote)
+        }
+        None => decode(&send_recv(rt, None, members[leader], lctx, tag, &[], cap)?)?,
+    };
+    rt.next_context = rt.next_context.max(ctx + 2 + 2 * IDUP_PAIRS);
+    match refused {
+        GO_ON => Ok((ctx, remote)),
+        OVERLAP => err(overlap_class, "the two groups of an intercommunicator must be disjoint"),
+        _ => err(MPI_ERR_GROUP, "a leader's remote group is not the group the other leader leads"),
+    }
+}
+
+/// `MPI_Intercomm_create`: `join` with the local communicator's internal context and the
+/// leaders meeting on `peer_comm`'s, with the negative tag of `MPI_Comm_create_group`.
 fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, peer_comm: i32, remote_leader: c_int, tag: c_int) -> MpiResult<i32> {
     let c = intra(rt, local_comm)?;
     if local_leader < 0 || local_leader >= c.size() {
@@ -102,7 +187,7 @@ fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, peer_comm: i32
     let (lctx, local, me, errhandler) = (c.ctx + 1, c.group.clone(), c.rank as usize, c.errhandler);
     let leader = local_leader as usize;
     // The peer communicator and the remote leader matter at the local leader only.
-    let peer = if me == leader {
+    let bridge = if me == leader {
         let p = rt.comm(peer_comm)?;
         if remote_leader < 0 || remote_leader >= p.peer_size() {
             return err(MPI_ERR_RANK, format!("invalid remote leader {remote_leader} (peer communicator size {})", p.peer_size()));
@@ -111,36 +196,12 @@ fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, peer_comm: i32
         if local.contains(&w) {
             return err(MPI_ERR_RANK, format!("remote leader {remote_leader} is a member of the local group"));
         }
-        Some((p.ctx + 1, w))
+        Some(Bridge { ctx: p.ctx + 1, tag: internal::create_group_tag(tag), leader: w, expected: None })
     } else {
         None
     };
-    let contexts = internal::allgather_among(rt, lctx, &local, me, internal::TAG_ALLGATHER, &rt.next_context.to_le_bytes())?;
-    let highest = contexts.iter().map(|b| le_u32(b, 0)).max().unwrap_or(rt.next_context);
-    let cap = 12 + 4 * rt.comm(MPI_COMM_WORLD)?.size() as usize;
-    let (ctx, overlap, remote) = match peer {
-        Some((pctx, w)) => {
-            let theirs = send_recv(rt, Some(w), w, pctx, internal::create_group_tag(tag), &encode(highest, 0, &local), cap)?;
-            let (their_ctx, _, remote) = decode(&theirs)?;
-            let ctx = highest.max(their_ctx);
-            let overlap = remote.iter().any(|w| local.contains(w)) as u32;
-            let word = encode(ctx, overlap, &remote);
-            let mut reqs = Vec::new();
-            for (r, &to) in local.iter().enumerate() {
-                if r != me {
-                    // SAFETY: `word` outlives the wait below.
-                    reqs.extend(unsafe { rt.engine.isend(to, lctx, internal::TAG_INTERCOMM, word.as_ptr(), word.len(), false) });
-                }
-            }
-            internal::wait_all(rt, &reqs)?;
-            (ctx, overlap, remote)
-        }
-        None => decode(&send_recv(rt, None, local[leader], lctx, internal::TAG_INTERCOMM, &[], cap)?)?,
-    };
-    rt.next_context = rt.next_context.max(ctx + 2 + 2 * IDUP_PAIRS);
-    if overlap != 0 {
-        return err(MPI_ERR_ARG, "the two groups of an intercommunicator must be disjoint");
-    }
+    let side = LocalSide { members: &local, me, leader, ctx: lctx, tag: internal::TAG_INTERCOMM };
+    let (ctx, remote) = join(rt, side, bridge, MPI_ERR_ARG)?;
     let mut new = Comm::new(ctx, local.to_vec(), rt.world_rank);
     new.remote = Some(Arc::new(remote));
     new.errhandler = errhandler;
@@ -187,3 +248,26 @@ crate::mpi_export! { MPI_Comm_remote_group, PMPI_Comm_remote_group, (comm: MPI_C
         Ok(())
     })
 }}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_leaders_reach_one_verdict() {
+        let (a, b) = ([0, 3], [1, 2]);
+        let (ca, cb) = (claim(Some(&b)), claim(Some(&a)));
+        // Each leader passes its own group and claim first: the verdicts agree.
+        assert_eq!(verdict(&a, ca, &b, cb), GO_ON);
+        assert_eq!(verdict(&b, cb, &a, ca), GO_ON);
+        // MPI_Intercomm_create claims nothing.
+        assert_eq!(verdict(&a, 0, &b, 0), GO_ON);
+        // One leader expects another group: both see it.
+        let wrong = claim(Some(&[1]));
+        assert_eq!(verdict(&a, wrong, &b, cb), MISMATCH);
+        assert_eq!(verdict(&b, cb, &a, wrong), MISMATCH);
+        assert_eq!(verdict(&a, 0, &[3, 4], 0), OVERLAP);
+        assert_eq!(verdict(&[3, 4], 0, &a, 0), OVERLAP);
+        assert_ne!(claim(Some(&[])), 0);
+    }
+}
