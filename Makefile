@@ -14,9 +14,10 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # for the ssh launcher across them (tests/clusters.sh); Slurm and munge for the srun launch
 # test (tests/slurm.sh); g++, gfortran, autoconf, automake and pkg-config for the wrapper,
 # install and Fortran tests (tests/wrappers.sh, tests/install.sh, tests/fortran.sh); NetPIPE's
-# MPICH build, a Debian package that must run on Ferry's library (tests/abi/packages.sh).
+# MPICH build, a Debian package that must run on Ferry's library (tests/abi/packages.sh);
+# python3's venv and headers to build mpi4py for its test suite (tests/mpi4py.sh).
 DEMO_PKGS := gcc make
-TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge netpipe-mpich2
+TEST_PKGS := gcc g++ gfortran autoconf automake pkg-config make python3 python3-venv python3-dev mpich libmpich-dev openmpi-bin libopenmpi-dev iproute2 nftables openssh-server openssh-client slurm-wlm munge netpipe-mpich2
 
 .PHONY: all build fortran install demo test test-long bench bench-scripts bench-mcapi bench-clusters deps-demo deps-test clean
 
@@ -138,10 +139,13 @@ test: deps-test build
 	bash tests/bench-quick.sh
 	bash tests/mcapi.sh
 	bash tests/mcapi-bench-quick.sh
+	bash tests/mpi4py.sh -q -n "1 2"
+	bash tests/mpi4py.sh -q -n "1 2" -b mpich
 
 test-long: test
 	bash tests/fuzz.sh
 	bash tests/mpi4py.sh
+	bash tests/mpi4py.sh -b mpich
 
 # Every benchmark program under Ferry, MPICH and Open MPI side by side (`ferry bench --help`):
 # results in $(BUILD)/bench/results, figures and summary.md in $(BUILD)/bench/report.

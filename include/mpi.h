@@ -15,9 +15,10 @@
 extern "C" {
 #endif
 
-/* Version of the standard whose interface this header declares (a subset of it). */
-#define MPI_VERSION    3
-#define MPI_SUBVERSION 1
+/* Version of the standard whose interface this header declares: MPI-4.0 without its I/O
+ * (MPI_File_*) and dynamic processes (spawn, ports), as README.md says. */
+#define MPI_VERSION    4
+#define MPI_SUBVERSION 0
 
 /* ---- Handle and integer types ------------------------------------------------------------ */
 

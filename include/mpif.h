@@ -12,9 +12,9 @@
 !
 ! Versions of the standard (those of mpi.h) and the kinds of integers.
        INTEGER MPI_VERSION
-       PARAMETER (MPI_VERSION=3)
+       PARAMETER (MPI_VERSION=4)
        INTEGER MPI_SUBVERSION
-       PARAMETER (MPI_SUBVERSION=1)
+       PARAMETER (MPI_SUBVERSION=0)
        INTEGER MPI_ADDRESS_KIND
        PARAMETER (MPI_ADDRESS_KIND=8)
        INTEGER MPI_OFFSET_KIND

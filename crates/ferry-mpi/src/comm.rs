@@ -377,20 +377,45 @@ crate::mpi_export! { MPI_Comm_split, PMPI_Comm_split, (comm: MPI_Comm, color: c_
 }}
 
 crate::mpi_export! { MPI_Comm_free, PMPI_Comm_free, (comm: *mut MPI_Comm) {
+    free_export("MPI_Comm_free", comm)
+}}
+
+/// Free `*comm` for `name`: its attributes' delete callbacks, then the handle.
+fn free_export(name: &'static str, comm: *mut MPI_Comm) -> c_int {
     // SAFETY: MPI passes a pointer to the caller's handle; checked for NULL first.
     let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
-    let rc = crate::attr::before_free("MPI_Comm_free", crate::attr::Kind::Comm, h);
+    let rc = crate::attr::before_free(name, crate::attr::Kind::Comm, h);
     if rc != MPI_SUCCESS { return rc; }
-    call("MPI_Comm_free", h, |rt| {
+    call(name, h, |rt| {
         let o = out(comm, "comm")?;
-        if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {
-            return err(MPI_ERR_COMM, "predefined communicators cannot be freed");
-        }
-        rt.comm(h)?;
+        freeable(rt, h)?;
         rt.comms.remove(&h);
         *o = MPI_COMM_NULL;
         Ok(())
     })
+}
+
+fn freeable(rt: &Runtime, h: MPI_Comm) -> MpiResult<()> {
+    if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {
+        return err(MPI_ERR_COMM, "predefined communicators cannot be freed");
+    }
+    rt.comm(h).map(|_| ())
+}
+
+// MPI_Comm_disconnect belongs to dynamic processes, which Ferry has not, but MPI defines it
+// on every communicator: it waits until the pending communication of this process on the
+// communicator is complete, then frees it. The requests stay the program's to complete.
+crate::mpi_export! { MPI_Comm_disconnect, PMPI_Comm_disconnect, (comm: *mut MPI_Comm) {
+    // SAFETY: as in MPI_Comm_free.
+    let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
+    let rc = call("MPI_Comm_disconnect", h, |rt| {
+        out(comm, "comm")?;
+        freeable(rt, h)?;
+        let pending: Vec<MPI_Request> = rt.reqs.iter().filter(|(_, r)| r.comm == h).map(|(&k, _)| k).filter(|&k| rt.live(k)).collect();
+        rt.block_until(&pending, true)
+    });
+    if rc != MPI_SUCCESS { return rc; }
+    free_export("MPI_Comm_disconnect", comm)
 }}
 
 crate::mpi_export! { MPI_Comm_compare, PMPI_Comm_compare, (a: MPI_Comm, b: MPI_Comm, result: *mut c_int) {

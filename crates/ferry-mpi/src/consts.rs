@@ -113,8 +113,8 @@ constants! {
     /// Every integer constant `include/mpi.h` defines, by name.
     HEADER_CONSTANTS {
         /// Version of the standard whose interface the header declares (a subset of it).
-        MPI_VERSION: c_int = 3;
-        MPI_SUBVERSION: c_int = 1;
+        MPI_VERSION: c_int = 4;
+        MPI_SUBVERSION: c_int = 0;
 
         // Null handles.
         MPI_COMM_NULL: MPI_Comm = 0x04000000;
