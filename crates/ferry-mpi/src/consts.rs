@@ -176,6 +176,8 @@ constants! {
         MPI_AINT: MPI_Datatype = 0x4c000843;
         MPI_OFFSET: MPI_Datatype = 0x4c000844;
         MPI_COUNT: MPI_Datatype = 0x4c000845;
+        /// MPICH's extension: C's `_Float16` (IEEE binary16).
+        MPIX_C_FLOAT16: MPI_Datatype = 0x4c000246;
         // Value-and-index pairs for MINLOC/MAXLOC.
         MPI_FLOAT_INT: MPI_Datatype = 0x8c000000u32 as i32;
         MPI_DOUBLE_INT: MPI_Datatype = 0x8c000001u32 as i32;
