@@ -42,7 +42,11 @@ impl F16 {
         let exponent = ((b >> 23) & 0xff) as i32;
         let fraction = b & 0x7f_ffff;
         if exponent == 0xff {
-            let nan = if fraction == 0 { 0 } else { F16::QUIET | (fraction >> 13) as u16 };
+            let nan = if fraction == 0 {
+                0
+            } else {
+                F16::QUIET | (fraction >> 13) as u16
+            };
             return F16(sign | F16::INFINITY | nan);
         }
         // The binary16 biased exponent of x's leading bit.

@@ -38,7 +38,11 @@ fn nearest(x: f32) -> u16 {
         return sign | 0x7c00;
     }
     let (below, above) = (a - magnitude(lo), magnitude(hi) - a);
-    let pick = if below < above || (below == above && lo & 1 == 0) { lo } else { hi };
+    let pick = if below < above || (below == above && lo & 1 == 0) {
+        lo
+    } else {
+        hi
+    };
     sign | pick
 }
 
@@ -49,11 +53,25 @@ fn every_binary16_widens_exactly() {
         if is_nan(h) {
             // The sign and payload travel along.
             assert!(x.is_nan(), "{h:#06x}");
-            assert_eq!(x.to_bits(), u32::from(h & 0x8000) << 16 | 0x7f80_0000 | u32::from(h & 0x3ff) << 13);
+            assert_eq!(
+                x.to_bits(),
+                u32::from(h & 0x8000) << 16 | 0x7f80_0000 | u32::from(h & 0x3ff) << 13
+            );
         } else if h & 0x7fff == 0x7c00 {
-            assert_eq!(x, if h & 0x8000 != 0 { f32::NEG_INFINITY } else { f32::INFINITY });
+            assert_eq!(
+                x,
+                if h & 0x8000 != 0 {
+                    f32::NEG_INFINITY
+                } else {
+                    f32::INFINITY
+                }
+            );
         } else {
-            let want = if h & 0x8000 != 0 { -magnitude(h) } else { magnitude(h) };
+            let want = if h & 0x8000 != 0 {
+                -magnitude(h)
+            } else {
+                magnitude(h)
+            };
             assert_eq!(f64::from(x), want, "{h:#06x}");
             assert_eq!(x.is_sign_negative(), h & 0x8000 != 0, "{h:#06x}");
         }
@@ -85,7 +103,11 @@ fn every_rounding_boundary_goes_the_right_way() {
         let even = if lo & 1 == 0 { lo } else { hi };
         let cases = [(m.next_down(), lo), (m, even), (m.next_up(), hi)];
         for (x, want) in cases {
-            assert_eq!(F16::from_f32(x).0, want, "{x:e} between {lo:#06x} and {hi:#06x}");
+            assert_eq!(
+                F16::from_f32(x).0,
+                want,
+                "{x:e} between {lo:#06x} and {hi:#06x}"
+            );
             assert_eq!(F16::from_f32(-x).0, want | 0x8000, "{:e}", -x);
         }
     }
@@ -105,13 +127,27 @@ fn rounding_matches_the_reference_across_the_f32_range() {
         let x = f32::from_bits(next());
         if x.is_nan() {
             let h = F16::from_f32(x).0;
-            assert!(is_nan(h) && h & 0x0200 != 0, "{:#x} -> {h:#06x}", x.to_bits());
+            assert!(
+                is_nan(h) && h & 0x0200 != 0,
+                "{:#x} -> {h:#06x}",
+                x.to_bits()
+            );
             assert_eq!(h & 0x8000 != 0, x.is_sign_negative());
             continue;
         }
         assert_eq!(F16::from_f32(x).0, nearest(x), "{x:e} ({:#x})", x.to_bits());
     }
-    for x in [0.0f32, -0.0, f32::MIN_POSITIVE, f32::from_bits(1), 65504.0, 65519.996, 65520.0, f32::MAX, f32::INFINITY] {
+    for x in [
+        0.0f32,
+        -0.0,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        65504.0,
+        65519.996,
+        65520.0,
+        f32::MAX,
+        f32::INFINITY,
+    ] {
         assert_eq!(F16::from_f32(x).0, nearest(x), "{x:e}");
         assert_eq!(F16::from_f32(-x).0, nearest(-x), "{:e}", -x);
     }
@@ -131,27 +167,80 @@ fn bits(v: Vec<F16>) -> Vec<u16> {
 fn sum_and_prod_round_once_to_nearest_even() {
     let tiny = F16(0x0001); // 2^-24, the smallest subnormal
     let milli = F16::from_f32(1e-3);
-    let src = [h(1.0), h(2048.0), h(2048.0), h(65504.0), h(-65504.0), tiny, h(0.5), milli];
-    let dst = [h(2.0), h(1.0), h(3.0), h(16.0), h(-16.0), tiny, F16(0x0003), F16(milli.0 | 0x8000)];
+    let src = [
+        h(1.0),
+        h(2048.0),
+        h(2048.0),
+        h(65504.0),
+        h(-65504.0),
+        tiny,
+        h(0.5),
+        milli,
+    ];
+    let dst = [
+        h(2.0),
+        h(1.0),
+        h(3.0),
+        h(16.0),
+        h(-16.0),
+        tiny,
+        F16(0x0003),
+        F16(milli.0 | 0x8000),
+    ];
     let sum = run(Sum, P::Float16, &src, &dst);
     // 2049 ties to 2048 (even), 2051 to 2052, 65520 overflows; subnormals add exactly; a
     // term far below half a unit vanishes; an exact zero sum is +0.
-    let want = [h(3.0), h(2048.0), h(2052.0), F16(0x7c00), F16(0xfc00), F16(0x0002), h(0.5), F16(0)];
+    let want = [
+        h(3.0),
+        h(2048.0),
+        h(2052.0),
+        F16(0x7c00),
+        F16(0xfc00),
+        F16(0x0002),
+        h(0.5),
+        F16(0),
+    ];
     assert_eq!(bits(sum), bits(want.to_vec()));
-    let a = [h(256.0), tiny, F16(0x0003), h(3.0), h(-0.0), h(1.0 + 2f32.powi(-10))];
+    let a = [
+        h(256.0),
+        tiny,
+        F16(0x0003),
+        h(3.0),
+        h(-0.0),
+        h(1.0 + 2f32.powi(-10)),
+    ];
     let third = F16::from_f32(1.0 / 3.0);
-    let b = [h(256.0), h(0.5), h(0.5), third, h(5.0), h(1.0 + 2f32.powi(-10))];
+    let b = [
+        h(256.0),
+        h(0.5),
+        h(0.5),
+        third,
+        h(5.0),
+        h(1.0 + 2f32.powi(-10)),
+    ];
     let prod = run(Prod, P::Float16, &a, &b);
     // 2^16 overflows; half the smallest subnormal ties to 0, 1.5 of it to 2; 3 * (1/3 in
     // binary16) rounds to 1; -0 * 5 is -0; (1 + 2^-10)^2 = 1 + 2^-9 + 2^-20 rounds down.
-    let want = [F16(0x7c00), F16(0), F16(0x0002), h(1.0), F16(0x8000), h(1.0 + 2f32.powi(-9))];
+    let want = [
+        F16(0x7c00),
+        F16(0),
+        F16(0x0002),
+        h(1.0),
+        F16(0x8000),
+        h(1.0 + 2f32.powi(-9)),
+    ];
     assert_eq!(bits(prod), bits(want.to_vec()));
 }
 
 #[test]
 fn infinities_and_nans_follow_ieee() {
     let (inf, ninf, nan) = (F16(0x7c00), F16(0xfc00), F16(0x7e00));
-    let sum = run(Sum, P::Float16, &[inf, inf, nan, h(1.0)], &[ninf, h(1.0), h(1.0), nan]);
+    let sum = run(
+        Sum,
+        P::Float16,
+        &[inf, inf, nan, h(1.0)],
+        &[ninf, h(1.0), h(1.0), nan],
+    );
     assert!(is_nan(sum[0].0) && is_nan(sum[2].0) && is_nan(sum[3].0));
     assert_eq!(sum[1], inf);
     let prod = run(Prod, P::Float16, &[inf, ninf], &[h(0.0), h(2.0)]);
@@ -162,12 +251,44 @@ fn infinities_and_nans_follow_ieee() {
 #[test]
 fn max_and_min_pick_an_operand_bit_for_bit() {
     let payload = F16(0x7e15);
-    let src = [h(1.0), payload, h(1.0), h(0.0), h(-2.0), F16(0x0001), F16(0xfc00)];
-    let dst = [h(2.0), h(1.0), payload, h(-0.0), h(-3.0), F16(0x8001), h(-65504.0)];
+    let src = [
+        h(1.0),
+        payload,
+        h(1.0),
+        h(0.0),
+        h(-2.0),
+        F16(0x0001),
+        F16(0xfc00),
+    ];
+    let dst = [
+        h(2.0),
+        h(1.0),
+        payload,
+        h(-0.0),
+        h(-3.0),
+        F16(0x8001),
+        h(-65504.0),
+    ];
     // A comparison with a NaN keeps the destination, as does MAX(+0, -0).
-    let want = [h(2.0), h(1.0), payload, h(-0.0), h(-2.0), F16(0x0001), h(-65504.0)];
+    let want = [
+        h(2.0),
+        h(1.0),
+        payload,
+        h(-0.0),
+        h(-2.0),
+        F16(0x0001),
+        h(-65504.0),
+    ];
     assert_eq!(bits(run(Max, P::Float16, &src, &dst)), bits(want.to_vec()));
-    let want = [h(1.0), h(1.0), payload, h(-0.0), h(-3.0), F16(0x8001), F16(0xfc00)];
+    let want = [
+        h(1.0),
+        h(1.0),
+        payload,
+        h(-0.0),
+        h(-3.0),
+        F16(0x8001),
+        F16(0xfc00),
+    ];
     assert_eq!(bits(run(Min, P::Float16, &src, &dst)), bits(want.to_vec()));
 }
 
@@ -178,6 +299,9 @@ fn float16_takes_the_floating_point_operations_only() {
     }
     for op in [Land, Lor, Lxor, Band, Bor, Bxor, Maxloc, Minloc] {
         let err = check(op, prim(P::Float16)).unwrap_err();
-        assert_eq!(err.to_string(), format!("{op} is not defined for MPIX_C_FLOAT16"));
+        assert_eq!(
+            err.to_string(),
+            format!("{op} is not defined for MPIX_C_FLOAT16")
+        );
     }
 }
