@@ -139,6 +139,7 @@ constants! {
         MPI_GROUP_EMPTY: MPI_Group = 0x48000000;
         MPI_ERRORS_ARE_FATAL: MPI_Errhandler = 0x54000000;
         MPI_ERRORS_RETURN: MPI_Errhandler = 0x54000001;
+        MPI_ERRORS_ABORT: MPI_Errhandler = 0x54000003;
 
         // Predefined datatypes; builtin handles carry the element size in bits 8..15.
         MPI_CHAR: MPI_Datatype = 0x4c000101;
@@ -455,8 +456,6 @@ constants! {
     /// Handles and constants of MPICH's header that `include/mpi.h` does not declare (yet): a
     /// program built against MPICH's header may still pass them to the library.
     MPICH_ONLY_CONSTANTS {
-        MPI_ERRORS_ABORT: MPI_Errhandler = 0x54000003;
-
         // Fortran datatypes.
         MPI_CHARACTER: MPI_Datatype = 0x4c00011a;
         MPI_INTEGER: MPI_Datatype = 0x4c00041b;
