@@ -189,6 +189,10 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 #define MPI_OFFSET                 ((MPI_Datatype)0x4c000844)
 #define MPI_COUNT                  ((MPI_Datatype)0x4c000845)
 
+/* MPICH's extension: C's _Float16, IEEE half precision (2 bytes). Reductions: MPI_SUM, MPI_PROD,
+ * MPI_MAX, MPI_MIN, computed in float and rounded once to nearest, ties to even. */
+#define MPIX_C_FLOAT16             ((MPI_Datatype)0x4c000246)
+
 /* Value-and-index pairs for MINLOC/MAXLOC: struct { T value; int index; }, padded as C pads. */
 #define MPI_FLOAT_INT              ((MPI_Datatype)0x8c000000)
 #define MPI_DOUBLE_INT             ((MPI_Datatype)0x8c000001)

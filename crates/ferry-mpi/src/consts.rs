@@ -151,6 +151,7 @@ constants! {
         MPI_GROUP_EMPTY: MPI_Group = 0x48000000;
         MPI_ERRORS_ARE_FATAL: MPI_Errhandler = 0x54000000;
         MPI_ERRORS_RETURN: MPI_Errhandler = 0x54000001;
+        MPI_ERRORS_ABORT: MPI_Errhandler = 0x54000003;
 
         // Predefined datatypes; builtin handles carry the element size in bits 8..15.
         MPI_CHAR: MPI_Datatype = 0x4c000101;
@@ -188,6 +189,8 @@ constants! {
         MPI_AINT: MPI_Datatype = 0x4c000843;
         MPI_OFFSET: MPI_Datatype = 0x4c000844;
         MPI_COUNT: MPI_Datatype = 0x4c000845;
+        /// MPICH's extension: C's `_Float16` (IEEE binary16).
+        MPIX_C_FLOAT16: MPI_Datatype = 0x4c000246;
         // Value-and-index pairs for MINLOC/MAXLOC.
         MPI_FLOAT_INT: MPI_Datatype = 0x8c000000u32 as i32;
         MPI_DOUBLE_INT: MPI_Datatype = 0x8c000001u32 as i32;
@@ -470,8 +473,6 @@ constants! {
     /// Handles and constants of MPICH's header that `include/mpi.h` does not declare (yet): a
     /// program built against MPICH's header may still pass them to the library.
     MPICH_ONLY_CONSTANTS {
-        MPI_ERRORS_ABORT: MPI_Errhandler = 0x54000003;
-
         // Fortran datatypes.
         MPI_CHARACTER: MPI_Datatype = 0x4c00011a;
         MPI_INTEGER: MPI_Datatype = 0x4c00041b;

@@ -55,6 +55,7 @@ const DATATYPES: &[(MPI_Datatype, &str, Kind)] = &[
     (MPI_AINT, "MPI_AINT", Basic(P::Aint)),
     (MPI_OFFSET, "MPI_OFFSET", Basic(P::Offset)),
     (MPI_COUNT, "MPI_COUNT", Basic(P::Count)),
+    (MPIX_C_FLOAT16, "MPIX_C_FLOAT16", Basic(P::Float16)),
     (MPI_FLOAT_INT, "MPI_FLOAT_INT", Pair(P::Float, P::Int)),
     (MPI_DOUBLE_INT, "MPI_DOUBLE_INT", Pair(P::Double, P::Int)),
     (MPI_LONG_INT, "MPI_LONG_INT", Pair(P::Long, P::Int)),

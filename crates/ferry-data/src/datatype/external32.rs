@@ -1,6 +1,7 @@
 //! The "external32" data representation (MPI-4.0, section 13.5.2): every primitive big-endian,
 //! with the sizes of the standard's table (`long` in 4 bytes, `long double` as an IEEE
-//! binary128 in 16, `wchar_t` in 2). Packing converts element by element, walking the type
+//! binary128 in 16, `wchar_t` in 2; MPICH's `_Float16`, which the table lacks, as a big-endian
+//! binary16 in 2). Packing converts element by element, walking the type
 //! map in type-map order; values that do not fit the smaller external size are refused.
 
 use super::{Datatype, Layout, Primitive};

@@ -75,11 +75,13 @@ pub enum Primitive {
     /// Fortran `LOGICAL` (`MPI_LOGICAL`): 4 bytes, `.TRUE.` is 1 and `.FALSE.` 0 as gfortran
     /// stores them.
     Logical,
+    /// `_Float16`, IEEE binary16 (`MPIX_C_FLOAT16`, MPICH's extension)
+    Float16,
 }
 
 impl Primitive {
     /// Every primitive, in declaration order.
-    pub const ALL: [Primitive; 33] = [
+    pub const ALL: [Primitive; 34] = [
         Primitive::Char,
         Primitive::SignedChar,
         Primitive::UnsignedChar,
@@ -113,6 +115,7 @@ impl Primitive {
         Primitive::CDoubleComplex,
         Primitive::CLongDoubleComplex,
         Primitive::Logical,
+        Primitive::Float16,
     ];
 
     /// Size of one element in bytes.
@@ -120,7 +123,7 @@ impl Primitive {
         use Primitive::*;
         match self {
             Char | SignedChar | UnsignedChar | Byte | Packed | Int8 | UInt8 | CBool => 1,
-            Short | UnsignedShort | Int16 | UInt16 => 2,
+            Short | UnsignedShort | Int16 | UInt16 | Float16 => 2,
             WChar | Int | Unsigned | Float | Int32 | UInt32 | Logical => 4,
             Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | UInt64 | Aint
             | Offset | Count | CFloatComplex => 8,

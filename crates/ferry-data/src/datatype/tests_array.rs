@@ -209,6 +209,22 @@ fn external32_is_big_endian_with_the_standard_sizes() {
 }
 
 #[test]
+fn float16_travels_as_big_endian_binary16() {
+    // Not in the standard's table (MPICH's extension type); sent like the other IEEE types.
+    let t = Datatype::contiguous(2, &Datatype::primitive(Primitive::Float16)).unwrap();
+    assert_eq!(t.external32_size(), Some(4));
+    let native = [0x00, 0x3e, 0xff, 0x7b]; // 1.5 and 65504, little-endian
+    let mut out = [0u8; 4];
+    // SAFETY: `native` holds two binary16 values.
+    unsafe { t.pack_external32(native.as_ptr(), 1, &mut out) }.unwrap();
+    assert_eq!(out, [0x3e, 0x00, 0x7b, 0xff]);
+    let mut back = [0u8; 4];
+    // SAFETY: `back` holds two binary16 values.
+    unsafe { t.unpack_external32(&out, back.as_mut_ptr(), 1) }.unwrap();
+    assert_eq!(back, native);
+}
+
+#[test]
 fn long_double_travels_as_binary128() {
     let ld = Datatype::primitive(Primitive::LongDouble);
     // 1.5 in x87: significand 0xC000..., exponent 0x3fff.

@@ -43,6 +43,10 @@ macro_rules! with_num {
                 type $T = u64;
                 $body
             }
+            Num::F16 => {
+                type $T = $crate::reduce_op::float16::F16;
+                $body
+            }
             Num::F32 => {
                 type $T = f32;
                 $body
@@ -95,7 +99,7 @@ macro_rules! with_int {
                 type $T = u64;
                 $body
             }
-            Num::F32 | Num::F64 | Num::F80 => unreachable!("bit operations on a floating type"),
+            Num::F16 | Num::F32 | Num::F64 | Num::F80 => unreachable!("bit operations on a floating type"),
         }
     }};
 }
@@ -114,6 +118,7 @@ pub(super) enum Num {
     U32,
     I64,
     U64,
+    F16,
     F32,
     F64,
     F80,
@@ -132,6 +137,7 @@ pub(super) fn num(p: Primitive) -> Option<Num> {
         Unsigned | UInt32 => Num::U32,
         Long | LongLong | Int64 | Aint | Offset | Count => Num::I64,
         UnsignedLong | UnsignedLongLong | UInt64 => Num::U64,
+        Float16 => Num::F16,
         Float => Num::F32,
         Double => Num::F64,
         LongDouble => Num::F80,

@@ -38,6 +38,9 @@
 //!   element are written; the 6 padding bytes are left as they were. On other targets every
 //!   operation but `REPLACE` and `NO_OP` on these types is refused with
 //!   [`OpError::Unsupported`].
+//! - `_Float16` (`MPIX_C_FLOAT16`, MPICH's extension) is floating point: `SUM` and `PROD`
+//!   compute in `f32` and round once to the nearest binary16, ties to even (what C does for
+//!   `_Float16`); `MAX` and `MIN` compare and keep one operand's bits.
 //!
 //! `MAXLOC`/`MINLOC` follow the standard: the greater (smaller) value wins with its index; on
 //! equal values the smaller index is kept. If the values do not compare (a NaN), the
@@ -47,13 +50,15 @@
 //! (`chunks_exact`) monomorphised for the element type.
 //!
 //! The kernels live one family to a file: `elementwise` (arithmetic, bitwise and logical
-//! operations on primitives), `loc_pairs` (MAXLOC/MINLOC), `complex` and `long_double`;
+//! operations on primitives), `loc_pairs` (MAXLOC/MINLOC), `complex`, `long_double` and
+//! `float16`;
 //! `element` has the machine types they share. This file holds the operations, the element
 //! types, the table of what applies to what, and the dispatch.
 
 mod complex;
 mod element;
 mod elementwise;
+mod float16;
 mod loc_pairs;
 mod long_double;
 
@@ -250,6 +255,7 @@ fn primitive_name(p: Primitive) -> &'static str {
         LongLong => "MPI_LONG_LONG_INT",
         UnsignedLongLong => "MPI_UNSIGNED_LONG_LONG",
         Float => "MPI_FLOAT",
+        Float16 => "MPIX_C_FLOAT16",
         Double => "MPI_DOUBLE",
         LongDouble => "MPI_LONG_DOUBLE",
         Packed => "MPI_PACKED",
@@ -347,7 +353,7 @@ fn class(p: Primitive) -> Class {
         Char | SignedChar | UnsignedChar | Short | UnsignedShort | Int | Unsigned | Long
         | UnsignedLong | LongLong | UnsignedLongLong | Int8 | Int16 | Int32 | Int64 | UInt8
         | UInt16 | UInt32 | UInt64 | Aint | Offset | Count => Class::Integer,
-        Float | Double | LongDouble => Class::Float,
+        Float16 | Float | Double | LongDouble => Class::Float,
         CBool | Logical => Class::Logical,
         CFloatComplex | CDoubleComplex | CLongDoubleComplex => Class::Complex,
         Byte => Class::Byte,

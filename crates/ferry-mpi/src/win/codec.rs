@@ -80,10 +80,10 @@ pub struct Header {
 const FIXED: usize = 32;
 
 /// Every primitive, numbered from 1 on the wire (0: none).
-const PRIMS: [Primitive; 33] = {
+const PRIMS: [Primitive; 34] = {
     use Primitive::*;
     [
-        Char, SignedChar, UnsignedChar, Byte, WChar, Short, UnsignedShort, Int, Unsigned, Long, UnsignedLong, LongLong, UnsignedLongLong, Float, Double, LongDouble, Packed, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, CBool, Logical, Aint, Offset, Count, CFloatComplex, CDoubleComplex, CLongDoubleComplex,
+        Char, SignedChar, UnsignedChar, Byte, WChar, Short, UnsignedShort, Int, Unsigned, Long, UnsignedLong, LongLong, UnsignedLongLong, Float, Double, LongDouble, Packed, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, CBool, Logical, Aint, Offset, Count, CFloatComplex, CDoubleComplex, CLongDoubleComplex, Float16,
     ]
 };
 

@@ -8,6 +8,7 @@ use PredefinedOp::*;
 use Primitive as P;
 
 mod elementwise;
+mod float16;
 mod loc_pairs;
 mod long_double;
 mod properties;
@@ -96,7 +97,7 @@ fn handles_round_trip_and_match_mpich() {
 
 fn class_of_test(p: Primitive) -> &'static str {
     match p {
-        P::Float | P::Double | P::LongDouble => "float",
+        P::Float16 | P::Float | P::Double | P::LongDouble => "float",
         P::CBool | P::Logical => "logical",
         P::CFloatComplex | P::CDoubleComplex | P::CLongDoubleComplex => "complex",
         P::Byte => "byte",
