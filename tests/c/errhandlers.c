@@ -47,6 +47,17 @@ int main(int argc, char **argv)
     CALL(MPI_Comm_call_errhandler(c, MPI_ERR_OTHER));
     CHECK(calls == 2 && seen_code == MPI_ERR_OTHER && seen_comm == c, "call_errhandler");
 
+    /* The handle MPI_Comm_get_errhandler gives is a reference of its own: freeing it leaves
+     * the creator's handle usable. */
+    MPI_Errhandler again;
+    MPI_Comm e;
+    CALL(MPI_Comm_get_errhandler(c, &again));
+    CHECK(again == eh, "get_errhandler gave another handler");
+    CALL(MPI_Errhandler_free(&again));
+    CALL(MPI_Comm_dup(MPI_COMM_SELF, &e));
+    CALL(MPI_Comm_set_errhandler(e, eh));
+    CALL(MPI_Comm_free(&e));
+
     /* Freed handle: c keeps it; a dup inherits it. */
     CALL(MPI_Errhandler_free(&eh));
     CHECK(eh == MPI_ERRHANDLER_NULL, "Errhandler_free left the handle");

@@ -20,9 +20,10 @@ const USER_BASE: i32 = 0x9400_0000u32 as i32;
 
 #[derive(Default)]
 struct Table {
-    /// User handlers: the function and whether the user freed the handle (communicators
-    /// that use it keep it working).
-    handlers: BTreeMap<i32, (CommErrhandlerFn, bool)>,
+    /// User handlers: the function and the references the program holds to the handle (the
+    /// one from its creation and one per `MPI_*_get_errhandler`); at none it may no longer
+    /// be attached, but the objects that use it keep it working.
+    handlers: BTreeMap<i32, (CommErrhandlerFn, u32)>,
     next: i32,
     /// User error codes above `MPI_ERR_LASTCODE`: code -> its class (a class is its own).
     codes: BTreeMap<i32, i32>,
@@ -43,7 +44,7 @@ pub fn user_handler(eh: MPI_Errhandler) -> Option<CommErrhandlerFn> {
 
 /// Whether `eh` may be attached to a communicator now.
 pub fn check_errhandler(eh: MPI_Errhandler) -> MpiResult<()> {
-    if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || with_table(|t| t.handlers.get(&eh).is_some_and(|h| !h.1)) {
+    if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT || eh == MPI_ERRORS_RETURN || with_table(|t| t.handlers.get(&eh).is_some_and(|h| h.1 > 0)) {
         Ok(())
     } else if eh == MPI_ERRHANDLER_NULL {
         err(MPI_ERR_ARG, "MPI_ERRHANDLER_NULL is not an error handler")
@@ -52,19 +53,31 @@ pub fn check_errhandler(eh: MPI_Errhandler) -> MpiResult<()> {
     }
 }
 
-/// Free the user's handle `eh` (predefined ones only become `MPI_ERRHANDLER_NULL`). A
-/// handle from `MPI_Comm_get_errhandler` is a reference of its own, so a freed handler's
-/// handle may be freed again.
+/// Free one reference to the user's handle `eh` (predefined ones only become
+/// `MPI_ERRHANDLER_NULL`). A handle from `MPI_Comm_get_errhandler` is a reference of its
+/// own, so freeing it leaves the creator's handle usable; freeing more often than the
+/// program got the handle is not refused.
 pub fn free(eh: MPI_Errhandler) -> MpiResult<()> {
     if user_handler(eh).is_none() {
         check_errhandler(eh)?;
     }
     with_table(|t| {
         if let Some(h) = t.handlers.get_mut(&eh) {
-            h.1 = true;
+            h.1 = h.1.saturating_sub(1);
         }
     });
     Ok(())
+}
+
+/// The handle `MPI_*_get_errhandler` gives the program: one more reference to a user
+/// handler (the program frees it with `MPI_Errhandler_free`).
+pub fn got(eh: MPI_Errhandler) -> MPI_Errhandler {
+    with_table(|t| {
+        if let Some(h) = t.handlers.get_mut(&eh) {
+            h.1 += 1;
+        }
+    });
+    eh
 }
 
 /// A handle for the user's handler `f` (of a communicator or a session: both take the
@@ -73,7 +86,7 @@ pub fn register(f: CommErrhandlerFn) -> MPI_Errhandler {
     with_table(|t| {
         t.next += 1;
         let h = USER_BASE | (t.next & 0x03ff_ffff);
-        t.handlers.insert(h, (f, false));
+        t.handlers.insert(h, (f, 1));
         h
     })
 }

@@ -161,7 +161,7 @@ crate::mpi_export! { MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler, (comm: M
 }}
 
 crate::mpi_export! { MPI_Comm_get_errhandler, PMPI_Comm_get_errhandler, (comm: MPI_Comm, eh: *mut MPI_Errhandler) {
-    call("MPI_Comm_get_errhandler", comm, |rt| { let e = rt.comm(comm)?.errhandler; *out_arg(eh, "errhandler")? = e; Ok(()) })
+    call("MPI_Comm_get_errhandler", comm, |rt| { let e = rt.comm(comm)?.errhandler; *out_arg(eh, "errhandler")? = crate::errhandler::got(e); Ok(()) })
 }}
 
 crate::mpi_export! { MPI_Errhandler_free, PMPI_Errhandler_free, (eh: *mut MPI_Errhandler) {

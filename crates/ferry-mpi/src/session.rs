@@ -338,7 +338,7 @@ crate::mpi_export! { MPI_Session_get_errhandler, PMPI_Session_get_errhandler, (s
     call_with("MPI_Session_get_errhandler", session, |rt| handler_of(rt, session), |_| {
         check_session(session)?;
         let o = out_arg(errhandler, "errhandler")?;
-        *o = with_table(|t| t.sessions.get(&session).map(|s| s.errhandler)).unwrap_or(MPI_ERRORS_ARE_FATAL);
+        *o = crate::errhandler::got(with_table(|t| t.sessions.get(&session).map(|s| s.errhandler)).unwrap_or(MPI_ERRORS_ARE_FATAL));
         Ok(())
     })
 }}

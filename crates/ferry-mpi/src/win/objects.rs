@@ -113,7 +113,7 @@ crate::mpi_export! { MPI_Win_set_errhandler, PMPI_Win_set_errhandler, (win: MPI_
 crate::mpi_export! { MPI_Win_get_errhandler, PMPI_Win_get_errhandler, (win: MPI_Win, eh: *mut MPI_Errhandler) {
     win_call("MPI_Win_get_errhandler", win, |rt| {
         let o = out_arg(eh, "errhandler")?;
-        *o = rt.win(win)?.errhandler;
+        *o = crate::errhandler::got(rt.win(win)?.errhandler);
         Ok(())
     })
 }}
