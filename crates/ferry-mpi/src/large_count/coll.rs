@@ -233,6 +233,8 @@ two_count_calls! {
     MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c => PMPI_Ineighbor_allgather, Roles::All, Seq::Nonblocking, (), (req: *mut MPI_Request);
     MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c => PMPI_Neighbor_alltoall, Roles::All, Seq::Blocking, (), ();
     MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c => PMPI_Ineighbor_alltoall, Roles::All, Seq::Nonblocking, (), (req: *mut MPI_Request);
+    MPI_Neighbor_allgather_init_c, PMPI_Neighbor_allgather_init_c => PMPI_Neighbor_allgather_init, Roles::All, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Neighbor_alltoall_init_c, PMPI_Neighbor_alltoall_init_c => PMPI_Neighbor_alltoall_init, Roles::All, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
 }
 
 extern "C" {

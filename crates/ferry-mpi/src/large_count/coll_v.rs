@@ -142,6 +142,73 @@ crate::mpi_export! { MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c, (sbu
     PMPI_Ineighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
 }}
 
+// ----- persistent inits (each start counts in the non-blocking sequence, the init nothing) --
+
+crate::mpi_export! { MPI_Gatherv_init_c, PMPI_Gatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let (s, c, d) = converted!(coll_convert("MPI_Gatherv_init_c", comm, Seq::Init, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
+    PMPI_Gatherv_init(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, info, req)
+}}
+crate::mpi_export! { MPI_Allgatherv_init_c, PMPI_Allgatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let (s, c, d) = converted!(coll_convert("MPI_Allgatherv_init_c", comm, Seq::Init, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
+    PMPI_Allgatherv_init(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
+}}
+crate::mpi_export! { MPI_Scatterv_init_c, PMPI_Scatterv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let (c, d, r) = converted!(coll_convert("MPI_Scatterv_init_c", comm, Seq::Init, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
+    PMPI_Scatterv_init(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm, info, req)
+}}
+crate::mpi_export! { MPI_Alltoallv_init_c, PMPI_Alltoallv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallv_init_c", comm, Seq::Init, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Alltoallv_init(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
+}}
+crate::mpi_export! { MPI_Alltoallw_init_c, PMPI_Alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallw_init_c", comm, Seq::Init, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Alltoallw_init(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm, info, req)
+}}
+crate::mpi_export! { MPI_Reduce_scatter_init_c, PMPI_Reduce_scatter_init_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype,
+        op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let c = converted!(coll_convert("MPI_Reduce_scatter_init_c", comm, Seq::Init, |rt| recvcounts(rt, comm, rcounts)));
+    PMPI_Reduce_scatter_init(sbuf, rbuf, c.ptr(), dt, op, comm, info, req)
+}}
+crate::mpi_export! { MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let (s, c, d) = converted!(coll_convert("MPI_Neighbor_allgatherv_init_c", comm, Seq::Init, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
+    PMPI_Neighbor_allgatherv_init(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
+}}
+crate::mpi_export! { MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let [a, b, c, d] = converted!(coll_convert("MPI_Neighbor_alltoallv_init_c", comm, Seq::Init, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
+    PMPI_Neighbor_alltoallv_init(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
+}}
+
+// ----- neighbour alltoallw: byte displacements are MPI_Aint in both forms, only counts narrow --
+
+/// (send counts, receive counts) of a neighbourhood alltoallw, one per out- and in-neighbour.
+fn neighbor_w_counts(rt: &Runtime, comm: MPI_Comm, scounts: *const MPI_Count, rcounts: *const MPI_Count) -> MpiResult<(Ints, Ints)> {
+    let (indegree, outdegree) = degrees(rt, comm)?;
+    Ok((Ints::counts(scounts, outdegree, "sendcounts")?, Ints::counts(rcounts, indegree, "recvcounts")?))
+}
+
+crate::mpi_export! { MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
+    let (s, r) = converted!(coll_convert("MPI_Neighbor_alltoallw_c", comm, Seq::Blocking, |rt| neighbor_w_counts(rt, comm, scounts, rcounts)));
+    PMPI_Neighbor_alltoallw(sbuf, s.ptr(), sdispls, stypes, rbuf, r.ptr(), rdispls, rtypes, comm)
+}}
+crate::mpi_export! { MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    let (s, r) = converted!(coll_convert("MPI_Ineighbor_alltoallw_c", comm, Seq::Nonblocking, |rt| neighbor_w_counts(rt, comm, scounts, rcounts)));
+    PMPI_Ineighbor_alltoallw(sbuf, s.ptr(), sdispls, stypes, rbuf, r.ptr(), rdispls, rtypes, comm, req)
+}}
+crate::mpi_export! { MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let (s, r) = converted!(coll_convert("MPI_Neighbor_alltoallw_init_c", comm, Seq::Init, |rt| neighbor_w_counts(rt, comm, scounts, rcounts)));
+    PMPI_Neighbor_alltoallw_init(sbuf, s.ptr(), sdispls, stypes, rbuf, r.ptr(), rdispls, rtypes, comm, info, req)
+}}
+
 // The int-count implementations, by their C symbols (their modules are private to `coll`).
 extern "C" {
     fn PMPI_Gatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int;
@@ -160,4 +227,15 @@ extern "C" {
     fn PMPI_Ineighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
     fn PMPI_Ineighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Gatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Allgatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Scatterv_init(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Alltoallv_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Alltoallw_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Reduce_scatter_init(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Neighbor_allgatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Neighbor_alltoallv_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Neighbor_alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int;
+    fn PMPI_Ineighbor_alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
+    fn PMPI_Neighbor_alltoallw_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
 }
