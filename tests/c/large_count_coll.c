@@ -8,8 +8,11 @@
  * Allreduce_init_c and Bcast_init_c started twice, neighbourhood
  * allgather(v)/alltoall(v) on a periodic ring, Reduce_local_c, a
  * non-commutative MPI_Op_create_c operation (MPI_Count lengths), and
- * MPI_ERR_COUNT for a negative count on every rank, after which the next
- * collective still matches (MPICH 4.0.2 checks the count of Bcast_c only).
+ * MPI_ERR_COUNT for a negative count, a count whose bytes overflow the address
+ * space and a v-collective count beyond INT_MAX, MPI_ERR_BUFFER for a NULL
+ * buffer beyond INT_MAX, on every rank, after which the next collective still
+ * matches (MPICH 4.0.2 checks the count of Bcast_c only). Reductions beyond
+ * INT_MAX elements: large_count_big.c.
  */
 #include <limits.h>
 #include <string.h>
@@ -276,10 +279,16 @@ static void errors(void)
     int checked = is_ferry();
     if (checked) {
         EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(&x, &y, -2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        /* Ferry's reductions take at most INT_MAX elements. */
-        EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         /* Beyond INT_MAX, a NULL buffer is still no buffer. */
         EXPECT(MPI_ERR_BUFFER, MPI_Bcast_c(NULL, (MPI_Count)INT_MAX + 1, MPI_BYTE, 0, MPI_COMM_WORLD));
+        EXPECT(MPI_ERR_BUFFER, MPI_Allreduce_c(NULL, &y, (MPI_Count)INT_MAX + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        EXPECT(MPI_ERR_BUFFER, MPI_Reduce_local_c(NULL, &y, (MPI_Count)INT_MAX + 1, MPI_INT, MPI_SUM));
+        /* A count whose bytes no memory could hold. */
+        EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(&x, &y, (MPI_Count)1 << 62, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        EXPECT(MPI_ERR_COUNT, MPI_Reduce_scatter_block_c(&x, &y, (MPI_Count)1 << 61, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        MPI_Request rq;
+        EXPECT(MPI_ERR_COUNT, MPI_Iscan_c(&x, &y, (MPI_Count)1 << 62, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq));
+        EXPECT(MPI_ERR_COUNT, MPI_Reduce_local_c(&x, &y, (MPI_Count)1 << 62, MPI_INT, MPI_SUM));
     }
     MPI_Count *c = xmalloc(sizeof(MPI_Count) * (size_t)np);
     MPI_Aint *d = xmalloc(sizeof(MPI_Aint) * (size_t)np);
@@ -288,8 +297,12 @@ static void errors(void)
         d[i] = i;
     }
     int *buf = xmalloc(sizeof(int) * (size_t)np);
-    if (checked)
+    if (checked) {
         EXPECT(MPI_ERR_COUNT, MPI_Allgatherv_c(&x, 1, MPI_INT, buf, c, d, MPI_INT, MPI_COMM_WORLD));
+        /* Ferry's v-collectives other than reduce_scatter take at most INT_MAX elements. */
+        c[np - 1] = 1;
+        EXPECT(MPI_ERR_COUNT, MPI_Allgatherv_c(&x, (MPI_Count)INT_MAX + 1, MPI_INT, buf, c, d, MPI_INT, MPI_COMM_WORLD));
+    }
     /* The failed calls counted on every rank alike: this one still matches. */
     x = me + 1;
     CALL(MPI_Allreduce_c(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));

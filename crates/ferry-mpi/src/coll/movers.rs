@@ -228,7 +228,7 @@ pub(super) fn gather_args(
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
-        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount), rtype, Some(root), req);
+        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount.into()), rtype, Some(root), req);
     }
     let rc = if call.rank as c_int == root { check_count(rcount)? } else { 0 };
     let n = call.size;
@@ -256,7 +256,7 @@ pub(super) fn allgather_args(
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
-        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount), rtype, None, req);
+        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount.into()), rtype, None, req);
     }
     let n = call.size;
     let rc = check_count(rcount)?;
@@ -285,7 +285,7 @@ pub(super) fn scatter_args(
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
-        return inter::scatter(rt, call, sbuf, Layout::Uniform(scount), stype, rbuf, rcount, rtype, root, req);
+        return inter::scatter(rt, call, sbuf, Layout::Uniform(scount.into()), stype, rbuf, rcount, rtype, root, req);
     }
     let n = call.size;
     let sc = if call.rank as c_int == root { check_count(scount)? } else { 0 };
@@ -316,7 +316,7 @@ pub(super) fn alltoall_args(
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
-        return inter::alltoall(rt, call, sbuf, Layout::Uniform(scount), stype, rbuf, Layout::Uniform(rcount), rtype, req);
+        return inter::alltoall(rt, call, sbuf, Layout::Uniform(scount.into()), stype, rbuf, Layout::Uniform(rcount.into()), rtype, req);
     }
     let n = call.size;
     let sc = if in_place(sbuf) { 0 } else { check_count(scount)? };

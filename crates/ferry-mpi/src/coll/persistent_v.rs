@@ -12,12 +12,13 @@ use super::movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args
 use super::{neighbor, neighbor_w};
 use super::persistent::{check_common, check_data, is_root, starter};
 use super::reductions::reduce_scatter;
-use super::{check_count, in_place};
+use super::{check_count, in_place, Counts};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::persistent::register;
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// `n` entries of a C array, copied; `None` for a NULL array (each start then reports it as
 /// the non-blocking call does).
@@ -125,14 +126,21 @@ crate::mpi_export! { MPI_Alltoallw_init, PMPI_Alltoallw_init, (sbuf: *const c_vo
     })
 }}
 
+/// Reduce_scatter_init, with int counts or `MPI_Count`s (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reduce_scatter_init(
+    rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_void, rcounts: Counts, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info,
+    req: *mut MPI_Request,
+) -> MpiResult<()> {
+    check_common(rt, comm, info, None, req)?;
+    crate::op::reduction(rt, op, dt)?;
+    let c = Kept(rcounts.widened(local_count(rt, comm)?));
+    register(rt, comm, starter(move |rt, r| reduce_scatter(rt, sbuf, rbuf, Counts::Big(c.ptr()), dt, op, comm, r)), req)
+}
+
 crate::mpi_export! { MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype,
         op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Reduce_scatter_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        crate::op::reduction(rt, op, dt)?;
-        let c = Kept::of(rcounts, local_count(rt, comm)?);
-        register(rt, comm, starter(move |rt, r| reduce_scatter(rt, sbuf, rbuf, c.ptr(), dt, op, comm, r)), req)
-    })
+    call("MPI_Reduce_scatter_init", comm, |rt| reduce_scatter_init(rt, sbuf, rbuf, Counts::Int(rcounts), dt, op, comm, info, req))
 }}
 
 /// The neighbourhood inits: the communicator must carry a topology, and both datatypes

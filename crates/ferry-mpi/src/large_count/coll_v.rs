@@ -6,6 +6,8 @@ use std::os::raw::{c_int, c_void};
 
 use super::coll::{coll_convert, degrees, in_place, narrow_if, size_and_root, Seq};
 use super::{converted, Ints};
+use crate::boundary::call;
+use crate::coll::{self, Counts};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::runtime::Runtime;
@@ -99,19 +101,12 @@ crate::mpi_export! { MPI_Ialltoallw_c, PMPI_Ialltoallw_c, (sbuf: *const c_void, 
     PMPI_Ialltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm, req)
 }}
 
-/// Reduce_scatter's counts: one per rank of the local group (the group the result is
-/// scattered over, also on an intercommunicator).
-fn recvcounts(rt: &Runtime, comm: MPI_Comm, rcounts: *const MPI_Count) -> MpiResult<Ints> {
-    Ints::counts(rcounts, rt.comm(comm)?.size() as usize, "recvcounts")
-}
-
+// Reduce_scatter: onto the implementation itself, which takes `MPI_Count` counts.
 crate::mpi_export! { MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    let c = converted!(coll_convert("MPI_Reduce_scatter_c", comm, Seq::Blocking, |rt| recvcounts(rt, comm, rcounts)));
-    PMPI_Reduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm)
+    call("MPI_Reduce_scatter_c", comm, |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    let c = converted!(coll_convert("MPI_Ireduce_scatter_c", comm, Seq::Nonblocking, |rt| recvcounts(rt, comm, rcounts)));
-    PMPI_Ireduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm, req)
+    call("MPI_Ireduce_scatter_c", comm, |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::req_out(req)?))
 }}
 
 fn neighbor_allgatherv(rt: &Runtime, comm: MPI_Comm, scount: MPI_Count, rcounts: *const MPI_Count, displs: *const MPI_Aint) -> MpiResult<(c_int, Ints, Ints)> {
@@ -171,8 +166,7 @@ crate::mpi_export! { MPI_Alltoallw_init_c, PMPI_Alltoallw_init_c, (sbuf: *const 
 }}
 crate::mpi_export! { MPI_Reduce_scatter_init_c, PMPI_Reduce_scatter_init_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype,
         op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let c = converted!(coll_convert("MPI_Reduce_scatter_init_c", comm, Seq::Init, |rt| recvcounts(rt, comm, rcounts)));
-    PMPI_Reduce_scatter_init(sbuf, rbuf, c.ptr(), dt, op, comm, info, req)
+    call("MPI_Reduce_scatter_init_c", comm, |rt| coll::reduce_scatter_init(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, info, req))
 }}
 crate::mpi_export! { MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
@@ -221,8 +215,6 @@ extern "C" {
     fn PMPI_Ialltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
     fn PMPI_Alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int;
     fn PMPI_Ialltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Reduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ireduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
     fn PMPI_Ineighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
@@ -232,7 +224,6 @@ extern "C" {
     fn PMPI_Scatterv_init(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Alltoallv_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Alltoallw_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Reduce_scatter_init(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_allgatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_alltoallv_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int;
