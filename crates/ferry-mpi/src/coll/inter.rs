@@ -11,7 +11,7 @@ use ferry_coll::inter::movers::{self, Blocks};
 use ferry_coll::inter::{reductions, Root, Sides};
 use ferry_coll::Schedule;
 
-use super::{check_buf, check_count, in_place, product, submit_schedule, sum_counts, Call, Counts, Region};
+use super::{check_buf, check_count, in_place, product, submit_schedule, sum_counts, Call, Counts, Displs, Region};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::op::{reduction, Reduction};
@@ -23,7 +23,7 @@ use crate::threads::Locked;
 #[derive(Clone, Copy)]
 pub(super) enum Layout {
     Uniform(MPI_Count),
-    Varying(*const c_int, *const c_int),
+    Varying(Counts, Displs),
     /// Counts only, the blocks back to back (reduce_scatter's recvcounts).
     Packed(Counts),
 }
@@ -62,15 +62,9 @@ fn element_blocks(n: usize, layout: Layout, what: &str) -> MpiResult<Vec<(usize,
             Ok((0..n).map(|i| (i * c, c)).collect())
         }
         Layout::Varying(counts, displs) => {
-            let c = crate::topo::ints(counts, n, &format!("{what}counts"))?;
-            let d = crate::topo::ints(displs, n, &format!("{what} displacements"))?;
-            if let Some(x) = c.iter().find(|x| **x < 0) {
-                return err(MPI_ERR_COUNT, format!("{what}counts holds the negative count {x}"));
-            }
-            if let Some(x) = d.iter().find(|x| **x < 0) {
-                return err(MPI_ERR_ARG, format!("{what} displacements hold the negative displacement {x}"));
-            }
-            Ok(d.iter().zip(c).map(|(d, c)| (*d as usize, *c as usize)).collect())
+            let c = counts.read(n, &format!("{what}counts"))?;
+            let d = displs.read(n, &format!("{what} displacements"))?;
+            Ok(d.into_iter().zip(c).collect())
         }
         Layout::Packed(counts) => {
             let c = counts.read(n, &format!("{what}counts"))?;
@@ -94,7 +88,7 @@ fn side(rt: &mut Runtime, buf: *const c_void, n: usize, layout: Layout, dt: MPI_
     not_in_place(buf, &format!("{what} buffer"))?;
     let t = rt.datatype(dt)?;
     let bl = element_blocks(n, layout, what)?;
-    check_buf(buf, bl.iter().map(|b| b.1).sum(), dt)?;
+    check_buf(buf, bl.iter().fold(0, |t: usize, b| t.saturating_add(b.1)), dt)?;
     let size = t.size();
     for b in &bl {
         product(b.0.saturating_add(b.1), size, &format!("the {what} blocks' elements times their size"))?;
@@ -110,7 +104,7 @@ fn none() -> Side {
 }
 
 fn bytes(s: &Side) -> usize {
-    s.blocks.sizes.iter().sum()
+    s.blocks.sizes.iter().fold(0, |t, b| t.saturating_add(*b))
 }
 
 #[allow(clippy::too_many_arguments)]

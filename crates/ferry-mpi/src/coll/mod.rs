@@ -38,6 +38,7 @@ use region::Region;
 // The large-count functions (`crate::large_count`) call these with their `MPI_Count` counts.
 pub(crate) use persistent::reduce_init;
 pub(crate) use persistent_v::reduce_scatter_init;
+pub(crate) use movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args};
 pub(crate) use reductions::{reduce, reduce_scatter};
 
 /// Collective tags live above the small internal ones of `internal.rs`: blocking call k of a
@@ -176,22 +177,28 @@ impl Counts {
     }
 }
 
-/// One count per rank of the communicator (`recvcounts`, `sendcounts`).
-fn vec_counts(call: &Call, p: *const c_int, what: &str) -> MpiResult<Vec<usize>> {
-    Counts::Int(p).read(call.size, what)
+/// A C array of displacements, one per rank, as the int-count or the large-count functions
+/// pass it.
+#[derive(Clone, Copy)]
+pub(crate) enum Displs {
+    Int(*const c_int),
+    Big(*const MPI_Aint),
 }
 
-/// One displacement per rank of the communicator (in elements of the call's datatype).
-fn vec_displs(call: &Call, p: *const c_int, what: &str) -> MpiResult<Vec<usize>> {
-    if p.is_null() {
-        return err(MPI_ERR_ARG, format!("{what} is NULL"));
+impl Displs {
+    /// Its `n` displacements, none negative; a NULL array is one only where `n > 0`.
+    fn read(self, n: usize, what: &str) -> MpiResult<Vec<usize>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        // SAFETY: MPI's contract: a non-NULL displacement array holds one entry per rank (`n`).
+        let wide: Vec<MPI_Aint> = match self {
+            Displs::Int(p) if !p.is_null() => unsafe { std::slice::from_raw_parts(p, n) }.iter().map(|&d| d as MPI_Aint).collect(),
+            Displs::Big(p) if !p.is_null() => unsafe { std::slice::from_raw_parts(p, n) }.to_vec(),
+            _ => return err(MPI_ERR_ARG, format!("{what} is NULL")),
+        };
+        wide.iter().map(|&d| usize::try_from(d).or_else(|_| err(MPI_ERR_ARG, format!("{what} holds the negative displacement {d}")))).collect()
     }
-    // SAFETY: as in `vec_counts`.
-    let d = unsafe { std::slice::from_raw_parts(p, call.size) };
-    if let Some(x) = d.iter().find(|x| **x < 0) {
-        return err(MPI_ERR_ARG, format!("{what} holds the negative displacement {x}"));
-    }
-    Ok(d.iter().map(|x| *x as usize).collect())
 }
 
 pub(crate) fn req_out(req: *mut MPI_Request) -> MpiResult<*mut MPI_Request> {

@@ -12,7 +12,7 @@ use super::movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args
 use super::{neighbor, neighbor_w};
 use super::persistent::{check_common, check_data, is_root, starter};
 use super::reductions::reduce_scatter;
-use super::{check_count, in_place, Counts};
+use super::{check_count, in_place, Counts, Displs};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
@@ -67,7 +67,7 @@ crate::mpi_export! { MPI_Gatherv_init, PMPI_Gatherv_init, (sbuf: *const c_void, 
         }
         let n = peer_count(rt, comm)?;
         let (c, d) = (Kept::of_if(root_here, rcounts, n), Kept::of_if(root_here, rdispls, n));
-        register(rt, comm, starter(move |rt, r| gatherv_args(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, r)), req)
+        register(rt, comm, starter(move |rt, r| gatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(c.ptr()), Displs::Int(d.ptr()), rtype, root, comm, r)), req)
     })
 }}
 
@@ -82,7 +82,7 @@ crate::mpi_export! { MPI_Scatterv_init, PMPI_Scatterv_init, (sbuf: *const c_void
         check_data(rt, rbuf, rcount, rtype)?;
         let n = peer_count(rt, comm)?;
         let (c, d) = (Kept::of_if(root_here, scounts, n), Kept::of_if(root_here, sdispls, n));
-        register(rt, comm, starter(move |rt, r| scatterv_args(rt, sbuf, c.ptr(), d.ptr(), stype, rbuf, rcount, rtype, root, comm, r)), req)
+        register(rt, comm, starter(move |rt, r| scatterv_args(rt, sbuf, Counts::Int(c.ptr()), Displs::Int(d.ptr()), stype, rbuf, rcount, rtype, root, comm, r)), req)
     })
 }}
 
@@ -94,7 +94,7 @@ crate::mpi_export! { MPI_Allgatherv_init, PMPI_Allgatherv_init, (sbuf: *const c_
         rt.datatype(rtype)?;
         let n = peer_count(rt, comm)?;
         let (c, d) = (Kept::of(rcounts, n), Kept::of(rdispls, n));
-        register(rt, comm, starter(move |rt, r| allgatherv_args(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, r)), req)
+        register(rt, comm, starter(move |rt, r| allgatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(c.ptr()), Displs::Int(d.ptr()), rtype, comm, r)), req)
     })
 }}
 
@@ -110,7 +110,7 @@ crate::mpi_export! { MPI_Alltoallv_init, PMPI_Alltoallv_init, (sbuf: *const c_vo
         let n = peer_count(rt, comm)?;
         let (sc, sd) = (Kept::of_if(sends, scounts, n), Kept::of_if(sends, sdispls, n));
         let (rc, rd) = (Kept::of(rcounts, n), Kept::of(rdispls, n));
-        register(rt, comm, starter(move |rt, r| alltoallv_args(rt, sbuf, sc.ptr(), sd.ptr(), stype, rbuf, rc.ptr(), rd.ptr(), rtype, comm, r)), req)
+        register(rt, comm, starter(move |rt, r| alltoallv_args(rt, sbuf, Counts::Int(sc.ptr()), Displs::Int(sd.ptr()), stype, rbuf, Counts::Int(rc.ptr()), Displs::Int(rd.ptr()), rtype, comm, r)), req)
     })
 }}
 

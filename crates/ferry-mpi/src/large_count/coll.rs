@@ -83,7 +83,7 @@ pub(super) enum Count {
 
 impl Count {
     /// `v` where the call reads it (`read`), big ones allowed where `big`.
-    fn of(read: bool, v: MPI_Count, what: &str, big: bool) -> MpiResult<Count> {
+    pub(super) fn of(read: bool, v: MPI_Count, what: &str, big: bool) -> MpiResult<Count> {
         if big && read && v > c_int::MAX as MPI_Count {
             return Ok(Count::Big(v));
         }
@@ -91,7 +91,7 @@ impl Count {
     }
 
     /// The (count, type) to pass on; making a type counts a failure in the sequence too.
-    fn counted(self, name: &'static str, comm: MPI_Comm, seq: Seq, buf: *const c_void, dt: MPI_Datatype) -> Result<Counted, c_int> {
+    pub(super) fn counted(self, name: &'static str, comm: MPI_Comm, seq: Seq, buf: *const c_void, dt: MPI_Datatype) -> Result<Counted, c_int> {
         match self {
             Count::Int(n) => Ok(Counted::plain(n, dt)),
             Count::Big(v) => Counted::new(name, comm, buf, v, dt).inspect_err(|_| count_call(comm, seq)),

@@ -1,13 +1,16 @@
-//! Large-count collectives with per-rank (or per-neighbour) count and displacement arrays,
-//! onto their int-count twins; see `coll` for the rules on what is narrowed and when. The
-//! narrowed arrays live until the int-count call returns, which copies what it keeps.
+//! Large-count collectives with per-rank (or per-neighbour) count and displacement arrays.
+//! The blocking and non-blocking gatherv, allgatherv, scatterv, alltoallv and reduce_scatter
+//! go to the implementation with their arrays as they are (a single count beyond INT_MAX as
+//! in `coll`: one element of a made type); the others, onto their int-count twins, see `coll`
+//! for the rules on what is narrowed and when. The narrowed arrays live until the int-count
+//! call returns, which copies what it keeps.
 
 use std::os::raw::{c_int, c_void};
 
-use super::coll::{coll_convert, degrees, in_place, narrow_if, size_and_root, Seq};
-use super::{converted, Ints};
+use super::coll::{coll_convert, degrees, in_place, narrow_if, size_and_root, Count, Seq};
+use super::{converted, Counted, Ints};
 use crate::boundary::call;
-use crate::coll::{self, Counts};
+use crate::coll::{self, Counts, Displs};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::runtime::Runtime;
@@ -28,25 +31,68 @@ fn gatherv(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>, sbuf: *const c_voi
     Ok((s, c, d))
 }
 
+/// The one count of a v-collective (gatherv's send count, scatterv's receive count), where
+/// this rank reads it (`reads`): beyond INT_MAX as one element of a made type.
+#[allow(clippy::too_many_arguments)]
+fn scalar(
+    name: &'static str, comm: MPI_Comm, seq: Seq, buf: *const c_void, count: MPI_Count, dt: MPI_Datatype, what: &str,
+    reads: impl FnOnce(&Runtime) -> MpiResult<bool>,
+) -> Result<Counted, c_int> {
+    let n = coll_convert(name, comm, seq, |rt| Count::of(reads(rt)?, count, what, true))?;
+    n.counted(name, comm, seq, buf, dt)
+}
+
+/// Gatherv's and allgatherv's send count is read unless the root gathers in place.
+fn gathers_sendcount(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>, sbuf: *const c_void) -> MpiResult<bool> {
+    let (_, is_root) = size_and_root(rt, comm, root.unwrap_or(MPI_ROOT))?;
+    Ok(!(is_root && in_place(sbuf)))
+}
+
+// The blocking and non-blocking v-collectives go to the implementation with their MPI_Count
+// and MPI_Aint arrays as they are; it checks them as it checks int ones.
+
 crate::mpi_export! { MPI_Gatherv_c, PMPI_Gatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Gatherv_c", comm, Seq::Blocking, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
-    PMPI_Gatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm)
+    let n = "MPI_Gatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Blocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, Some(root), sbuf)));
+    call(n, comm, |rt| coll::gatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, root, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Igatherv_c, PMPI_Igatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Igatherv_c", comm, Seq::Nonblocking, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
-    PMPI_Igatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, req)
+    let n = "MPI_Igatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, Some(root), sbuf)));
+    call(n, comm, |rt| coll::gatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, root, comm, coll::req_out(req)?))
 }}
 crate::mpi_export! { MPI_Allgatherv_c, PMPI_Allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Allgatherv_c", comm, Seq::Blocking, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
-    PMPI_Allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+    let n = "MPI_Allgatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Blocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, None, sbuf)));
+    call(n, comm, |rt| coll::allgatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Iallgatherv_c, PMPI_Iallgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Iallgatherv_c", comm, Seq::Nonblocking, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
-    PMPI_Iallgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+    let n = "MPI_Iallgatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, None, sbuf)));
+    call(n, comm, |rt| coll::allgatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::req_out(req)?))
+}}
+
+/// Scatterv's receive count is read unless the root scatters in place.
+fn scatters_recvcount(rt: &Runtime, comm: MPI_Comm, root: c_int, rbuf: *const c_void) -> MpiResult<bool> {
+    let (_, is_root) = size_and_root(rt, comm, root)?;
+    Ok(!(is_root && in_place(rbuf)))
+}
+
+crate::mpi_export! { MPI_Scatterv_c, PMPI_Scatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
+    let n = "MPI_Scatterv_c";
+    let r = converted!(scalar(n, comm, Seq::Blocking, rbuf, rcount, rtype, "recvcount", |rt| scatters_recvcount(rt, comm, root, rbuf)));
+    call(n, comm, |rt| coll::scatterv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r.count, r.dt, root, comm, coll::BLOCKING))
+}}
+crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
+    let n = "MPI_Iscatterv_c";
+    let r = converted!(scalar(n, comm, Seq::Nonblocking, rbuf, rcount, rtype, "recvcount", |rt| scatters_recvcount(rt, comm, root, rbuf)));
+    call(n, comm, |rt| coll::scatterv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r.count, r.dt, root, comm, coll::req_out(req)?))
 }}
 
 fn scatterv(rt: &Runtime, comm: MPI_Comm, root: c_int, scounts: *const MPI_Count, displs: *const MPI_Aint, rbuf: *const c_void, rcount: MPI_Count) -> MpiResult<(Ints, Ints, c_int)> {
@@ -54,17 +100,6 @@ fn scatterv(rt: &Runtime, comm: MPI_Comm, root: c_int, scounts: *const MPI_Count
     let (c, d) = arrays(is_root, n, scounts, displs, "sendcounts", "displs")?;
     Ok((c, d, narrow_if(!(is_root && in_place(rbuf)), rcount, "recvcount")?))
 }
-
-crate::mpi_export! { MPI_Scatterv_c, PMPI_Scatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    let (c, d, r) = converted!(coll_convert("MPI_Scatterv_c", comm, Seq::Blocking, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
-    PMPI_Scatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm)
-}}
-crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (c, d, r) = converted!(coll_convert("MPI_Iscatterv_c", comm, Seq::Nonblocking, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
-    PMPI_Iscatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm, req)
-}}
 
 /// Both sides of an alltoallv/w or neighbour alltoallv: (send counts, send displs, receive
 /// counts, receive displs), the send side unread in place; `n` = (receive, send) lengths.
@@ -82,13 +117,13 @@ fn comm_size(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
 
 crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallv_c", comm, Seq::Blocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+    call("MPI_Alltoallv_c", comm, |rt| coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ialltoallv_c, PMPI_Ialltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallv_c", comm, Seq::Nonblocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Ialltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+    call("MPI_Ialltoallv_c", comm, |rt| coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtype, comm, coll::req_out(req)?))
 }}
 crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
@@ -205,14 +240,6 @@ crate::mpi_export! { MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init
 
 // The int-count implementations, by their C symbols (their modules are private to `coll`).
 extern "C" {
-    fn PMPI_Gatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int;
-    fn PMPI_Igatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Iallgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Scatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int;
-    fn PMPI_Iscatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ialltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
     fn PMPI_Alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int;
     fn PMPI_Ialltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
