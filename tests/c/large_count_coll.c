@@ -8,11 +8,11 @@
  * Allreduce_init_c and Bcast_init_c started twice, neighbourhood
  * allgather(v)/alltoall(v) on a periodic ring, Reduce_local_c, a
  * non-commutative MPI_Op_create_c operation (MPI_Count lengths), and
- * MPI_ERR_COUNT for a negative count, a count whose bytes overflow the address
- * space and a v-collective count beyond INT_MAX, MPI_ERR_BUFFER for a NULL
- * buffer beyond INT_MAX, on every rank, after which the next collective still
- * matches (MPICH 4.0.2 checks the count of Bcast_c only). Gatherv_c,
- * Iallgatherv_c, Scatterv_c and Alltoallv_c with displacements beyond INT_MAX
+ * MPI_ERR_COUNT for a negative count and for counts and displacements whose
+ * bytes overflow the address space, MPI_ERR_BUFFER for a NULL buffer beyond
+ * INT_MAX, on every rank, after which the next collective still matches
+ * (MPICH 4.0.2 checks the count of Bcast_c only). Gatherv_c, Iallgatherv_c,
+ * Scatterv_c, Alltoallv_c and Ialltoallw_c with displacements beyond INT_MAX
  * (bytes far out in a mapping that is only touched there). Reductions beyond
  * INT_MAX elements: large_count_big.c.
  */
@@ -317,7 +317,16 @@ static void far_blocks(void)
     for (int i = 0; i < np; i++)
         CHECK(a[rat[i]] == i * 10 + me && a[rat[i] + 3] == i * 10 + me && a[at[i]] == 0,
               "Alltoallv_c from %d, far out: %d", i, a[rat[i]]);
-    free(rat); free(four); free(at);
+    /* Ialltoallw_c: the same exchange back, byte displacements and a type per rank. */
+    MPI_Datatype *bytes = xmalloc(sizeof(MPI_Datatype) * (size_t)np);
+    for (int i = 0; i < np; i++)
+        bytes[i] = MPI_BYTE;
+    memset(b + FAR, 0, 8 * (size_t)np);
+    CALL(MPI_Ialltoallw_c(a, four, rat, bytes, b, four, at, bytes, MPI_COMM_WORLD, &rq));
+    CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < np; i++)
+        CHECK(b[at[i]] == me * 10 + i && b[at[i] + 3] == me * 10 + i, "Ialltoallw_c from %d, far out: %d", i, b[at[i]]);
+    free(bytes); free(rat); free(four); free(at);
     munmap(a, len);
     munmap(b, len);
 }
@@ -358,13 +367,12 @@ static void errors(void)
     int *buf = xmalloc(sizeof(int) * (size_t)np);
     if (checked) {
         EXPECT(MPI_ERR_COUNT, MPI_Allgatherv_c(&x, 1, MPI_INT, buf, c, d, MPI_INT, MPI_COMM_WORLD));
-        /* Ferry's w-collectives take at most INT_MAX elements per block. */
+        /* A count and a displacement whose bytes no memory could hold. */
         MPI_Datatype *t = xmalloc(sizeof(MPI_Datatype) * (size_t)np);
         for (int i = 0; i < np; i++)
             t[i] = MPI_INT;
-        c[np - 1] = (MPI_Count)INT_MAX + 1;
+        c[np - 1] = (MPI_Count)1 << 62;
         EXPECT(MPI_ERR_COUNT, MPI_Alltoallw_c(buf, c, d, t, buf + 1, c, d, t, MPI_COMM_WORLD));
-        /* A displacement whose bytes no memory could hold. */
         c[np - 1] = 1;
         d[np - 1] = (MPI_Aint)1 << 62;
         EXPECT(MPI_ERR_COUNT, MPI_Allgatherv_c(&x, 1, MPI_INT, buf, c, d, MPI_INT, MPI_COMM_WORLD));

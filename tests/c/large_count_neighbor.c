@@ -10,14 +10,18 @@
  * Topologies: a distributed graph in which every rank sends to rank 0 and to
  * the next rank (so in- and out-degrees differ: rank 0 hears from everyone),
  * and a non-periodic line (MPI_PROC_NULL at its ends, whose receive slots stay
- * as they were). No two edges join the same ordered pair of ranks, so every
- * block has one meaning. Then the error path: a count beyond INT_MAX is
- * MPI_ERR_COUNT in each, on every rank alike for the blocking and
- * non-blocking calls (which count as calls) and on one rank for an init
- * (which counts as none); the neighbourhood collectives after them match.
+ * as they were; there also Neighbor_alltoallv_c and Ineighbor_allgatherv_c
+ * with displacements beyond INT_MAX). No two edges join the same ordered pair
+ * of ranks, so every block has one meaning. Then the error path, MPI_ERR_COUNT: counts whose
+ * bytes overflow the address space in the blocking and non-blocking calls,
+ * on every rank alike (they count as calls), a count beyond INT_MAX in each
+ * init (Ferry's persistent neighbourhood collectives take at most INT_MAX
+ * elements per block), on one rank for one of them (an init that fails counts
+ * as no call); the neighbourhood collectives after them match.
  */
 #include <limits.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define TEST_NAME "large_count_neighbor"
 #include "testutil.h"
@@ -202,6 +206,30 @@ static void line_calls(void)
     else
         CHECK(g[2] == -1, "Neighbor_alltoallw_c wrote the slot of MPI_PROC_NULL above");
     CHECK(g[3] == -1, "Neighbor_alltoallw_c wrote past the blocks");
+
+    /* Displacements beyond INT_MAX, into a mapping touched only far out: two bytes down and
+     * two up by Neighbor_alltoallv_c, one byte to both by Ineighbor_allgatherv_c. */
+    const MPI_Aint far = ((MPI_Aint)1 << 31) + 4096;
+    size_t len = (size_t)far + 4096;
+    unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    unsigned char *r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(m != MAP_FAILED && r != MAP_FAILED, "mmap of %zu bytes", len);
+    MPI_Count two[2] = {2, 2}, onec[2] = {1, 1};
+    MPI_Aint sfar[2] = {far, far + 8}, rfar[2] = {far + 16, far + 24}, gfar[2] = {far + 32, far + 40};
+    m[far] = m[far + 1] = (unsigned char)(me * 10 + 1);
+    m[far + 8] = m[far + 9] = (unsigned char)(me * 10 + 2);
+    CALL(MPI_Neighbor_alltoallv_c(m, two, sfar, MPI_BYTE, r, two, rfar, MPI_BYTE, line));
+    unsigned char mine = (unsigned char)(me * 10 + 5);
+    MPI_Request q;
+    CALL(MPI_Ineighbor_allgatherv_c(&mine, 1, MPI_BYTE, r, onec, gfar, MPI_BYTE, line, &q));
+    CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    int from_lo = lo == MPI_PROC_NULL ? 0 : lo * 10 + 2, from_hi = hi == MPI_PROC_NULL ? 0 : hi * 10 + 1;
+    CHECK(r[far + 16] == from_lo && r[far + 17] == from_lo, "Neighbor_alltoallv_c far out from below: %d", r[far + 16]);
+    CHECK(r[far + 24] == from_hi && r[far + 25] == from_hi, "Neighbor_alltoallv_c far out from above: %d", r[far + 24]);
+    CHECK(r[far + 32] == (lo == MPI_PROC_NULL ? 0 : lo * 10 + 5), "Ineighbor_allgatherv_c far out from below: %d", r[far + 32]);
+    CHECK(r[far + 40] == (hi == MPI_PROC_NULL ? 0 : hi * 10 + 5), "Ineighbor_allgatherv_c far out from above: %d", r[far + 40]);
+    munmap(m, len);
+    munmap(r, len);
     CALL(MPI_Comm_free(&line));
 }
 
@@ -220,8 +248,14 @@ static void errors(void)
         bigr[j] = j == indeg - 1 ? BIG : 1;
     int b[64];
     MPI_Request q = MPI_REQUEST_NULL;
-    EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallw_c(sbuf, bigs, wsd, st, b, wrc, wrd, rt, graph));
-    EXPECT(MPI_ERR_COUNT, MPI_Ineighbor_alltoallw_c(sbuf, sc, wsd, st, b, bigr, wrd, rt, graph, &q));
+    /* Counts beyond INT_MAX are fine in these (not in the inits), but not whose bytes no
+     * memory could hold. */
+    MPI_Count huges[2] = {(MPI_Count)1 << 62, (MPI_Count)1 << 62}, huger[8];
+    for (int j = 0; j < 8; j++)
+        huger[j] = j == indeg - 1 ? (MPI_Count)1 << 62 : 1;
+    EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallw_c(sbuf, huges, wsd, st, b, wrc, wrd, rt, graph));
+    EXPECT(MPI_ERR_COUNT, MPI_Ineighbor_alltoallw_c(sbuf, sc, wsd, st, b, huger, wrd, rt, graph, &q));
+    EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallv_c(sbuf, sc, sd, MPI_INT, b, huger, rd, MPI_INT, graph));
     EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallw_init_c(sbuf, bigs, wsd, st, b, wrc, wrd, rt, graph, MPI_INFO_NULL, &q));
     EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallv_init_c(sbuf, sc, sd, MPI_INT, b, bigr, rd, MPI_INT, graph, MPI_INFO_NULL, &q));
     EXPECT(MPI_ERR_COUNT, MPI_Neighbor_allgatherv_init_c(sbuf, 1, MPI_INT, b, bigr, dv, MPI_INT, graph, MPI_INFO_NULL, &q));

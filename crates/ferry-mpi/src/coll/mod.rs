@@ -38,7 +38,10 @@ use region::Region;
 // The large-count functions (`crate::large_count`) call these with their `MPI_Count` counts.
 pub(crate) use persistent::reduce_init;
 pub(crate) use persistent_v::reduce_scatter_init;
+pub(crate) use alltoallw::alltoallw;
 pub(crate) use movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args};
+pub(crate) use neighbor::{allgatherv as neighbor_allgatherv, alltoallv as neighbor_alltoallv};
+pub(crate) use neighbor_w::alltoallw as neighbor_alltoallw;
 pub(crate) use reductions::{reduce, reduce_scatter};
 
 /// Collective tags live above the small internal ones of `internal.rs`: blocking call k of a

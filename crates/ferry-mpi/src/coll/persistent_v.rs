@@ -122,7 +122,7 @@ crate::mpi_export! { MPI_Alltoallw_init, PMPI_Alltoallw_init, (sbuf: *const c_vo
         let n = peer_count(rt, comm)?;
         let (sc, sd, st) = (Kept::of_if(sends, scounts, n), Kept::of_if(sends, sdispls, n), Kept::of_if(sends, stypes, n));
         let (rc, rd, rty) = (Kept::of(rcounts, n), Kept::of(rdispls, n), Kept::of(rtypes, n));
-        register(rt, comm, starter(move |rt, r| alltoallw(rt, sbuf, sc.ptr(), sd.ptr(), st.ptr(), rbuf, rc.ptr(), rd.ptr(), rty.ptr(), comm, r)), req)
+        register(rt, comm, starter(move |rt, r| alltoallw(rt, sbuf, Counts::Int(sc.ptr()), Displs::Int(sd.ptr()), st.ptr(), rbuf, Counts::Int(rc.ptr()), Displs::Int(rd.ptr()), rty.ptr(), comm, r)), req)
     })
 }}
 
@@ -170,7 +170,7 @@ crate::mpi_export! { MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init
         let (indegree, _) = check_neighbor(rt, comm, info, stype, rtype, req)?;
         check_count(scount)?;
         let (c, d) = (Kept::of(rcounts, indegree), Kept::of(displs, indegree));
-        register(rt, comm, starter(move |rt, r| neighbor::allgatherv(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, r)), req)
+        register(rt, comm, starter(move |rt, r| neighbor::allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(c.ptr()), Displs::Int(d.ptr()), rtype, comm, r)), req)
     })
 }}
 
@@ -191,7 +191,7 @@ crate::mpi_export! { MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init, 
         let (indegree, outdegree) = check_neighbor(rt, comm, info, stype, rtype, req)?;
         let (sc, sd) = (Kept::of(scounts, outdegree), Kept::of(sdispls, outdegree));
         let (rc, rd) = (Kept::of(rcounts, indegree), Kept::of(rdispls, indegree));
-        register(rt, comm, starter(move |rt, r| neighbor::alltoallv(rt, sbuf, sc.ptr(), sd.ptr(), stype, rbuf, rc.ptr(), rd.ptr(), rtype, comm, r)), req)
+        register(rt, comm, starter(move |rt, r| neighbor::alltoallv(rt, sbuf, Counts::Int(sc.ptr()), Displs::Int(sd.ptr()), stype, rbuf, Counts::Int(rc.ptr()), Displs::Int(rd.ptr()), rtype, comm, r)), req)
     })
 }}
 
@@ -204,6 +204,6 @@ crate::mpi_export! { MPI_Neighbor_alltoallw_init, PMPI_Neighbor_alltoallw_init, 
         let (indegree, outdegree) = (sources.len(), dests.len());
         let (sc, sd, st) = (Kept::of(scounts, outdegree), Kept::of(sdispls, outdegree), Kept::of(stypes, outdegree));
         let (rc, rd, rty) = (Kept::of(rcounts, indegree), Kept::of(rdispls, indegree), Kept::of(rtypes, indegree));
-        register(rt, comm, starter(move |rt, r| neighbor_w::alltoallw(rt, sbuf, sc.ptr(), sd.ptr(), st.ptr(), rbuf, rc.ptr(), rd.ptr(), rty.ptr(), comm, r)), req)
+        register(rt, comm, starter(move |rt, r| neighbor_w::alltoallw(rt, sbuf, Counts::Int(sc.ptr()), sd.ptr(), st.ptr(), rbuf, Counts::Int(rc.ptr()), rd.ptr(), rty.ptr(), comm, r)), req)
     })
 }}

@@ -5,11 +5,11 @@
 //! non-root's receive count in a gather is not read, and may be anything), and an array only
 //! where it is read, with the length the call reads.
 //!
-//! In the blocking and non-blocking calls without per-rank arrays (bcast, gather, scatter,
-//! allgather, alltoall and the neighbourhood ones), a count beyond INT_MAX goes as one element
-//! of a type made for the call (`Counted`): blocks stay where they were, each a whole made
-//! type apart, and messages carry the same bytes. In the other calls onto int-count twins
-//! such a count is MPI_ERR_COUNT. A call whose arguments fail here still counts as a call on
+//! In the blocking and non-blocking calls with a single count (bcast, gather, scatter,
+//! allgather, alltoall, the neighbourhood ones, and gatherv's or scatterv's own count), a count
+//! beyond INT_MAX goes as one element of a type made for the call (`Counted`): blocks stay
+//! where they were, each a whole made type apart, and messages carry the same bytes. In the
+//! persistent inits onto int-count twins such a count is MPI_ERR_COUNT. A call whose arguments fail here still counts as a call on
 //! its communicator, as the int-count implementation counts every call before it checks
 //! anything: the next collective on that communicator keeps matching its peers'.
 

@@ -1,9 +1,9 @@
 //! Large-count collectives with per-rank (or per-neighbour) count and displacement arrays.
-//! The blocking and non-blocking gatherv, allgatherv, scatterv, alltoallv and reduce_scatter
-//! go to the implementation with their arrays as they are (a single count beyond INT_MAX as
-//! in `coll`: one element of a made type); the others, onto their int-count twins, see `coll`
-//! for the rules on what is narrowed and when. The narrowed arrays live until the int-count
-//! call returns, which copies what it keeps.
+//! The blocking and non-blocking calls go to the implementation with their arrays as they are
+//! (a single count beyond INT_MAX as in `coll`: one element of a made type); the persistent
+//! inits (but reduce_scatter's), onto their int-count twins, see `coll` for the rules on what
+//! is narrowed and when. The narrowed arrays live until the int-count init returns, which
+//! copies what it keeps.
 
 use std::os::raw::{c_int, c_void};
 
@@ -127,13 +127,13 @@ crate::mpi_export! { MPI_Ialltoallv_c, PMPI_Ialltoallv_c, (sbuf: *const c_void, 
 }}
 crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallw_c", comm, Seq::Blocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Alltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm)
+    call("MPI_Alltoallw_c", comm, |rt| coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtypes, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ialltoallw_c, PMPI_Ialltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallw_c", comm, Seq::Nonblocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Ialltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm, req)
+    call("MPI_Ialltoallw_c", comm, |rt| coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtypes, comm, coll::req_out(req)?))
 }}
 
 // Reduce_scatter: onto the implementation itself, which takes `MPI_Count` counts.
@@ -153,23 +153,25 @@ fn neighbor_allgatherv(rt: &Runtime, comm: MPI_Comm, scount: MPI_Count, rcounts:
 
 crate::mpi_export! { MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Neighbor_allgatherv_c", comm, Seq::Blocking, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
-    PMPI_Neighbor_allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+    let n = "MPI_Neighbor_allgatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Blocking, sbuf, scount, stype, "sendcount", |_| Ok(true)));
+    call(n, comm, |rt| coll::neighbor_allgatherv(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Ineighbor_allgatherv_c", comm, Seq::Nonblocking, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
-    PMPI_Ineighbor_allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+    let n = "MPI_Ineighbor_allgatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |_| Ok(true)));
+    call(n, comm, |rt| coll::neighbor_allgatherv(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::req_out(req)?))
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Neighbor_alltoallv_c", comm, Seq::Blocking, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Neighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+    call("MPI_Neighbor_alltoallv_c", comm, |rt| coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+        Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ineighbor_alltoallv_c", comm, Seq::Nonblocking, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Ineighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+    call("MPI_Ineighbor_alltoallv_c", comm, |rt| coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+        Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, coll::req_out(req)?))
 }}
 
 // ----- persistent inits (each start counts in the non-blocking sequence, the init nothing) --
@@ -214,7 +216,7 @@ crate::mpi_export! { MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init
     PMPI_Neighbor_alltoallv_init(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
 }}
 
-// ----- neighbour alltoallw: byte displacements are MPI_Aint in both forms, only counts narrow --
+// ----- neighbour alltoallw: byte displacements are MPI_Aint in both forms ------------------
 
 /// (send counts, receive counts) of a neighbourhood alltoallw, one per out- and in-neighbour.
 fn neighbor_w_counts(rt: &Runtime, comm: MPI_Comm, scounts: *const MPI_Count, rcounts: *const MPI_Count) -> MpiResult<(Ints, Ints)> {
@@ -224,13 +226,13 @@ fn neighbor_w_counts(rt: &Runtime, comm: MPI_Comm, scounts: *const MPI_Count, rc
 
 crate::mpi_export! { MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    let (s, r) = converted!(coll_convert("MPI_Neighbor_alltoallw_c", comm, Seq::Blocking, |rt| neighbor_w_counts(rt, comm, scounts, rcounts)));
-    PMPI_Neighbor_alltoallw(sbuf, s.ptr(), sdispls, stypes, rbuf, r.ptr(), rdispls, rtypes, comm)
+    call("MPI_Neighbor_alltoallw_c", comm, |rt| coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
+        rtypes, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, r) = converted!(coll_convert("MPI_Ineighbor_alltoallw_c", comm, Seq::Nonblocking, |rt| neighbor_w_counts(rt, comm, scounts, rcounts)));
-    PMPI_Ineighbor_alltoallw(sbuf, s.ptr(), sdispls, stypes, rbuf, r.ptr(), rdispls, rtypes, comm, req)
+    call("MPI_Ineighbor_alltoallw_c", comm, |rt| coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
+        rtypes, comm, coll::req_out(req)?))
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
@@ -240,12 +242,6 @@ crate::mpi_export! { MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init
 
 // The int-count implementations, by their C symbols (their modules are private to `coll`).
 extern "C" {
-    fn PMPI_Alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ialltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Neighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ineighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Neighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ineighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
     fn PMPI_Gatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Allgatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Scatterv_init(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
@@ -253,7 +249,5 @@ extern "C" {
     fn PMPI_Alltoallw_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_allgatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_alltoallv_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Neighbor_alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ineighbor_alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
     fn PMPI_Neighbor_alltoallw_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
 }

@@ -2,14 +2,13 @@
 //! `MPI_Count` counts and `MPI_Aint` displacements. Datatype queries, constructors and packing
 //! work with 64-bit values throughout; so do the reductions (reduce, allreduce, scan, exscan,
 //! reduce_scatter(_block), their non-blocking and persistent forms, reduce_local) and the
-//! count and displacement arrays of the blocking and non-blocking gatherv, allgatherv,
-//! scatterv and alltoallv, whose implementation takes them as they are. Point-to-point
-//! messages and the single counts of the other collectives, of more than INT_MAX elements, go
-//! as one element of a type made for the call ([`Counted`]); the remaining collectives
-//! (alltoallw, the neighbourhood v and w ones, the persistent movers) and persistent
-//! point-to-point requests narrow each count to the int their implementation takes and answer
-//! MPI_ERR_COUNT beyond INT_MAX, so a program learns of the limit instead of moving less than
-//! it asked for.
+//! count and displacement arrays of the blocking and non-blocking v and w collectives
+//! (neighbourhood ones included), whose implementation takes them as they are. Point-to-point
+//! messages and the single counts of the other blocking and non-blocking collectives, of more
+//! than INT_MAX elements, go as one element of a type made for the call ([`Counted`]); the
+//! persistent collectives other than reductions and the persistent point-to-point requests
+//! narrow each count to the int their implementation takes and answer MPI_ERR_COUNT beyond
+//! INT_MAX, so a program learns of the limit instead of moving less than it asked for.
 
 mod coll;
 mod coll_v;
