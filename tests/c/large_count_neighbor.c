@@ -14,10 +14,10 @@
  * with displacements beyond INT_MAX). No two edges join the same ordered pair
  * of ranks, so every block has one meaning. Then the error path, MPI_ERR_COUNT: counts whose
  * bytes overflow the address space in the blocking and non-blocking calls,
- * on every rank alike (they count as calls), a count beyond INT_MAX in each
- * init (Ferry's persistent neighbourhood collectives take at most INT_MAX
- * elements per block), on one rank for one of them (an init that fails counts
- * as no call); the neighbourhood collectives after them match.
+ * on every rank alike (they count as calls), a single count beyond INT_MAX in
+ * an init (Ferry's persistent collectives take their arrays in full, their
+ * single counts up to INT_MAX), on one rank for one of them (an init that
+ * fails counts as no call); the neighbourhood collectives after them match.
  */
 #include <limits.h>
 #include <string.h>
@@ -243,22 +243,18 @@ static int is_ferry(void)
 
 static void errors(void)
 {
-    MPI_Count bigs[2] = {BIG, BIG}, bigr[8];
-    for (int j = 0; j < 8; j++)
-        bigr[j] = j == indeg - 1 ? BIG : 1;
     int b[64];
     MPI_Request q = MPI_REQUEST_NULL;
-    /* Counts beyond INT_MAX are fine in these (not in the inits), but not whose bytes no
-     * memory could hold. */
+    /* Counts beyond INT_MAX are fine in these, but not counts whose bytes no memory could
+     * hold. */
     MPI_Count huges[2] = {(MPI_Count)1 << 62, (MPI_Count)1 << 62}, huger[8];
     for (int j = 0; j < 8; j++)
         huger[j] = j == indeg - 1 ? (MPI_Count)1 << 62 : 1;
     EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallw_c(sbuf, huges, wsd, st, b, wrc, wrd, rt, graph));
     EXPECT(MPI_ERR_COUNT, MPI_Ineighbor_alltoallw_c(sbuf, sc, wsd, st, b, huger, wrd, rt, graph, &q));
     EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallv_c(sbuf, sc, sd, MPI_INT, b, huger, rd, MPI_INT, graph));
-    EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallw_init_c(sbuf, bigs, wsd, st, b, wrc, wrd, rt, graph, MPI_INFO_NULL, &q));
-    EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoallv_init_c(sbuf, sc, sd, MPI_INT, b, bigr, rd, MPI_INT, graph, MPI_INFO_NULL, &q));
-    EXPECT(MPI_ERR_COUNT, MPI_Neighbor_allgatherv_init_c(sbuf, 1, MPI_INT, b, bigr, dv, MPI_INT, graph, MPI_INFO_NULL, &q));
+    /* The inits take their arrays in full, their single counts up to INT_MAX. */
+    EXPECT(MPI_ERR_COUNT, MPI_Neighbor_allgatherv_init_c(sbuf, BIG, MPI_INT, b, rc, dv, MPI_INT, graph, MPI_INFO_NULL, &q));
     EXPECT(MPI_ERR_COUNT, MPI_Neighbor_alltoall_init_c(sbuf, BIG, MPI_INT, b, 1, MPI_INT, graph, MPI_INFO_NULL, &q));
     CHECK(q == MPI_REQUEST_NULL, "a failed call made a request");
     /* On rank 0 alone: the others get a request they free unstarted. */

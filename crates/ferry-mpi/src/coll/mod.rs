@@ -37,7 +37,10 @@ use region::Region;
 
 // The large-count functions (`crate::large_count`) call these with their `MPI_Count` counts.
 pub(crate) use persistent::reduce_init;
-pub(crate) use persistent_v::reduce_scatter_init;
+pub(crate) use persistent_v::{
+    allgatherv_init, alltoallv_init, alltoallw_init, gatherv_init, neighbor_allgatherv_init, neighbor_alltoallv_init, neighbor_alltoallw_init,
+    reduce_scatter_init, scatterv_init,
+};
 pub(crate) use alltoallw::alltoallw;
 pub(crate) use movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args};
 pub(crate) use neighbor::{allgatherv as neighbor_allgatherv, alltoallv as neighbor_alltoallv};
@@ -189,17 +192,22 @@ pub(crate) enum Displs {
 }
 
 impl Displs {
+    /// A copy of its `n` entries as `MPI_Aint`s (`None` for a NULL array), unchecked.
+    fn widened(self, n: usize) -> Option<Vec<MPI_Aint>> {
+        // SAFETY: MPI's contract: a non-NULL displacement array holds one entry per rank (`n`).
+        match self {
+            Displs::Int(p) if !p.is_null() => Some(unsafe { std::slice::from_raw_parts(p, n) }.iter().map(|&d| d as MPI_Aint).collect()),
+            Displs::Big(p) if !p.is_null() => Some(unsafe { std::slice::from_raw_parts(p, n) }.to_vec()),
+            _ => None,
+        }
+    }
+
     /// Its `n` displacements, none negative; a NULL array is one only where `n > 0`.
     fn read(self, n: usize, what: &str) -> MpiResult<Vec<usize>> {
         if n == 0 {
             return Ok(Vec::new());
         }
-        // SAFETY: MPI's contract: a non-NULL displacement array holds one entry per rank (`n`).
-        let wide: Vec<MPI_Aint> = match self {
-            Displs::Int(p) if !p.is_null() => unsafe { std::slice::from_raw_parts(p, n) }.iter().map(|&d| d as MPI_Aint).collect(),
-            Displs::Big(p) if !p.is_null() => unsafe { std::slice::from_raw_parts(p, n) }.to_vec(),
-            _ => return err(MPI_ERR_ARG, format!("{what} is NULL")),
-        };
+        let Some(wide) = self.widened(n) else { return err(MPI_ERR_ARG, format!("{what} is NULL")) };
         wide.iter().map(|&d| usize::try_from(d).or_else(|_| err(MPI_ERR_ARG, format!("{what} holds the negative displacement {d}")))).collect()
     }
 }

@@ -138,14 +138,6 @@ fn two_counts(rt: &Runtime, comm: MPI_Comm, roles: Roles, root: c_int, sbuf: *co
     Ok((Count::of(read_s, s, "sendcount", big)?, Count::of(read_r, r, "recvcount", big)?))
 }
 
-/// The in- and out-degree of `comm`'s topology: the lengths of a neighbourhood call's
-/// receive and send arrays.
-pub(super) fn degrees(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
-    let rank = rt.comm(comm)?.rank;
-    let (srcs, dsts) = crate::topo::of(rt, comm)?.neighbors(rank);
-    Ok((srcs.len(), dsts.len()))
-}
-
 // ----- one count -------------------------------------------------------------------------
 
 crate::mpi_export! { MPI_Bcast_c, PMPI_Bcast_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) {

@@ -1,35 +1,19 @@
 //! Large-count collectives with per-rank (or per-neighbour) count and displacement arrays.
-//! The blocking and non-blocking calls go to the implementation with their arrays as they are
-//! (a single count beyond INT_MAX as in `coll`: one element of a made type); the persistent
-//! inits (but reduce_scatter's), onto their int-count twins, see `coll` for the rules on what
-//! is narrowed and when. The narrowed arrays live until the int-count init returns, which
-//! copies what it keeps.
+//! All go to the implementation with their arrays as they are; it checks them as it checks
+//! int ones, and the inits keep copies. A single count (gatherv's send count, scatterv's
+//! receive count) beyond INT_MAX goes as one element of a made type in the blocking and
+//! non-blocking calls, as in `coll`, and is narrowed (MPI_ERR_COUNT beyond INT_MAX) in the
+//! persistent inits, whose requests would have to keep a made type.
 
 use std::os::raw::{c_int, c_void};
 
-use super::coll::{coll_convert, degrees, in_place, narrow_if, size_and_root, Count, Seq};
-use super::{converted, Counted, Ints};
+use super::coll::{coll_convert, in_place, narrow_if, size_and_root, Count, Seq};
+use super::{converted, Counted};
 use crate::boundary::call;
 use crate::coll::{self, Counts, Displs};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::runtime::Runtime;
-
-/// A count/displacement pair of arrays, narrowed when `read`.
-fn arrays(read: bool, n: usize, counts: *const MPI_Count, displs: *const MPI_Aint, cw: &str, dw: &str) -> MpiResult<(Ints, Ints)> {
-    if !read {
-        return Ok((Ints::none(), Ints::none()));
-    }
-    Ok((Ints::counts(counts, n, cw)?, Ints::displs(displs, n, dw)?))
-}
-
-/// Gatherv and Allgatherv (`root` None): the send count, the receive arrays.
-fn gatherv(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>, sbuf: *const c_void, scount: MPI_Count, rcounts: *const MPI_Count, displs: *const MPI_Aint) -> MpiResult<(c_int, Ints, Ints)> {
-    let (n, is_root) = size_and_root(rt, comm, root.unwrap_or(MPI_ROOT))?;
-    let s = narrow_if(!(is_root && in_place(sbuf)), scount, "sendcount")?;
-    let (c, d) = arrays(is_root, n, rcounts, displs, "recvcounts", "displs")?;
-    Ok((s, c, d))
-}
 
 /// The one count of a v-collective (gatherv's send count, scatterv's receive count), where
 /// this rank reads it (`reads`): beyond INT_MAX as one element of a made type.
@@ -95,26 +79,6 @@ crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, sc
     call(n, comm, |rt| coll::scatterv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r.count, r.dt, root, comm, coll::req_out(req)?))
 }}
 
-fn scatterv(rt: &Runtime, comm: MPI_Comm, root: c_int, scounts: *const MPI_Count, displs: *const MPI_Aint, rbuf: *const c_void, rcount: MPI_Count) -> MpiResult<(Ints, Ints, c_int)> {
-    let (n, is_root) = size_and_root(rt, comm, root)?;
-    let (c, d) = arrays(is_root, n, scounts, displs, "sendcounts", "displs")?;
-    Ok((c, d, narrow_if(!(is_root && in_place(rbuf)), rcount, "recvcount")?))
-}
-
-/// Both sides of an alltoallv/w or neighbour alltoallv: (send counts, send displs, receive
-/// counts, receive displs), the send side unread in place; `n` = (receive, send) lengths.
-#[allow(clippy::too_many_arguments)]
-fn both_sides(sbuf: *const c_void, n: (usize, usize), sc: *const MPI_Count, sd: *const MPI_Aint, rc: *const MPI_Count, rd: *const MPI_Aint) -> MpiResult<[Ints; 4]> {
-    let (a, b) = arrays(!in_place(sbuf), n.1, sc, sd, "sendcounts", "sdispls")?;
-    let (c, d) = arrays(true, n.0, rc, rd, "recvcounts", "rdispls")?;
-    Ok([a, b, c, d])
-}
-
-fn comm_size(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
-    let (n, _) = size_and_root(rt, comm, MPI_PROC_NULL)?;
-    Ok((n, n))
-}
-
 crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
     call("MPI_Alltoallv_c", comm, |rt| coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
@@ -144,13 +108,6 @@ crate::mpi_export! { MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c, (sbuf: *cons
     call("MPI_Ireduce_scatter_c", comm, |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::req_out(req)?))
 }}
 
-fn neighbor_allgatherv(rt: &Runtime, comm: MPI_Comm, scount: MPI_Count, rcounts: *const MPI_Count, displs: *const MPI_Aint) -> MpiResult<(c_int, Ints, Ints)> {
-    let (indegree, _) = degrees(rt, comm)?;
-    let s = narrow_if(true, scount, "sendcount")?;
-    let (c, d) = arrays(true, indegree, rcounts, displs, "recvcounts", "displs")?;
-    Ok((s, c, d))
-}
-
 crate::mpi_export! { MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
     let n = "MPI_Neighbor_allgatherv_c";
@@ -178,28 +135,31 @@ crate::mpi_export! { MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c, (sbu
 
 crate::mpi_export! { MPI_Gatherv_init_c, PMPI_Gatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Gatherv_init_c", comm, Seq::Init, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
-    PMPI_Gatherv_init(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, info, req)
+    let n = "MPI_Gatherv_init_c";
+    let s = converted!(coll_convert(n, comm, Seq::Init, |rt| narrow_if(gathers_sendcount(rt, comm, Some(root), sbuf)?, scount, "sendcount")));
+    call(n, comm, |rt| coll::gatherv_init(rt, sbuf, s, stype, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, root, comm, info, req))
 }}
 crate::mpi_export! { MPI_Allgatherv_init_c, PMPI_Allgatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Allgatherv_init_c", comm, Seq::Init, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
-    PMPI_Allgatherv_init(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
+    let n = "MPI_Allgatherv_init_c";
+    let s = converted!(coll_convert(n, comm, Seq::Init, |rt| narrow_if(gathers_sendcount(rt, comm, None, sbuf)?, scount, "sendcount")));
+    call(n, comm, |rt| coll::allgatherv_init(rt, sbuf, s, stype, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, info, req))
 }}
 crate::mpi_export! { MPI_Scatterv_init_c, PMPI_Scatterv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let (c, d, r) = converted!(coll_convert("MPI_Scatterv_init_c", comm, Seq::Init, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
-    PMPI_Scatterv_init(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm, info, req)
+    let n = "MPI_Scatterv_init_c";
+    let r = converted!(coll_convert(n, comm, Seq::Init, |rt| narrow_if(scatters_recvcount(rt, comm, root, rbuf)?, rcount, "recvcount")));
+    call(n, comm, |rt| coll::scatterv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r, rtype, root, comm, info, req))
 }}
 crate::mpi_export! { MPI_Alltoallv_init_c, PMPI_Alltoallv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallv_init_c", comm, Seq::Init, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Alltoallv_init(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
+    call("MPI_Alltoallv_init_c", comm, |rt| coll::alltoallv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtype, comm, info, req))
 }}
 crate::mpi_export! { MPI_Alltoallw_init_c, PMPI_Alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallw_init_c", comm, Seq::Init, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Alltoallw_init(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm, info, req)
+    call("MPI_Alltoallw_init_c", comm, |rt| coll::alltoallw_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtypes, comm, info, req))
 }}
 crate::mpi_export! { MPI_Reduce_scatter_init_c, PMPI_Reduce_scatter_init_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype,
         op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
@@ -207,22 +167,17 @@ crate::mpi_export! { MPI_Reduce_scatter_init_c, PMPI_Reduce_scatter_init_c, (sbu
 }}
 crate::mpi_export! { MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Neighbor_allgatherv_init_c", comm, Seq::Init, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
-    PMPI_Neighbor_allgatherv_init(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
+    let n = "MPI_Neighbor_allgatherv_init_c";
+    let s = converted!(coll_convert(n, comm, Seq::Init, |_| narrow_if(true, scount, "sendcount")));
+    call(n, comm, |rt| coll::neighbor_allgatherv_init(rt, sbuf, s, stype, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, info, req))
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Neighbor_alltoallv_init_c", comm, Seq::Init, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Neighbor_alltoallv_init(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, info, req)
+    call("MPI_Neighbor_alltoallv_init_c", comm, |rt| coll::neighbor_alltoallv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+        Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, info, req))
 }}
 
 // ----- neighbour alltoallw: byte displacements are MPI_Aint in both forms ------------------
-
-/// (send counts, receive counts) of a neighbourhood alltoallw, one per out- and in-neighbour.
-fn neighbor_w_counts(rt: &Runtime, comm: MPI_Comm, scounts: *const MPI_Count, rcounts: *const MPI_Count) -> MpiResult<(Ints, Ints)> {
-    let (indegree, outdegree) = degrees(rt, comm)?;
-    Ok((Ints::counts(scounts, outdegree, "sendcounts")?, Ints::counts(rcounts, indegree, "recvcounts")?))
-}
 
 crate::mpi_export! { MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
@@ -236,18 +191,10 @@ crate::mpi_export! { MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c, (sbu
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    let (s, r) = converted!(coll_convert("MPI_Neighbor_alltoallw_init_c", comm, Seq::Init, |rt| neighbor_w_counts(rt, comm, scounts, rcounts)));
-    PMPI_Neighbor_alltoallw_init(sbuf, s.ptr(), sdispls, stypes, rbuf, r.ptr(), rdispls, rtypes, comm, info, req)
+    call("MPI_Neighbor_alltoallw_init_c", comm, |rt| coll::neighbor_alltoallw_init(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts),
+        rdispls, rtypes, comm, info, req))
 }}
 
 // The int-count implementations, by their C symbols (their modules are private to `coll`).
 extern "C" {
-    fn PMPI_Gatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Allgatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Scatterv_init(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Alltoallv_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Alltoallw_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Neighbor_allgatherv_init(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Neighbor_alltoallv_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Neighbor_alltoallw_init(sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> c_int;
 }
