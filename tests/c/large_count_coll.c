@@ -8,11 +8,17 @@
  * Allreduce_init_c and Bcast_init_c started twice, neighbourhood
  * allgather(v)/alltoall(v) on a periodic ring, Reduce_local_c, a
  * non-commutative MPI_Op_create_c operation (MPI_Count lengths), and
- * MPI_ERR_COUNT for a negative count on every rank, after which the next
- * collective still matches (MPICH 4.0.2 checks the count of Bcast_c only).
+ * MPI_ERR_COUNT for a negative count and for counts and displacements whose
+ * bytes overflow the address space, MPI_ERR_BUFFER for a NULL buffer beyond
+ * INT_MAX, on every rank, after which the next collective still matches
+ * (MPICH 4.0.2 checks the count of Bcast_c only). Gatherv_c, Iallgatherv_c,
+ * Scatterv_c, Alltoallv_c and Ialltoallw_c with displacements beyond INT_MAX
+ * (bytes far out in a mapping that is only touched there). Reductions beyond
+ * INT_MAX elements: large_count_big.c.
  */
 #include <limits.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define TEST_NAME "large_count_coll"
 #include "testutil.h"
@@ -260,6 +266,71 @@ static void neighbours(void)
     CALL(MPI_Comm_free(&ring));
 }
 
+/* Displacements beyond INT_MAX: blocks of 4 bytes placed 2^31 + 4096 bytes into a mapping
+ * that is only touched there (no memory is used for the rest). */
+#define FAR (((MPI_Aint)1 << 31) + 4096)
+
+static unsigned char *far_map(void)
+{
+    size_t len = (size_t)FAR + 8 * (size_t)np + 4096;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(p != MAP_FAILED, "mmap of %zu bytes", len);
+    return p;
+}
+
+static void far_blocks(void)
+{
+    size_t len = (size_t)FAR + 8 * (size_t)np + 4096;
+    unsigned char *a = far_map(), *b = far_map();
+    MPI_Count *four = xmalloc(sizeof(MPI_Count) * (size_t)np);
+    MPI_Aint *at = xmalloc(sizeof(MPI_Aint) * (size_t)np);
+    for (int r = 0; r < np; r++) {
+        four[r] = 4;
+        at[r] = FAR + 8 * r;
+    }
+    unsigned char mine[4], got[4];
+    for (int k = 0; k < 4; k++)
+        mine[k] = (unsigned char)(me * 10 + k);
+
+    CALL(MPI_Gatherv_c(mine, 4, MPI_BYTE, a, four, at, MPI_BYTE, 0, MPI_COMM_WORLD));
+    if (me == 0)
+        for (int r = 0; r < np; r++)
+            CHECK(a[at[r] + 3] == r * 10 + 3, "Gatherv_c, block %d far out: %d", r, a[at[r] + 3]);
+    MPI_Request rq;
+    CALL(MPI_Iallgatherv_c(mine, 4, MPI_BYTE, b, four, at, MPI_BYTE, MPI_COMM_WORLD, &rq));
+    CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int r = 0; r < np; r++)
+        CHECK(b[at[r]] == r * 10 && b[at[r] + 4] == 0, "Iallgatherv_c, block %d far out: %d", r, b[at[r]]);
+    /* Rank 0 scatters what it gathered. */
+    CALL(MPI_Scatterv_c(a, four, at, MPI_BYTE, got, 4, MPI_BYTE, 0, MPI_COMM_WORLD));
+    CHECK(got[0] == me * 10 && got[3] == me * 10 + 3, "Scatterv_c from far out: %d %d", got[0], got[3]);
+    /* Alltoallv_c: byte k of the block for rank j is me * 10 + j, each block far out on both
+     * sides (at the receiver, two bytes further). */
+    for (int j = 0; j < np; j++)
+        for (int k = 0; k < 4; k++)
+            b[at[j] + k] = (unsigned char)(me * 10 + j);
+    MPI_Aint *rat = xmalloc(sizeof(MPI_Aint) * (size_t)np);
+    for (int i = 0; i < np; i++)
+        rat[i] = at[i] + 2;
+    memset(a + FAR, 0, 8 * (size_t)np + 2);
+    CALL(MPI_Alltoallv_c(b, four, at, MPI_BYTE, a, four, rat, MPI_BYTE, MPI_COMM_WORLD));
+    for (int i = 0; i < np; i++)
+        CHECK(a[rat[i]] == i * 10 + me && a[rat[i] + 3] == i * 10 + me && a[at[i]] == 0,
+              "Alltoallv_c from %d, far out: %d", i, a[rat[i]]);
+    /* Ialltoallw_c: the same exchange back, byte displacements and a type per rank. */
+    MPI_Datatype *bytes = xmalloc(sizeof(MPI_Datatype) * (size_t)np);
+    for (int i = 0; i < np; i++)
+        bytes[i] = MPI_BYTE;
+    memset(b + FAR, 0, 8 * (size_t)np);
+    CALL(MPI_Ialltoallw_c(a, four, rat, bytes, b, four, at, bytes, MPI_COMM_WORLD, &rq));
+    CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < np; i++)
+        CHECK(b[at[i]] == me * 10 + i && b[at[i] + 3] == me * 10 + i, "Ialltoallw_c from %d, far out: %d", i, b[at[i]]);
+    free(bytes); free(rat); free(four); free(at);
+    munmap(a, len);
+    munmap(b, len);
+}
+
 static int is_ferry(void)
 {
     char v[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -276,10 +347,16 @@ static void errors(void)
     int checked = is_ferry();
     if (checked) {
         EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(&x, &y, -2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        /* Ferry's reductions take at most INT_MAX elements. */
-        EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         /* Beyond INT_MAX, a NULL buffer is still no buffer. */
         EXPECT(MPI_ERR_BUFFER, MPI_Bcast_c(NULL, (MPI_Count)INT_MAX + 1, MPI_BYTE, 0, MPI_COMM_WORLD));
+        EXPECT(MPI_ERR_BUFFER, MPI_Allreduce_c(NULL, &y, (MPI_Count)INT_MAX + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        EXPECT(MPI_ERR_BUFFER, MPI_Reduce_local_c(NULL, &y, (MPI_Count)INT_MAX + 1, MPI_INT, MPI_SUM));
+        /* A count whose bytes no memory could hold. */
+        EXPECT(MPI_ERR_COUNT, MPI_Allreduce_c(&x, &y, (MPI_Count)1 << 62, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        EXPECT(MPI_ERR_COUNT, MPI_Reduce_scatter_block_c(&x, &y, (MPI_Count)1 << 61, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        MPI_Request rq;
+        EXPECT(MPI_ERR_COUNT, MPI_Iscan_c(&x, &y, (MPI_Count)1 << 62, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq));
+        EXPECT(MPI_ERR_COUNT, MPI_Reduce_local_c(&x, &y, (MPI_Count)1 << 62, MPI_INT, MPI_SUM));
     }
     MPI_Count *c = xmalloc(sizeof(MPI_Count) * (size_t)np);
     MPI_Aint *d = xmalloc(sizeof(MPI_Aint) * (size_t)np);
@@ -288,8 +365,19 @@ static void errors(void)
         d[i] = i;
     }
     int *buf = xmalloc(sizeof(int) * (size_t)np);
-    if (checked)
+    if (checked) {
         EXPECT(MPI_ERR_COUNT, MPI_Allgatherv_c(&x, 1, MPI_INT, buf, c, d, MPI_INT, MPI_COMM_WORLD));
+        /* A count and a displacement whose bytes no memory could hold. */
+        MPI_Datatype *t = xmalloc(sizeof(MPI_Datatype) * (size_t)np);
+        for (int i = 0; i < np; i++)
+            t[i] = MPI_INT;
+        c[np - 1] = (MPI_Count)1 << 62;
+        EXPECT(MPI_ERR_COUNT, MPI_Alltoallw_c(buf, c, d, t, buf + 1, c, d, t, MPI_COMM_WORLD));
+        c[np - 1] = 1;
+        d[np - 1] = (MPI_Aint)1 << 62;
+        EXPECT(MPI_ERR_COUNT, MPI_Allgatherv_c(&x, 1, MPI_INT, buf, c, d, MPI_INT, MPI_COMM_WORLD));
+        free(t);
+    }
     /* The failed calls counted on every rank alike: this one still matches. */
     x = me + 1;
     CALL(MPI_Allreduce_c(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -305,6 +393,7 @@ int main(int argc, char **argv)
     varying();
     uniform();
     neighbours();
+    far_blocks();
     errors();
     CALL(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0)

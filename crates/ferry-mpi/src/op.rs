@@ -18,6 +18,7 @@ use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::op_queries::{with_view, View};
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// A user-defined operation: the function and whether it commutes.
 #[derive(Clone, Copy)]
@@ -169,6 +170,14 @@ fn user_apply(op: &UserOp, handle: MPI_Datatype, t: &Datatype, src: &[u8], dst: 
     while done < total {
         let n = (total - done).min(most);
         let (s, d) = (&src[done * size..(done + n) * size], &mut dst[done * size..(done + n) * size]);
+        done += n;
+        let aligned = |p: *const u8| (p as usize).is_multiple_of(16);
+        if t.is_contiguous() && aligned(s.as_ptr()) && aligned(d.as_ptr()) {
+            // Packed data of a contiguous type is already in the type's layout: no copies.
+            // SAFETY: as below; the function only reads `invec` (MPI's contract for it).
+            unsafe { call_user(op, handle, s.as_ptr() as *mut u8, d.as_mut_ptr(), n) };
+            continue;
+        }
         let span = t.true_span(n).expect("n > 0 elements of a type with data");
         let (mut a, mut b) = (Aligned::new(span.start, span.end), Aligned::new(span.start, span.end));
         let (pa, pb) = (a.base(), b.base());
@@ -178,18 +187,26 @@ fn user_apply(op: &UserOp, handle: MPI_Datatype, t: &Datatype, src: &[u8], dst: 
             t.unpack(s, pa, n);
             t.unpack(d, pb, n);
         }
-        let mut dt = handle;
-        // SAFETY: the function was registered by MPI_Op_create(_c) with MPI's signature; its
-        // arguments are valid for `len` elements of `dt`.
-        match op.f {
-            UserFn::Int(f) => unsafe { f(pa as *mut c_void, pb as *mut c_void, &mut (n as c_int), &mut dt) },
-            UserFn::Large(f) => unsafe { f(pa as *mut c_void, pb as *mut c_void, &mut (n as MPI_Count), &mut dt) },
-        }
+        // SAFETY: both buffers hold `n` elements of the type, unpacked above.
+        unsafe { call_user(op, handle, pa, pb, n) };
         // SAFETY: as for the unpack above.
         unsafe { t.pack(pb, n, d) };
-        done += n;
     }
     Ok(())
+}
+
+/// Call the user's function on `n` elements (at most INT_MAX for an int-count one).
+///
+/// # Safety
+/// `a` and `b` hold `n` elements of `handle`'s type each, in its layout, 16-byte aligned.
+unsafe fn call_user(op: &UserOp, handle: MPI_Datatype, a: *mut u8, b: *mut u8, n: usize) {
+    let mut dt = handle;
+    // SAFETY: the function was registered by MPI_Op_create(_c) with MPI's signature; its
+    // arguments are valid for `len` elements of `dt` (the caller's contract).
+    match op.f {
+        UserFn::Int(f) => unsafe { f(a as *mut c_void, b as *mut c_void, &mut (n as c_int), &mut dt) },
+        UserFn::Large(f) => unsafe { f(a as *mut c_void, b as *mut c_void, &mut (n as MPI_Count), &mut dt) },
+    }
 }
 
 crate::mpi_export! { MPI_Op_create, PMPI_Op_create, (user_fn: Option<MPI_User_function>, commute: c_int, op: *mut MPI_Op) {
@@ -238,35 +255,47 @@ crate::mpi_export! { MPI_Op_commutative, PMPI_Op_commutative, (op: MPI_Op, commu
 }}
 
 crate::mpi_export! { MPI_Reduce_local, PMPI_Reduce_local, (inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op) {
-    call("MPI_Reduce_local", MPI_COMM_WORLD, |rt| {
-        if count < 0 {
-            return err(MPI_ERR_COUNT, format!("count {count} is negative"));
-        }
-        let red = reduction(rt, op, dt)?;
-        let t = rt.datatype(dt)?;
-        let n = count as usize;
-        if n == 0 || t.size() == 0 {
-            return Ok(());
-        }
-        if inbuf.is_null() || inoutbuf.is_null() {
-            return err(MPI_ERR_BUFFER, "a buffer is NULL");
-        }
-        let len = t.packed_len(n).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, "the data is too large"))?;
-        let (mut a, mut b) = (vec![0u8; len], vec![0u8; len]);
-        // SAFETY: MPI's contract: both buffers hold `count` elements of `dt`.
-        unsafe {
-            t.pack(inbuf as *const u8, n, &mut a);
-            t.pack(inoutbuf as *const u8, n, &mut b);
-        }
-        // Without the runtime's lock, a user's function may call MPI as it likes (unless
-        // this call itself runs inside a callback that lent it the runtime).
-        let applied = if rt.owns_lock() { rt.unlocked(|| red.apply_unlocked(&a, &mut b)) } else { red.apply(&a, &mut b) };
-        applied.map_err(|e| MpiError::new(MPI_ERR_OP, e))?;
-        // SAFETY: as above.
-        unsafe { t.unpack(&b, inoutbuf as *mut u8, n) };
-        Ok(())
-    })
+    call("MPI_Reduce_local", MPI_COMM_WORLD, |rt| reduce_local(rt, inbuf, inoutbuf, count.into(), dt, op))
 }}
+
+/// MPI_Reduce_local and MPI_Reduce_local_c: `inoutbuf = inbuf op inoutbuf`, `count` elements.
+/// A contiguous type is combined where it lies; any other is packed, combined and unpacked.
+pub(crate) fn reduce_local(rt: &mut Locked, inbuf: *const c_void, inoutbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op) -> MpiResult<()> {
+    let Ok(n) = usize::try_from(count) else { return err(MPI_ERR_COUNT, format!("count {count} is negative")) };
+    let red = reduction(rt, op, dt)?;
+    let t = rt.datatype(dt)?;
+    if n == 0 || t.size() == 0 {
+        return Ok(());
+    }
+    if inbuf.is_null() || inoutbuf.is_null() {
+        return err(MPI_ERR_BUFFER, "a buffer is NULL");
+    }
+    let len = t.packed_len(n).filter(|l| *l <= isize::MAX as usize).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, "the data is too large"))?;
+    let (at_in, at_out) = (inbuf as usize, inoutbuf as usize);
+    let apart = at_in.saturating_add(len) <= at_out || at_out.saturating_add(len) <= at_in;
+    // Without the runtime's lock, a user's function may call MPI as it likes (unless this
+    // call itself runs inside a callback that lent it the runtime).
+    let apply = |rt: &mut Locked, a: &[u8], b: &mut [u8]| {
+        let applied = if rt.owns_lock() { rt.unlocked(|| red.apply_unlocked(a, b)) } else { red.apply(a, b) };
+        applied.map_err(|e| MpiError::new(MPI_ERR_OP, e))
+    };
+    if t.is_contiguous() && apart {
+        // SAFETY: MPI's contract: both buffers hold `count` elements of `dt`, which lie
+        // packed in their first `len` bytes (a contiguous type); the ranges do not overlap.
+        let (a, b) = unsafe { (std::slice::from_raw_parts(inbuf as *const u8, len), std::slice::from_raw_parts_mut(inoutbuf as *mut u8, len)) };
+        return apply(rt, a, b);
+    }
+    let (mut a, mut b) = (vec![0u8; len], vec![0u8; len]);
+    // SAFETY: MPI's contract: both buffers hold `count` elements of `dt`.
+    unsafe {
+        t.pack(inbuf as *const u8, n, &mut a);
+        t.pack(inoutbuf as *const u8, n, &mut b);
+    }
+    apply(rt, &a, &mut b)?;
+    // SAFETY: as above.
+    unsafe { t.unpack(&b, inoutbuf as *mut u8, n) };
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,7 @@ use super::inter::Side;
 use super::region::TypedBlock;
 use ferry_coll::inter::movers::Blocks;
 
-use super::{begin, check_buf, in_place, no_alias, no_in_place, pick, req_out, submit, Prepared, Region, BLOCKING};
+use super::{begin, check_buf, in_place, no_alias, no_in_place, pick, product, req_out, submit, sum_counts, Counts, Displs, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -19,28 +19,22 @@ use crate::runtime::Runtime;
 use crate::threads::Locked;
 
 /// One side's per-peer blocks, read from the C arrays and checked.
-fn side(rt: &mut Runtime, n: usize, buf: *const c_void, counts: *const c_int, displs: *const c_int, types: *const MPI_Datatype, what: &str) -> MpiResult<Vec<TypedBlock>> {
-    let counts = crate::topo::ints(counts, n, &format!("{what}counts"))?;
-    if let Some(c) = counts.iter().find(|c| **c < 0) {
-        return err(MPI_ERR_COUNT, format!("{what}counts holds the negative count {c}"));
-    }
-    if displs.is_null() {
-        return err(MPI_ERR_ARG, format!("{what} displacements are NULL"));
-    }
-    if types.is_null() {
+fn side(rt: &mut Runtime, n: usize, buf: *const c_void, counts: Counts, displs: Displs, types: *const MPI_Datatype, what: &str) -> MpiResult<Vec<TypedBlock>> {
+    let counts = counts.read(n, &format!("{what}counts"))?;
+    let d = displs.read(n, &format!("{what} displacements"))?;
+    if n > 0 && types.is_null() {
         return err(MPI_ERR_ARG, format!("{what}types is NULL"));
     }
-    // SAFETY: MPI passes one entry per peer (rank, or remote rank of an intercommunicator).
-    let (d, t) = unsafe { (std::slice::from_raw_parts(displs, n), std::slice::from_raw_parts(types, n)) };
     let mut blocks = Vec::with_capacity(n);
     for i in 0..n {
-        if d[i] < 0 {
-            return err(MPI_ERR_ARG, format!("{what} displacement {} for rank {i} is negative", d[i]));
-        }
-        let ty = rt.datatype(t[i])?;
-        check_buf(buf, counts[i] as usize, t[i])?;
-        blocks.push(TypedBlock { disp: d[i] as usize, count: counts[i] as usize, t: ty });
+        // SAFETY: MPI passes one entry per peer (rank, or remote rank of an intercommunicator).
+        let t = unsafe { *types.add(i) };
+        let ty = rt.datatype(t)?;
+        check_buf(buf, counts[i], t)?;
+        product(counts[i], ty.size(), &format!("{what}counts[{i}] times its type's size"))?;
+        blocks.push(TypedBlock { disp: d[i], count: counts[i], t: ty });
     }
+    sum_counts(&blocks.iter().map(|b| b.count * b.t.size()).collect::<Vec<_>>(), &format!("the {what} blocks' bytes"))?;
     Ok(blocks)
 }
 
@@ -52,9 +46,9 @@ fn packed_layout(blocks: &[TypedBlock]) -> (Vec<usize>, Vec<usize>) {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoallw(
-    rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void,
-    rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
+pub(crate) fn alltoallw(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: Displs, stypes: *const MPI_Datatype, rbuf: *mut c_void,
+    rcounts: Counts, rdispls: Displs, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if let Some(remote) = &call.remote {
@@ -88,7 +82,7 @@ pub(super) fn alltoallw(
         params.send_displs = Some(sd);
         Region::typed(sbuf, &send, true)
     };
-    let metric = rb.iter().sum::<usize>() / n.max(1);
+    let metric = rb.iter().fold(0, |t: usize, b| t.saturating_add(*b)) / n.max(1);
     let info = pick(rt, &call, Collective::Alltoall, true, true, metric);
     // In place, the outgoing blocks sit in the receive buffer at the receive layout.
     let recv_region = Region::typed(rbuf, &recv, in_place);
@@ -98,9 +92,9 @@ pub(super) fn alltoallw(
 
 crate::mpi_export! { MPI_Alltoallw, PMPI_Alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Alltoallw", comm, |rt| alltoallw(rt, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, BLOCKING))
+    call("MPI_Alltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stypes, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtypes, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ialltoallw, PMPI_Ialltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallw", comm, |rt| alltoallw(rt, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req_out(req)?))
+    call("MPI_Ialltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stypes, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtypes, comm, req_out(req)?))
 }}

@@ -11,7 +11,7 @@ use ferry_coll::inter::movers::{self, Blocks};
 use ferry_coll::inter::{reductions, Root, Sides};
 use ferry_coll::Schedule;
 
-use super::{check_buf, check_count, in_place, submit_schedule, Call, Region};
+use super::{check_buf, check_count, in_place, product, submit_schedule, sum_counts, Call, Counts, Displs, Region};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::op::{reduction, Reduction};
@@ -22,10 +22,10 @@ use crate::threads::Locked;
 /// arguments: one count for all, or arrays.
 #[derive(Clone, Copy)]
 pub(super) enum Layout {
-    Uniform(c_int),
-    Varying(*const c_int, *const c_int),
+    Uniform(MPI_Count),
+    Varying(Counts, Displs),
     /// Counts only, the blocks back to back (reduce_scatter's recvcounts).
-    Packed(*const c_int),
+    Packed(Counts),
 }
 
 /// The call spread over both groups, and this process's place in them.
@@ -58,25 +58,18 @@ fn element_blocks(n: usize, layout: Layout, what: &str) -> MpiResult<Vec<(usize,
     match layout {
         Layout::Uniform(c) => {
             let c = check_count(c)?;
+            product(c, n, &format!("{what}count times the ranks"))?;
             Ok((0..n).map(|i| (i * c, c)).collect())
         }
         Layout::Varying(counts, displs) => {
-            let c = crate::topo::ints(counts, n, &format!("{what}counts"))?;
-            let d = crate::topo::ints(displs, n, &format!("{what} displacements"))?;
-            if let Some(x) = c.iter().find(|x| **x < 0) {
-                return err(MPI_ERR_COUNT, format!("{what}counts holds the negative count {x}"));
-            }
-            if let Some(x) = d.iter().find(|x| **x < 0) {
-                return err(MPI_ERR_ARG, format!("{what} displacements hold the negative displacement {x}"));
-            }
-            Ok(d.iter().zip(c).map(|(d, c)| (*d as usize, *c as usize)).collect())
+            let c = counts.read(n, &format!("{what}counts"))?;
+            let d = displs.read(n, &format!("{what} displacements"))?;
+            Ok(d.into_iter().zip(c).collect())
         }
         Layout::Packed(counts) => {
-            let c = crate::topo::ints(counts, n, &format!("{what}counts"))?;
-            if let Some(x) = c.iter().find(|x| **x < 0) {
-                return err(MPI_ERR_COUNT, format!("{what}counts holds the negative count {x}"));
-            }
-            Ok(c.iter().scan(0, |at, c| Some((std::mem::replace(at, *at + *c as usize), *c as usize))).collect())
+            let c = counts.read(n, &format!("{what}counts"))?;
+            sum_counts(&c, &format!("{what}counts"))?;
+            Ok(c.iter().scan(0, |at, c| Some((std::mem::replace(at, *at + *c), *c))).collect())
         }
     }
 }
@@ -95,8 +88,11 @@ fn side(rt: &mut Runtime, buf: *const c_void, n: usize, layout: Layout, dt: MPI_
     not_in_place(buf, &format!("{what} buffer"))?;
     let t = rt.datatype(dt)?;
     let bl = element_blocks(n, layout, what)?;
-    check_buf(buf, bl.iter().map(|b| b.1).sum(), dt)?;
+    check_buf(buf, bl.iter().fold(0, |t: usize, b| t.saturating_add(b.1)), dt)?;
     let size = t.size();
+    for b in &bl {
+        product(b.0.saturating_add(b.1), size, &format!("the {what} blocks' elements times their size"))?;
+    }
     let blocks = Blocks { sizes: bl.iter().map(|b| b.1 * size).collect(), displs: bl.iter().map(|b| b.0 * size).collect() };
     let region = Region::new(buf, &t, ferry_coll::inter::extent(&blocks.sizes, &blocks.displs), &bl, input);
     let finish = if input { None } else { region.unpacker(buf as *mut c_void, t, bl) };
@@ -108,7 +104,7 @@ fn none() -> Side {
 }
 
 fn bytes(s: &Side) -> usize {
-    s.blocks.sizes.iter().sum()
+    s.blocks.sizes.iter().fold(0, |t, b| t.saturating_add(*b))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -125,8 +121,8 @@ pub(super) fn bcast(rt: &mut Locked, call: Call, buf: *mut c_void, count: c_int,
     let (call, s) = widen(call);
     let root = root_of(&s, root)?;
     let buffer = match root {
-        Root::Here => side(rt, buf, 1, Layout::Uniform(count), dt, true, "broadcast")?,
-        Root::Remote(_) => side(rt, buf, 1, Layout::Uniform(count), dt, false, "broadcast")?,
+        Root::Here => side(rt, buf, 1, Layout::Uniform(count.into()), dt, true, "broadcast")?,
+        Root::Remote(_) => side(rt, buf, 1, Layout::Uniform(count.into()), dt, false, "broadcast")?,
         Root::Bystander => none(),
     };
     // The broadcast buffer is `Recv` on every process: an input at the root.
@@ -142,7 +138,7 @@ pub(super) fn gather(
 ) -> MpiResult<()> {
     let (call, s) = widen(call);
     let Some(root) = root else {
-        let send = side(rt, sbuf, 1, Layout::Uniform(scount), stype, true, "send")?;
+        let send = side(rt, sbuf, 1, Layout::Uniform(scount.into()), stype, true, "send")?;
         let recv = side(rt, rbuf, s.remote, rlayout, rtype, false, "recv")?;
         let sched = movers::allgather(&s, bytes(&send), &recv.blocks.sizes, &recv.blocks.displs);
         return run(rt, call, sched, "allgather.inter", send, recv, None, req);
@@ -150,7 +146,7 @@ pub(super) fn gather(
     let root = root_of(&s, root)?;
     let (send, recv) = match root {
         Root::Here => (none(), side(rt, rbuf, s.remote, rlayout, rtype, false, "recv")?),
-        Root::Remote(_) => (side(rt, sbuf, 1, Layout::Uniform(scount), stype, true, "send")?, none()),
+        Root::Remote(_) => (side(rt, sbuf, 1, Layout::Uniform(scount.into()), stype, true, "send")?, none()),
         Root::Bystander => (none(), none()),
     };
     let sched = movers::gather(&s, root, bytes(&send), &recv.blocks.sizes, &recv.blocks.displs);
@@ -167,7 +163,7 @@ pub(super) fn scatter(
     let root = root_of(&s, root)?;
     let (send, recv) = match root {
         Root::Here => (side(rt, sbuf, s.remote, slayout, stype, true, "send")?, none()),
-        Root::Remote(_) => (none(), side(rt, rbuf, 1, Layout::Uniform(rcount), rtype, false, "recv")?),
+        Root::Remote(_) => (none(), side(rt, rbuf, 1, Layout::Uniform(rcount.into()), rtype, false, "recv")?),
         Root::Bystander => (none(), none()),
     };
     let sched = movers::scatter(&s, root, &send.blocks.sizes, &send.blocks.displs, bytes(&recv));
@@ -204,7 +200,7 @@ pub(super) enum Combine {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn reduce(rt: &mut Locked, call: Call, kind: Combine, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, req: *mut MPI_Request) -> MpiResult<()> {
+pub(super) fn reduce(rt: &mut Locked, call: Call, kind: Combine, sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, req: *mut MPI_Request) -> MpiResult<()> {
     let (call, s) = widen(call);
     // A bystander of a reduce (MPI_PROC_NULL) passes no meaningful buffer, type or operation.
     let bystander = matches!(kind, Combine::Reduce(MPI_PROC_NULL));
@@ -229,8 +225,8 @@ pub(super) fn reduce(rt: &mut Locked, call: Call, kind: Combine, sbuf: *const c_
             let size = rt.datatype(dt)?.size();
             let per_rank: Vec<usize> = element_blocks(s.local, layout, "recv")?.iter().map(|b| b.1).collect();
             let total: usize = per_rank.iter().sum();
-            let send = side(rt, sbuf, 1, Layout::Uniform(total as c_int), dt, true, "send")?;
-            let recv = side(rt, rbuf, 1, Layout::Uniform(per_rank[s.rank] as c_int), dt, false, "recv")?;
+            let send = side(rt, sbuf, 1, Layout::Uniform(total as MPI_Count), dt, true, "send")?;
+            let recv = side(rt, rbuf, 1, Layout::Uniform(per_rank[s.rank] as MPI_Count), dt, false, "recv")?;
             let blocks: Vec<usize> = per_rank.iter().map(|c| c * size).collect();
             let displs: Vec<usize> = blocks.iter().scan(0, |at, b| Some(std::mem::replace(at, *at + b))).collect();
             (reductions::reduce_scatter(&s, &blocks, &displs), send, recv)

@@ -29,11 +29,23 @@ use ferry_core::engine::Reduce;
 
 use crate::completion::{ApiReq, Body};
 use crate::consts::*;
-use crate::error::{err, MpiResult};
+use crate::error::{err, MpiError, MpiResult};
 use crate::op::Reduction;
 use crate::runtime::Runtime;
 use crate::threads::Locked;
 use region::Region;
+
+// The large-count functions (`crate::large_count`) call these with their `MPI_Count` counts.
+pub(crate) use persistent::reduce_init;
+pub(crate) use persistent_v::{
+    allgatherv_init, alltoallv_init, alltoallw_init, gatherv_init, neighbor_allgatherv_init, neighbor_alltoallv_init, neighbor_alltoallw_init,
+    reduce_scatter_init, scatterv_init,
+};
+pub(crate) use alltoallw::alltoallw;
+pub(crate) use movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args};
+pub(crate) use neighbor::{allgatherv as neighbor_allgatherv, alltoallv as neighbor_alltoallv};
+pub(crate) use neighbor_w::alltoallw as neighbor_alltoallw;
+pub(crate) use reductions::{reduce, reduce_scatter};
 
 /// Collective tags live above the small internal ones of `internal.rs`: blocking call k of a
 /// communicator sends its data with tag `COLL_TAG_BASE + k` and status tokens with
@@ -111,11 +123,24 @@ fn check_root(call: &Call, root: c_int) -> MpiResult<usize> {
     Ok(root as usize)
 }
 
-fn check_count(count: c_int) -> MpiResult<usize> {
-    if count < 0 {
-        return err(MPI_ERR_COUNT, format!("count {count} is negative"));
+/// A count as the int-count and the large-count (`MPI_Count`) functions pass it.
+fn check_count(count: impl Into<MPI_Count>) -> MpiResult<usize> {
+    let count = count.into();
+    usize::try_from(count).or_else(|_| err(MPI_ERR_COUNT, format!("count {count} is negative")))
+}
+
+/// `a * b` (elements, bytes), or MPI_ERR_COUNT where no memory could hold that many: a large
+/// count times a size or a number of ranks may overflow what an int count never could.
+fn product(a: usize, b: usize, what: &str) -> MpiResult<usize> {
+    match a.checked_mul(b) {
+        Some(p) if p <= isize::MAX as usize => Ok(p),
+        _ => err(MPI_ERR_COUNT, format!("{what}: {a} times {b} exceeds the address space")),
     }
-    Ok(count as usize)
+}
+
+/// The sum of `counts`, checked as [`product`] is.
+fn sum_counts(counts: &[usize], what: &str) -> MpiResult<usize> {
+    counts.iter().try_fold(0usize, |t, c| t.checked_add(*c).filter(|t| *t <= isize::MAX as usize)).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, format!("{what} add up beyond the address space")))
 }
 
 fn check_buf(buf: *const c_void, count: usize, dt: MPI_Datatype) -> MpiResult<()> {
@@ -125,40 +150,80 @@ fn check_buf(buf: *const c_void, count: usize, dt: MPI_Datatype) -> MpiResult<()
     Ok(())
 }
 
-/// One count per rank of the communicator (`recvcounts`, `sendcounts`).
-fn vec_counts(call: &Call, p: *const c_int, what: &str) -> MpiResult<Vec<usize>> {
-    if p.is_null() {
-        return err(MPI_ERR_ARG, format!("{what} is NULL"));
-    }
-    // SAFETY: MPI passes one entry per rank of the communicator.
-    let s = unsafe { std::slice::from_raw_parts(p, call.size) };
-    if let Some(c) = s.iter().find(|c| **c < 0) {
-        return err(MPI_ERR_COUNT, format!("{what} holds the negative count {c}"));
-    }
-    Ok(s.iter().map(|c| *c as usize).collect())
+/// A C array of counts, one per rank, as the int-count or the large-count functions pass it.
+#[derive(Clone, Copy)]
+pub(crate) enum Counts {
+    Int(*const c_int),
+    Big(*const MPI_Count),
 }
 
-/// One displacement per rank of the communicator (in elements of the call's datatype).
-fn vec_displs(call: &Call, p: *const c_int, what: &str) -> MpiResult<Vec<usize>> {
-    if p.is_null() {
-        return err(MPI_ERR_ARG, format!("{what} is NULL"));
+impl Counts {
+    fn is_null(self) -> bool {
+        match self {
+            Counts::Int(p) => p.is_null(),
+            Counts::Big(p) => p.is_null(),
+        }
     }
-    // SAFETY: as in `vec_counts`.
-    let d = unsafe { std::slice::from_raw_parts(p, call.size) };
-    if let Some(x) = d.iter().find(|x| **x < 0) {
-        return err(MPI_ERR_ARG, format!("{what} holds the negative displacement {x}"));
+
+    /// A copy of its `n` entries as `MPI_Count`s (`None` for a NULL array), unchecked.
+    fn widened(self, n: usize) -> Option<Vec<MPI_Count>> {
+        if self.is_null() {
+            return None;
+        }
+        // SAFETY: MPI's contract: a non-NULL count array holds one entry per rank (`n`).
+        Some(match self {
+            Counts::Int(p) => unsafe { std::slice::from_raw_parts(p, n) }.iter().map(|&c| c.into()).collect(),
+            Counts::Big(p) => unsafe { std::slice::from_raw_parts(p, n) }.to_vec(),
+        })
     }
-    Ok(d.iter().map(|x| *x as usize).collect())
+
+    /// Its `n` counts, none negative; a NULL array is one only where `n > 0`.
+    fn read(self, n: usize, what: &str) -> MpiResult<Vec<usize>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(wide) = self.widened(n) else { return err(MPI_ERR_ARG, format!("{what} is NULL")) };
+        wide.iter().map(|&c| usize::try_from(c).or_else(|_| err(MPI_ERR_COUNT, format!("{what} holds the negative count {c}")))).collect()
+    }
 }
 
-fn req_out(req: *mut MPI_Request) -> MpiResult<*mut MPI_Request> {
+/// A C array of displacements, one per rank, as the int-count or the large-count functions
+/// pass it.
+#[derive(Clone, Copy)]
+pub(crate) enum Displs {
+    Int(*const c_int),
+    Big(*const MPI_Aint),
+}
+
+impl Displs {
+    /// A copy of its `n` entries as `MPI_Aint`s (`None` for a NULL array), unchecked.
+    fn widened(self, n: usize) -> Option<Vec<MPI_Aint>> {
+        // SAFETY: MPI's contract: a non-NULL displacement array holds one entry per rank (`n`).
+        match self {
+            Displs::Int(p) if !p.is_null() => Some(unsafe { std::slice::from_raw_parts(p, n) }.iter().map(|&d| d as MPI_Aint).collect()),
+            Displs::Big(p) if !p.is_null() => Some(unsafe { std::slice::from_raw_parts(p, n) }.to_vec()),
+            _ => None,
+        }
+    }
+
+    /// Its `n` displacements, none negative; a NULL array is one only where `n > 0`.
+    fn read(self, n: usize, what: &str) -> MpiResult<Vec<usize>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(wide) = self.widened(n) else { return err(MPI_ERR_ARG, format!("{what} is NULL")) };
+        wide.iter().map(|&d| usize::try_from(d).or_else(|_| err(MPI_ERR_ARG, format!("{what} holds the negative displacement {d}")))).collect()
+    }
+}
+
+pub(crate) fn req_out(req: *mut MPI_Request) -> MpiResult<*mut MPI_Request> {
     if req.is_null() {
         return err(MPI_ERR_ARG, "request is NULL");
     }
     Ok(req)
 }
 
-const BLOCKING: *mut MPI_Request = std::ptr::null_mut();
+pub(crate) const BLOCKING: *mut MPI_Request = std::ptr::null_mut();
 
 /// The algorithm for a call: the decision table or the override, counted for statistics.
 fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: bool, commutative: bool, bytes: usize) -> &'static AlgorithmInfo {

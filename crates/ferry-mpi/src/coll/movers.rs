@@ -6,7 +6,7 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::{Collective, Params};
 
 use super::inter::{self, Layout};
-use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, req_out, submit, vec_counts, vec_displs, Call, Prepared, Region, BLOCKING};
+use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, req_out, submit, Call, Counts, Displs, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
@@ -52,9 +52,13 @@ fn element_blocks(n: usize, counts: &[usize], displs: &Option<Vec<usize>>) -> Ve
     }
 }
 
-/// Byte sizes and offsets of element blocks of a type of `size` bytes.
-fn byte_layout(blocks: &[(usize, usize)], size: usize) -> (Vec<usize>, Vec<usize>) {
-    (blocks.iter().map(|b| b.1 * size).collect(), blocks.iter().map(|b| b.0 * size).collect())
+/// Byte sizes and offsets of element blocks of a type of `size` bytes; MPI_ERR_COUNT where a
+/// block would end beyond the address space (large counts and displacements can say so).
+fn byte_layout(blocks: &[(usize, usize)], size: usize) -> MpiResult<(Vec<usize>, Vec<usize>)> {
+    for b in blocks {
+        product(b.0.saturating_add(b.1), size, "a block's end times the type's size")?;
+    }
+    Ok((blocks.iter().map(|b| b.1 * size).collect(), blocks.iter().map(|b| b.0 * size).collect()))
 }
 
 fn extent(blocks: &[usize], displs: &[usize]) -> usize {
@@ -92,13 +96,13 @@ fn gather(
     let varying = rdispls.is_some();
     let rblocks = if is_root { element_blocks(n, &rcounts, &rdispls) } else { Vec::new() };
     let (blocks, displs) = match &rt_ {
-        Some(r) => byte_layout(&rblocks, r.size()),
+        Some(r) => byte_layout(&rblocks, r.size())?,
         None => non_root_view(n, call.rank, my_bytes, varying),
     };
     let total = extent(&blocks, &displs);
     let coll = if all { Collective::Allgather } else { Collective::Gather };
     // Allgatherv: every rank knows every block, the metric is their mean.
-    let metric = if all && varying { blocks.iter().sum::<usize>() / n } else { my_bytes };
+    let metric = if all && varying { blocks.iter().fold(0, |t: usize, b| t.saturating_add(*b)) / n } else { my_bytes };
     let info = pick(rt, &call, coll, varying, true, metric);
     let params = Params::varying(call.rank, n, root, blocks, displs).in_place(in_place).vcall(varying && !all);
     let send = match (&st, in_place) {
@@ -148,7 +152,7 @@ fn scatter(
     let varying = sdispls.is_some();
     let sblocks = if is_root { element_blocks(n, &scounts, &sdispls) } else { Vec::new() };
     let (blocks, displs) = match &st {
-        Some(s) => byte_layout(&sblocks, s.size()),
+        Some(s) => byte_layout(&sblocks, s.size())?,
         None => non_root_view(n, call.rank, my_bytes, varying),
     };
     let total = extent(&blocks, &displs);
@@ -186,8 +190,8 @@ fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatyp
     let varying = recv.displs.is_some();
     let r = rt.datatype(rtype)?;
     let rblocks = element_blocks(n, &recv.counts, &recv.displs);
-    check_buf(rbuf, rblocks.iter().map(|b| b.1).sum(), rtype)?;
-    let (rb, rd) = byte_layout(&rblocks, r.size());
+    check_buf(rbuf, rblocks.iter().fold(0, |t: usize, b| t.saturating_add(b.1)), rtype)?;
+    let (rb, rd) = byte_layout(&rblocks, r.size())?;
     let mut params = if varying { Params::varying(call.rank, n, 0, rb.clone(), rd.clone()) } else { Params::alltoall(call.rank, n, rb[0]) };
     let mut send_region = Region::none();
     let metric = if in_place {
@@ -196,8 +200,8 @@ fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatyp
     } else {
         let s = rt.datatype(stype)?;
         let sblocks = element_blocks(n, &send.counts, &send.displs);
-        check_buf(sbuf, sblocks.iter().map(|b| b.1).sum(), stype)?;
-        let (sb, sd) = byte_layout(&sblocks, s.size());
+        check_buf(sbuf, sblocks.iter().fold(0, |t: usize, b| t.saturating_add(b.1)), stype)?;
+        let (sb, sd) = byte_layout(&sblocks, s.size())?;
         send_region = Region::new(sbuf, &s, extent(&sb, &sd), &sblocks, true);
         if varying {
             params.send_blocks = Some(sb.clone());
@@ -228,7 +232,7 @@ pub(super) fn gather_args(
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
-        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount), rtype, Some(root), req);
+        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount.into()), rtype, Some(root), req);
     }
     let rc = if call.rank as c_int == root { check_count(rcount)? } else { 0 };
     let n = call.size;
@@ -236,16 +240,16 @@ pub(super) fn gather_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn gatherv_args(
-    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
-    rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
+pub(crate) fn gatherv_args(
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Counts,
+    rdispls: Displs, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Varying(rcounts, rdispls), rtype, Some(root), req);
     }
     let n = call.size;
-    let (c, d) = if call.rank as c_int == root { (vec_counts(&call, rcounts, "recvcounts")?, vec_displs(&call, rdispls, "displs")?) } else { (vec![0; n], vec![0; n]) };
+    let (c, d) = if call.rank as c_int == root { (rcounts.read(call.size, "recvcounts")?, rdispls.read(call.size, "displs")?) } else { (vec![0; n], vec![0; n]) };
     gather(rt, sbuf, scount, stype, rbuf, c, Some(d), rtype, root, call, false, req)
 }
 
@@ -256,7 +260,7 @@ pub(super) fn allgather_args(
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
-        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount), rtype, None, req);
+        return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Uniform(rcount.into()), rtype, None, req);
     }
     let n = call.size;
     let rc = check_count(rcount)?;
@@ -265,16 +269,16 @@ pub(super) fn allgather_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn allgatherv_args(
-    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
-    rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
+pub(crate) fn allgatherv_args(
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Counts,
+    rdispls: Displs, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::gather(rt, call, sbuf, scount, stype, rbuf, Layout::Varying(rcounts, rdispls), rtype, None, req);
     }
-    let c = vec_counts(&call, rcounts, "recvcounts")?;
-    let d = vec_displs(&call, rdispls, "displs")?;
+    let c = rcounts.read(call.size, "recvcounts")?;
+    let d = rdispls.read(call.size, "displs")?;
     gather(rt, sbuf, scount, stype, rbuf, c, Some(d), rtype, 0, call, true, req)
 }
 
@@ -285,7 +289,7 @@ pub(super) fn scatter_args(
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
-        return inter::scatter(rt, call, sbuf, Layout::Uniform(scount), stype, rbuf, rcount, rtype, root, req);
+        return inter::scatter(rt, call, sbuf, Layout::Uniform(scount.into()), stype, rbuf, rcount, rtype, root, req);
     }
     let n = call.size;
     let sc = if call.rank as c_int == root { check_count(scount)? } else { 0 };
@@ -296,8 +300,8 @@ pub(super) fn scatter_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn scatterv_args(
-    rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
+pub(crate) fn scatterv_args(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: Displs, stype: MPI_Datatype, rbuf: *mut c_void,
     rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
@@ -305,7 +309,7 @@ pub(super) fn scatterv_args(
         return inter::scatter(rt, call, sbuf, Layout::Varying(scounts, sdispls), stype, rbuf, rcount, rtype, root, req);
     }
     let n = call.size;
-    let (c, d) = if call.rank as c_int == root { (vec_counts(&call, scounts, "sendcounts")?, vec_displs(&call, sdispls, "displs")?) } else { (vec![0; n], vec![0; n]) };
+    let (c, d) = if call.rank as c_int == root { (scounts.read(call.size, "sendcounts")?, sdispls.read(call.size, "displs")?) } else { (vec![0; n], vec![0; n]) };
     scatter(rt, sbuf, c, Some(d), stype, rbuf, rcount, rtype, root, call, req)
 }
 
@@ -316,7 +320,7 @@ pub(super) fn alltoall_args(
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
-        return inter::alltoall(rt, call, sbuf, Layout::Uniform(scount), stype, rbuf, Layout::Uniform(rcount), rtype, req);
+        return inter::alltoall(rt, call, sbuf, Layout::Uniform(scount.into()), stype, rbuf, Layout::Uniform(rcount.into()), rtype, req);
     }
     let n = call.size;
     let sc = if in_place(sbuf) { 0 } else { check_count(scount)? };
@@ -327,9 +331,9 @@ pub(super) fn alltoall_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoallv_args(
-    rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-    rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
+pub(crate) fn alltoallv_args(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: Displs, stype: MPI_Datatype, rbuf: *mut c_void,
+    rcounts: Counts, rdispls: Displs, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
@@ -339,9 +343,9 @@ pub(super) fn alltoallv_args(
     let send = if in_place(sbuf) {
         Side { counts: vec![0; n], displs: Some(vec![0; n]) }
     } else {
-        Side { counts: vec_counts(&call, scounts, "sendcounts")?, displs: Some(vec_displs(&call, sdispls, "sdispls")?) }
+        Side { counts: scounts.read(call.size, "sendcounts")?, displs: Some(sdispls.read(call.size, "sdispls")?) }
     };
-    let recv = Side { counts: vec_counts(&call, rcounts, "recvcounts")?, displs: Some(vec_displs(&call, rdispls, "rdispls")?) };
+    let recv = Side { counts: rcounts.read(call.size, "recvcounts")?, displs: Some(rdispls.read(call.size, "rdispls")?) };
     alltoall(rt, sbuf, send, stype, rbuf, recv, rtype, call, req)
 }
 
@@ -367,11 +371,11 @@ crate::mpi_export! { MPI_Igather, PMPI_Igather, (sbuf: *const c_void, scount: c_
 }}
 crate::mpi_export! { MPI_Gatherv, PMPI_Gatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Gatherv", comm, |rt| gatherv_args(rt, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, root, comm, BLOCKING))
+    call("MPI_Gatherv", comm, |rt| gatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, root, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Igatherv, PMPI_Igatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Igatherv", comm, |rt| gatherv_args(rt, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, root, comm, req_out(req)?))
+    call("MPI_Igatherv", comm, |rt| gatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, root, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Allgather, PMPI_Allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -383,11 +387,11 @@ crate::mpi_export! { MPI_Iallgather, PMPI_Iallgather, (sbuf: *const c_void, scou
 }}
 crate::mpi_export! { MPI_Allgatherv, PMPI_Allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Allgatherv", comm, |rt| allgatherv_args(rt, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, BLOCKING))
+    call("MPI_Allgatherv", comm, |rt| allgatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Iallgatherv, PMPI_Iallgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iallgatherv", comm, |rt| allgatherv_args(rt, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, req_out(req)?))
+    call("MPI_Iallgatherv", comm, |rt| allgatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Scatter, PMPI_Scatter, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
@@ -399,11 +403,11 @@ crate::mpi_export! { MPI_Iscatter, PMPI_Iscatter, (sbuf: *const c_void, scount: 
 }}
 crate::mpi_export! { MPI_Scatterv, PMPI_Scatterv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Scatterv", comm, |rt| scatterv_args(rt, sbuf, scounts, sdispls, stype, rbuf, rcount, rtype, root, comm, BLOCKING))
+    call("MPI_Scatterv", comm, |rt| scatterv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, rcount, rtype, root, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Iscatterv, PMPI_Iscatterv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iscatterv", comm, |rt| scatterv_args(rt, sbuf, scounts, sdispls, stype, rbuf, rcount, rtype, root, comm, req_out(req)?))
+    call("MPI_Iscatterv", comm, |rt| scatterv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, rcount, rtype, root, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Alltoall, PMPI_Alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -415,9 +419,9 @@ crate::mpi_export! { MPI_Ialltoall, PMPI_Ialltoall, (sbuf: *const c_void, scount
 }}
 crate::mpi_export! { MPI_Alltoallv, PMPI_Alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Alltoallv", comm, |rt| alltoallv_args(rt, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, BLOCKING))
+    call("MPI_Alltoallv", comm, |rt| alltoallv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ialltoallv, PMPI_Ialltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallv", comm, |rt| alltoallv_args(rt, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req_out(req)?))
+    call("MPI_Ialltoallv", comm, |rt| alltoallv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req_out(req)?))
 }}

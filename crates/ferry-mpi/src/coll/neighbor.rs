@@ -6,7 +6,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::neighbor::{linear, NeighborParams};
 
-use super::{begin, check_buf, no_in_place, req_out, submit_schedule, Region, BLOCKING};
+use super::{begin, check_buf, no_in_place, product, req_out, submit_schedule, Counts, Displs, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -14,15 +14,6 @@ use crate::threads::Locked;
 
 /// One side of a call: (element offset, count) of each neighbour's block.
 type Blocks = Vec<(usize, usize)>;
-
-/// `n` non-negative counts or displacements from a C array.
-fn per_neighbor(p: *const c_int, n: usize, what: &str, class: c_int) -> MpiResult<Vec<usize>> {
-    let v = crate::topo::ints(p, n, what)?;
-    if let Some(x) = v.iter().find(|x| **x < 0) {
-        return err(class, format!("{what} holds the negative entry {x}"));
-    }
-    Ok(v.iter().map(|x| *x as usize).collect())
-}
 
 fn count(c: c_int) -> MpiResult<usize> {
     if c < 0 {
@@ -62,9 +53,14 @@ fn neighbor(rt: &mut Locked, comm: MPI_Comm, sbuf: *const c_void, send: impl FnO
         Send::Same(c) => (vec![(0, c)], true),
         Send::Each(b) => (b, false),
     };
-    check_buf(sbuf, sblocks.iter().map(|b| b.1).sum(), stype)?;
-    check_buf(rbuf, rblocks.iter().map(|b| b.1).sum(), rtype)?;
+    check_buf(sbuf, sblocks.iter().fold(0, |t: usize, b| t.saturating_add(b.1)), stype)?;
+    check_buf(rbuf, rblocks.iter().fold(0, |t: usize, b| t.saturating_add(b.1)), rtype)?;
     let (ss, rs) = (st.size(), rtt.size());
+    for (blocks, size) in [(&sblocks, ss), (&rblocks, rs)] {
+        for b in blocks.iter() {
+            product(b.0.saturating_add(b.1), size, "a block's end times the type's size")?;
+        }
+    }
     let (send_blocks, send_displs) = if same { (vec![sblocks[0].1 * ss; dests.len()], vec![0; dests.len()]) } else { (sblocks.iter().map(|b| b.1 * ss).collect(), sblocks.iter().map(|b| b.0 * ss).collect()) };
     let q = NeighborParams {
         rank: call.rank,
@@ -93,11 +89,11 @@ pub(super) fn allgather(rt: &mut Locked, sbuf: *const c_void, scount: c_int, sty
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn allgatherv(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int,
-              displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn allgatherv(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Counts,
+              displs: Displs, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let recv = |n| {
-        let c = per_neighbor(rcounts, n, "recvcounts", MPI_ERR_COUNT)?;
-        let d = per_neighbor(displs, n, "displs", MPI_ERR_ARG)?;
+        let c = rcounts.read(n, "recvcounts")?;
+        let d = displs.read(n, "displs")?;
         Ok(Recv::Each(d.into_iter().zip(c).collect()))
     };
     neighbor(rt, comm, sbuf, |_| Ok(Send::Same(count(scount)?)), stype, rbuf, recv, rtype, req)
@@ -114,16 +110,16 @@ pub(super) fn alltoall(rt: &mut Locked, sbuf: *const c_void, scount: c_int, styp
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoallv(rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-             rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn alltoallv(rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: Displs, stype: MPI_Datatype, rbuf: *mut c_void,
+             rcounts: Counts, rdispls: Displs, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let send = |n| {
-        let c = per_neighbor(scounts, n, "sendcounts", MPI_ERR_COUNT)?;
-        let d = per_neighbor(sdispls, n, "sdispls", MPI_ERR_ARG)?;
+        let c = scounts.read(n, "sendcounts")?;
+        let d = sdispls.read(n, "sdispls")?;
         Ok(Send::Each(d.into_iter().zip(c).collect()))
     };
     let recv = |n| {
-        let c = per_neighbor(rcounts, n, "recvcounts", MPI_ERR_COUNT)?;
-        let d = per_neighbor(rdispls, n, "rdispls", MPI_ERR_ARG)?;
+        let c = rcounts.read(n, "recvcounts")?;
+        let d = rdispls.read(n, "rdispls")?;
         Ok(Recv::Each(d.into_iter().zip(c).collect()))
     };
     neighbor(rt, comm, sbuf, send, stype, rbuf, recv, rtype, req)
@@ -139,11 +135,11 @@ crate::mpi_export! { MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather, (sbuf: *
 }}
 crate::mpi_export! { MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, BLOCKING))
+    call("MPI_Neighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req_out(req)?))
+    call("MPI_Ineighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -155,10 +151,10 @@ crate::mpi_export! { MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall, (sbuf: *co
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
         stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, BLOCKING))
+    call("MPI_Neighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallv, PMPI_Ineighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
         stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
         req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req_out(req)?))
+    call("MPI_Ineighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req_out(req)?))
 }}

@@ -10,7 +10,7 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::neighbor::{linear, NeighborParams};
 
 use super::region::TypedBlock;
-use super::{begin, no_in_place, req_out, submit_schedule, Region, BLOCKING};
+use super::{begin, no_in_place, product, req_out, submit_schedule, sum_counts, Counts, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -19,11 +19,11 @@ use crate::threads::Locked;
 
 /// One side's blocks, one per neighbour in `peers` (empty towards MPI_PROC_NULL).
 fn side(
-    rt: &mut Runtime, peers: &[Option<usize>], counts: *const c_int, displs: *const MPI_Aint, types: *const MPI_Datatype,
+    rt: &mut Runtime, peers: &[Option<usize>], counts: Counts, displs: *const MPI_Aint, types: *const MPI_Datatype,
     what: &str,
 ) -> MpiResult<Vec<TypedBlock>> {
     let n = peers.len();
-    let counts = crate::topo::ints(counts, n, &format!("{what}counts"))?;
+    let counts = counts.read(n, &format!("{what}counts"))?;
     if n > 0 && (displs.is_null() || types.is_null()) {
         return err(MPI_ERR_ARG, format!("{what} displacements or datatypes are NULL"));
     }
@@ -31,18 +31,17 @@ fn side(
     for (i, peer) in peers.iter().enumerate() {
         // SAFETY: MPI passes one entry per neighbour (checked non-NULL above).
         let (c, d, t) = unsafe { (counts[i], *displs.add(i), *types.add(i)) };
-        if c < 0 {
-            return err(MPI_ERR_COUNT, format!("{what}counts holds the negative count {c}"));
-        }
         if d < 0 {
             return err(MPI_ERR_ARG, format!("{what} displacement {d} for neighbour {i} is negative"));
         }
         // No NULL check on `buf`: with byte displacements it may be MPI_BOTTOM (absolute
         // addresses).
         let ty = rt.datatype(t)?;
-        let count = if peer.is_some() { c as usize } else { 0 };
+        product(c, ty.size(), &format!("{what}counts[{i}] times its type's size"))?;
+        let count = if peer.is_some() { c } else { 0 };
         blocks.push(TypedBlock { disp: d as usize, count, t: ty });
     }
+    sum_counts(&blocks.iter().map(|b| b.count * b.t.size()).collect::<Vec<_>>(), &format!("the {what} blocks' bytes"))?;
     Ok(blocks)
 }
 
@@ -54,9 +53,9 @@ fn packed(blocks: &[TypedBlock]) -> (Vec<usize>, Vec<usize>) {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoallw(
-    rt: &mut Locked, sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void,
-    rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
+pub(crate) fn alltoallw(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void,
+    rcounts: Counts, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     let topo = crate::topo::of(rt, comm)?;
@@ -78,10 +77,10 @@ pub(super) fn alltoallw(
 
 crate::mpi_export! { MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
         stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoallw", comm, |rt| alltoallw(rt, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, BLOCKING))
+    call("MPI_Neighbor_alltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallw, PMPI_Ineighbor_alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
         stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm,
         req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallw", comm, |rt| alltoallw(rt, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req_out(req)?))
+    call("MPI_Ineighbor_alltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, req_out(req)?))
 }}

@@ -89,8 +89,8 @@ crate::mpi_export! { MPI_Bcast_init, PMPI_Bcast_init, (buf: *mut c_void, count: 
 
 /// Reduce, Allreduce, Scan, Exscan and Reduce_scatter_block.
 #[allow(clippy::too_many_arguments)]
-fn reduce_init(
-    rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: Option<c_int>,
+pub(crate) fn reduce_init(
+    rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, root: Option<c_int>,
     comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     check_common(rt, comm, info, root, req)?;
@@ -107,19 +107,19 @@ fn reduce_init(
 }
 
 crate::mpi_export! { MPI_Reduce_init, PMPI_Reduce_init, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Reduce_init", comm, |rt| reduce_init(rt, Collective::Reduce, sbuf, rbuf, count, dt, op, Some(root), comm, info, req))
+    call("MPI_Reduce_init", comm, |rt| reduce_init(rt, Collective::Reduce, sbuf, rbuf, count.into(), dt, op, Some(root), comm, info, req))
 }}
 crate::mpi_export! { MPI_Allreduce_init, PMPI_Allreduce_init, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Allreduce_init", comm, |rt| reduce_init(rt, Collective::Allreduce, sbuf, rbuf, count, dt, op, None, comm, info, req))
+    call("MPI_Allreduce_init", comm, |rt| reduce_init(rt, Collective::Allreduce, sbuf, rbuf, count.into(), dt, op, None, comm, info, req))
 }}
 crate::mpi_export! { MPI_Scan_init, PMPI_Scan_init, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Scan_init", comm, |rt| reduce_init(rt, Collective::Scan, sbuf, rbuf, count, dt, op, None, comm, info, req))
+    call("MPI_Scan_init", comm, |rt| reduce_init(rt, Collective::Scan, sbuf, rbuf, count.into(), dt, op, None, comm, info, req))
 }}
 crate::mpi_export! { MPI_Exscan_init, PMPI_Exscan_init, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Exscan_init", comm, |rt| reduce_init(rt, Collective::Exscan, sbuf, rbuf, count, dt, op, None, comm, info, req))
+    call("MPI_Exscan_init", comm, |rt| reduce_init(rt, Collective::Exscan, sbuf, rbuf, count.into(), dt, op, None, comm, info, req))
 }}
 crate::mpi_export! { MPI_Reduce_scatter_block_init, PMPI_Reduce_scatter_block_init, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Reduce_scatter_block_init", comm, |rt| reduce_init(rt, Collective::ReduceScatter, sbuf, rbuf, count, dt, op, None, comm, info, req))
+    call("MPI_Reduce_scatter_block_init", comm, |rt| reduce_init(rt, Collective::ReduceScatter, sbuf, rbuf, count.into(), dt, op, None, comm, info, req))
 }}
 
 crate::mpi_export! { MPI_Allgather_init, PMPI_Allgather_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,

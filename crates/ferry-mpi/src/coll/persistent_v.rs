@@ -12,12 +12,13 @@ use super::movers::{allgatherv_args, alltoallv_args, gatherv_args, scatterv_args
 use super::{neighbor, neighbor_w};
 use super::persistent::{check_common, check_data, is_root, starter};
 use super::reductions::reduce_scatter;
-use super::{check_count, in_place};
+use super::{check_count, in_place, Counts, Displs};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::persistent::register;
 use crate::runtime::Runtime;
+use crate::threads::Locked;
 
 /// `n` entries of a C array, copied; `None` for a NULL array (each start then reports it as
 /// the non-blocking call does).
@@ -43,6 +44,28 @@ impl<T: Copy> Kept<T> {
     }
 }
 
+impl Kept<MPI_Count> {
+    /// Counts of either width, kept as `MPI_Count`s where this rank reads them.
+    fn counts_if(used: bool, c: Counts, n: usize) -> Kept<MPI_Count> {
+        Kept(if used { c.widened(n) } else { None })
+    }
+
+    fn counts(&self) -> Counts {
+        Counts::Big(self.ptr())
+    }
+}
+
+impl Kept<MPI_Aint> {
+    /// Displacements of either width, kept as `MPI_Aint`s where this rank reads them.
+    fn displs_if(used: bool, d: Displs, n: usize) -> Kept<MPI_Aint> {
+        Kept(if used { d.widened(n) } else { None })
+    }
+
+    fn displs(&self) -> Displs {
+        Displs::Big(self.ptr())
+    }
+}
+
 /// Entries of a per-rank array: one per rank of the group the ranks name (the remote group
 /// of an intercommunicator).
 fn peer_count(rt: &Runtime, comm: MPI_Comm) -> MpiResult<usize> {
@@ -55,84 +78,128 @@ fn local_count(rt: &Runtime, comm: MPI_Comm) -> MpiResult<usize> {
     Ok(rt.comm(comm)?.size() as usize)
 }
 
+/// Gatherv_init, with int or large-count arrays (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gatherv_init(
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Counts, rdispls: Displs,
+    rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    check_common(rt, comm, info, Some(root), req)?;
+    let root_here = is_root(rt, comm, root);
+    check_data(rt, sbuf, scount, stype)?;
+    if root_here {
+        rt.datatype(rtype)?;
+    }
+    let n = peer_count(rt, comm)?;
+    let (c, d) = (Kept::counts_if(root_here, rcounts, n), Kept::displs_if(root_here, rdispls, n));
+    register(rt, comm, starter(move |rt, r| gatherv_args(rt, sbuf, scount, stype, rbuf, c.counts(), d.displs(), rtype, root, comm, r)), req)
+}
+
 crate::mpi_export! { MPI_Gatherv_init, PMPI_Gatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Gatherv_init", comm, |rt| {
-        check_common(rt, comm, info, Some(root), req)?;
-        let root_here = is_root(rt, comm, root);
-        check_data(rt, sbuf, scount, stype)?;
-        if root_here {
-            rt.datatype(rtype)?;
-        }
-        let n = peer_count(rt, comm)?;
-        let (c, d) = (Kept::of_if(root_here, rcounts, n), Kept::of_if(root_here, rdispls, n));
-        register(rt, comm, starter(move |rt, r| gatherv_args(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, r)), req)
-    })
+    call("MPI_Gatherv_init", comm, |rt| gatherv_init(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, root, comm, info, req))
 }}
+
+/// Scatterv_init, with int or large-count arrays (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatterv_init(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: Displs, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int,
+    rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    check_common(rt, comm, info, Some(root), req)?;
+    let root_here = is_root(rt, comm, root);
+    if root_here {
+        rt.datatype(stype)?;
+    }
+    check_data(rt, rbuf, rcount, rtype)?;
+    let n = peer_count(rt, comm)?;
+    let (c, d) = (Kept::counts_if(root_here, scounts, n), Kept::displs_if(root_here, sdispls, n));
+    register(rt, comm, starter(move |rt, r| scatterv_args(rt, sbuf, c.counts(), d.displs(), stype, rbuf, rcount, rtype, root, comm, r)), req)
+}
 
 crate::mpi_export! { MPI_Scatterv_init, PMPI_Scatterv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Scatterv_init", comm, |rt| {
-        check_common(rt, comm, info, Some(root), req)?;
-        let root_here = is_root(rt, comm, root);
-        if root_here {
-            rt.datatype(stype)?;
-        }
-        check_data(rt, rbuf, rcount, rtype)?;
-        let n = peer_count(rt, comm)?;
-        let (c, d) = (Kept::of_if(root_here, scounts, n), Kept::of_if(root_here, sdispls, n));
-        register(rt, comm, starter(move |rt, r| scatterv_args(rt, sbuf, c.ptr(), d.ptr(), stype, rbuf, rcount, rtype, root, comm, r)), req)
-    })
+    call("MPI_Scatterv_init", comm, |rt| scatterv_init(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, rcount, rtype, root, comm, info, req))
 }}
+
+/// Allgatherv_init, with int or large-count arrays (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn allgatherv_init(
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Counts, rdispls: Displs,
+    rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    check_common(rt, comm, info, None, req)?;
+    check_data(rt, sbuf, scount, stype)?;
+    rt.datatype(rtype)?;
+    let n = peer_count(rt, comm)?;
+    let (c, d) = (Kept::counts_if(true, rcounts, n), Kept::displs_if(true, rdispls, n));
+    register(rt, comm, starter(move |rt, r| allgatherv_args(rt, sbuf, scount, stype, rbuf, c.counts(), d.displs(), rtype, comm, r)), req)
+}
 
 crate::mpi_export! { MPI_Allgatherv_init, PMPI_Allgatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Allgatherv_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        check_data(rt, sbuf, scount, stype)?;
-        rt.datatype(rtype)?;
-        let n = peer_count(rt, comm)?;
-        let (c, d) = (Kept::of(rcounts, n), Kept::of(rdispls, n));
-        register(rt, comm, starter(move |rt, r| allgatherv_args(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, r)), req)
-    })
+    call("MPI_Allgatherv_init", comm, |rt| allgatherv_init(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, info, req))
 }}
+
+/// Alltoallv_init, with int or large-count arrays (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn alltoallv_init(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: Displs, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Counts,
+    rdispls: Displs, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    check_common(rt, comm, info, None, req)?;
+    let sends = !in_place(sbuf);
+    if sends {
+        rt.datatype(stype)?;
+    }
+    rt.datatype(rtype)?;
+    let n = peer_count(rt, comm)?;
+    let (sc, sd) = (Kept::counts_if(sends, scounts, n), Kept::displs_if(sends, sdispls, n));
+    let (rc, rd) = (Kept::counts_if(true, rcounts, n), Kept::displs_if(true, rdispls, n));
+    register(rt, comm, starter(move |rt, r| alltoallv_args(rt, sbuf, sc.counts(), sd.displs(), stype, rbuf, rc.counts(), rd.displs(), rtype, comm, r)), req)
+}
 
 crate::mpi_export! { MPI_Alltoallv_init, PMPI_Alltoallv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Alltoallv_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        let sends = !in_place(sbuf);
-        if sends {
-            rt.datatype(stype)?;
-        }
-        rt.datatype(rtype)?;
-        let n = peer_count(rt, comm)?;
-        let (sc, sd) = (Kept::of_if(sends, scounts, n), Kept::of_if(sends, sdispls, n));
-        let (rc, rd) = (Kept::of(rcounts, n), Kept::of(rdispls, n));
-        register(rt, comm, starter(move |rt, r| alltoallv_args(rt, sbuf, sc.ptr(), sd.ptr(), stype, rbuf, rc.ptr(), rd.ptr(), rtype, comm, r)), req)
-    })
+    call("MPI_Alltoallv_init", comm, |rt| alltoallv_init(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts),
+        Displs::Int(rdispls), rtype, comm, info, req))
 }}
+
+/// Alltoallw_init, with int or large-count arrays (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn alltoallw_init(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: Displs, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: Counts,
+    rdispls: Displs, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    check_common(rt, comm, info, None, req)?;
+    let sends = !in_place(sbuf);
+    let n = peer_count(rt, comm)?;
+    let (sc, sd, st) = (Kept::counts_if(sends, scounts, n), Kept::displs_if(sends, sdispls, n), Kept::of_if(sends, stypes, n));
+    let (rc, rd, rty) = (Kept::counts_if(true, rcounts, n), Kept::displs_if(true, rdispls, n), Kept::of(rtypes, n));
+    register(rt, comm, starter(move |rt, r| alltoallw(rt, sbuf, sc.counts(), sd.displs(), st.ptr(), rbuf, rc.counts(), rd.displs(), rty.ptr(), comm, r)), req)
+}
 
 crate::mpi_export! { MPI_Alltoallw_init, PMPI_Alltoallw_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Alltoallw_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        let sends = !in_place(sbuf);
-        let n = peer_count(rt, comm)?;
-        let (sc, sd, st) = (Kept::of_if(sends, scounts, n), Kept::of_if(sends, sdispls, n), Kept::of_if(sends, stypes, n));
-        let (rc, rd, rty) = (Kept::of(rcounts, n), Kept::of(rdispls, n), Kept::of(rtypes, n));
-        register(rt, comm, starter(move |rt, r| alltoallw(rt, sbuf, sc.ptr(), sd.ptr(), st.ptr(), rbuf, rc.ptr(), rd.ptr(), rty.ptr(), comm, r)), req)
-    })
+    call("MPI_Alltoallw_init", comm, |rt| alltoallw_init(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stypes, rbuf, Counts::Int(rcounts),
+        Displs::Int(rdispls), rtypes, comm, info, req))
 }}
+
+/// Reduce_scatter_init, with int counts or `MPI_Count`s (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reduce_scatter_init(
+    rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_void, rcounts: Counts, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info,
+    req: *mut MPI_Request,
+) -> MpiResult<()> {
+    check_common(rt, comm, info, None, req)?;
+    crate::op::reduction(rt, op, dt)?;
+    let c = Kept::counts_if(true, rcounts, local_count(rt, comm)?);
+    register(rt, comm, starter(move |rt, r| reduce_scatter(rt, sbuf, rbuf, c.counts(), dt, op, comm, r)), req)
+}
 
 crate::mpi_export! { MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype,
         op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Reduce_scatter_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        crate::op::reduction(rt, op, dt)?;
-        let c = Kept::of(rcounts, local_count(rt, comm)?);
-        register(rt, comm, starter(move |rt, r| reduce_scatter(rt, sbuf, rbuf, c.ptr(), dt, op, comm, r)), req)
-    })
+    call("MPI_Reduce_scatter_init", comm, |rt| reduce_scatter_init(rt, sbuf, rbuf, Counts::Int(rcounts), dt, op, comm, info, req))
 }}
 
 /// The neighbourhood inits: the communicator must carry a topology, and both datatypes
@@ -156,14 +223,22 @@ crate::mpi_export! { MPI_Neighbor_allgather_init, PMPI_Neighbor_allgather_init, 
     })
 }}
 
+/// Neighbor_allgatherv_init, with int or large-count arrays (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn neighbor_allgatherv_init(
+    rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Counts, displs: Displs,
+    rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    let (indegree, _) = check_neighbor(rt, comm, info, stype, rtype, req)?;
+    check_count(scount)?;
+    let (c, d) = (Kept::counts_if(true, rcounts, indegree), Kept::displs_if(true, displs, indegree));
+    register(rt, comm, starter(move |rt, r| neighbor::allgatherv(rt, sbuf, scount, stype, rbuf, c.counts(), d.displs(), rtype, comm, r)), req)
+}
+
 crate::mpi_export! { MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_allgatherv_init", comm, |rt| {
-        let (indegree, _) = check_neighbor(rt, comm, info, stype, rtype, req)?;
-        check_count(scount)?;
-        let (c, d) = (Kept::of(rcounts, indegree), Kept::of(displs, indegree));
-        register(rt, comm, starter(move |rt, r| neighbor::allgatherv(rt, sbuf, scount, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, r)), req)
-    })
+    call("MPI_Neighbor_allgatherv_init", comm, |rt| neighbor_allgatherv_init(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype,
+        comm, info, req))
 }}
 
 crate::mpi_export! { MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
@@ -176,26 +251,42 @@ crate::mpi_export! { MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init, (s
     })
 }}
 
+/// Neighbor_alltoallv_init, with int or large-count arrays (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn neighbor_alltoallv_init(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: Displs, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: Counts,
+    rdispls: Displs, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    let (indegree, outdegree) = check_neighbor(rt, comm, info, stype, rtype, req)?;
+    let (sc, sd) = (Kept::counts_if(true, scounts, outdegree), Kept::displs_if(true, sdispls, outdegree));
+    let (rc, rd) = (Kept::counts_if(true, rcounts, indegree), Kept::displs_if(true, rdispls, indegree));
+    register(rt, comm, starter(move |rt, r| neighbor::alltoallv(rt, sbuf, sc.counts(), sd.displs(), stype, rbuf, rc.counts(), rd.displs(), rtype, comm, r)), req)
+}
+
 crate::mpi_export! { MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
         stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
         info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoallv_init", comm, |rt| {
-        let (indegree, outdegree) = check_neighbor(rt, comm, info, stype, rtype, req)?;
-        let (sc, sd) = (Kept::of(scounts, outdegree), Kept::of(sdispls, outdegree));
-        let (rc, rd) = (Kept::of(rcounts, indegree), Kept::of(rdispls, indegree));
-        register(rt, comm, starter(move |rt, r| neighbor::alltoallv(rt, sbuf, sc.ptr(), sd.ptr(), stype, rbuf, rc.ptr(), rd.ptr(), rtype, comm, r)), req)
-    })
+    call("MPI_Neighbor_alltoallv_init", comm, |rt| neighbor_alltoallv_init(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf,
+        Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, info, req))
 }}
+
+/// Neighbor_alltoallw_init, with int or large counts (kept as the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn neighbor_alltoallw_init(
+    rt: &mut Locked, sbuf: *const c_void, scounts: Counts, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype, rbuf: *mut c_void,
+    rcounts: Counts, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
+) -> MpiResult<()> {
+    check_common(rt, comm, info, None, req)?;
+    let (sources, dests) = crate::topo::of(rt, comm)?.neighbors(rt.comm(comm)?.rank);
+    let (indegree, outdegree) = (sources.len(), dests.len());
+    let (sc, sd, st) = (Kept::counts_if(true, scounts, outdegree), Kept::of(sdispls, outdegree), Kept::of(stypes, outdegree));
+    let (rc, rd, rty) = (Kept::counts_if(true, rcounts, indegree), Kept::of(rdispls, indegree), Kept::of(rtypes, indegree));
+    register(rt, comm, starter(move |rt, r| neighbor_w::alltoallw(rt, sbuf, sc.counts(), sd.ptr(), st.ptr(), rbuf, rc.counts(), rd.ptr(), rty.ptr(), comm, r)), req)
+}
 
 crate::mpi_export! { MPI_Neighbor_alltoallw_init, PMPI_Neighbor_alltoallw_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
         stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm,
         info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoallw_init", comm, |rt| {
-        check_common(rt, comm, info, None, req)?;
-        let (sources, dests) = crate::topo::of(rt, comm)?.neighbors(rt.comm(comm)?.rank);
-        let (indegree, outdegree) = (sources.len(), dests.len());
-        let (sc, sd, st) = (Kept::of(scounts, outdegree), Kept::of(sdispls, outdegree), Kept::of(stypes, outdegree));
-        let (rc, rd, rty) = (Kept::of(rcounts, indegree), Kept::of(rdispls, indegree), Kept::of(rtypes, indegree));
-        register(rt, comm, starter(move |rt, r| neighbor_w::alltoallw(rt, sbuf, sc.ptr(), sd.ptr(), st.ptr(), rbuf, rc.ptr(), rd.ptr(), rty.ptr(), comm, r)), req)
-    })
+    call("MPI_Neighbor_alltoallw_init", comm, |rt| neighbor_alltoallw_init(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls,
+        rtypes, comm, info, req))
 }}

@@ -8,16 +8,17 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::{Collective, Params};
 
 use super::inter::{self, Combine, Layout};
-use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, req_out, submit, vec_counts, Prepared, Region, BLOCKING};
+use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, req_out, submit, sum_counts, Counts, Prepared, Region, BLOCKING};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::op::reduction;
 use crate::threads::Locked;
 
-/// Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block.
+/// Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block. The count is an `MPI_Count` for
+/// the large-count functions' sake: nothing below this narrows it to an int.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         let kind = match coll {
@@ -45,7 +46,8 @@ pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
         no_alias(sbuf, rbuf, count > 0)?;
     }
     // Reduce_scatter_block: `count` is each rank's share; the input holds n of them.
-    let in_elems = if coll == Collective::ReduceScatter { count * n } else { count };
+    let in_elems = if coll == Collective::ReduceScatter { product(count, n, "count times the ranks")? } else { count };
+    let in_bytes = product(in_elems, t.size(), "elements times their size")?;
     if !in_place {
         check_buf(sbuf, in_elems, dt)?;
     }
@@ -55,7 +57,7 @@ pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
     let bytes = count * t.size();
     let info = pick(rt, &call, coll, false, red.commutative(), bytes);
     let params = Params::uniform(call.rank, n, root, bytes).elem_size(red.elem_size()).in_place(in_place);
-    let send = if in_place { Region::none() } else { Region::new(sbuf, &t, in_elems * t.size(), &[(0, in_elems)], true) };
+    let send = if in_place { Region::none() } else { Region::new(sbuf, &t, in_bytes, &[(0, in_elems)], true) };
     let recv_elems = if in_place { in_elems } else { count };
     let recv_blocks = [(0, recv_elems)];
     // In place the input lies in the receive buffer; exscan must leave rank 0's untouched,
@@ -73,16 +75,17 @@ pub(super) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
 /// concatenation of every rank's share in rank order. In place the input is the whole
 /// vector in `rbuf` and the result replaces its first `rcounts[rank]` elements.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_void, rcounts: Counts, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::reduce(rt, call, Combine::Scatter(Layout::Packed(rcounts)), sbuf, rbuf, 0, dt, op, req);
     }
-    let counts = vec_counts(&call, rcounts, "recvcounts")?;
+    let counts = rcounts.read(call.size, "recvcounts")?;
     let t = rt.datatype(dt)?;
     let red = reduction(rt, op, dt)?;
     let (n, mine) = (call.size, counts[call.rank]);
-    let total: usize = counts.iter().sum();
+    let total = sum_counts(&counts, "recvcounts")?;
+    product(total, t.size(), "elements times their size")?;
     let in_place = in_place(sbuf);
     no_in_place(rbuf, "receive buffer")?;
     no_alias(sbuf, rbuf, total > 0)?;
@@ -103,38 +106,38 @@ pub(super) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_
 }
 
 crate::mpi_export! { MPI_Reduce, PMPI_Reduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) {
-    call("MPI_Reduce", comm, |rt| reduce(rt, Collective::Reduce, sbuf, rbuf, count, dt, op, root, comm, BLOCKING))
+    call("MPI_Reduce", comm, |rt| reduce(rt, Collective::Reduce, sbuf, rbuf, count.into(), dt, op, root, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ireduce, PMPI_Ireduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ireduce", comm, |rt| reduce(rt, Collective::Reduce, sbuf, rbuf, count, dt, op, root, comm, req_out(req)?))
+    call("MPI_Ireduce", comm, |rt| reduce(rt, Collective::Reduce, sbuf, rbuf, count.into(), dt, op, root, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Allreduce, PMPI_Allreduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Allreduce", comm, |rt| reduce(rt, Collective::Allreduce, sbuf, rbuf, count, dt, op, 0, comm, BLOCKING))
+    call("MPI_Allreduce", comm, |rt| reduce(rt, Collective::Allreduce, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Iallreduce, PMPI_Iallreduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iallreduce", comm, |rt| reduce(rt, Collective::Allreduce, sbuf, rbuf, count, dt, op, 0, comm, req_out(req)?))
+    call("MPI_Iallreduce", comm, |rt| reduce(rt, Collective::Allreduce, sbuf, rbuf, count.into(), dt, op, 0, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Reduce_scatter_block, PMPI_Reduce_scatter_block, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Reduce_scatter_block", comm, |rt| reduce(rt, Collective::ReduceScatter, sbuf, rbuf, count, dt, op, 0, comm, BLOCKING))
+    call("MPI_Reduce_scatter_block", comm, |rt| reduce(rt, Collective::ReduceScatter, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ireduce_scatter_block", comm, |rt| reduce(rt, Collective::ReduceScatter, sbuf, rbuf, count, dt, op, 0, comm, req_out(req)?))
+    call("MPI_Ireduce_scatter_block", comm, |rt| reduce(rt, Collective::ReduceScatter, sbuf, rbuf, count.into(), dt, op, 0, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Reduce_scatter, PMPI_Reduce_scatter, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Reduce_scatter", comm, |rt| reduce_scatter(rt, sbuf, rbuf, rcounts, dt, op, comm, BLOCKING))
+    call("MPI_Reduce_scatter", comm, |rt| reduce_scatter(rt, sbuf, rbuf, Counts::Int(rcounts), dt, op, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ireduce_scatter, PMPI_Ireduce_scatter, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ireduce_scatter", comm, |rt| reduce_scatter(rt, sbuf, rbuf, rcounts, dt, op, comm, req_out(req)?))
+    call("MPI_Ireduce_scatter", comm, |rt| reduce_scatter(rt, sbuf, rbuf, Counts::Int(rcounts), dt, op, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Scan, PMPI_Scan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Scan", comm, |rt| reduce(rt, Collective::Scan, sbuf, rbuf, count, dt, op, 0, comm, BLOCKING))
+    call("MPI_Scan", comm, |rt| reduce(rt, Collective::Scan, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Iscan, PMPI_Iscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iscan", comm, |rt| reduce(rt, Collective::Scan, sbuf, rbuf, count, dt, op, 0, comm, req_out(req)?))
+    call("MPI_Iscan", comm, |rt| reduce(rt, Collective::Scan, sbuf, rbuf, count.into(), dt, op, 0, comm, req_out(req)?))
 }}
 crate::mpi_export! { MPI_Exscan, PMPI_Exscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Exscan", comm, |rt| reduce(rt, Collective::Exscan, sbuf, rbuf, count, dt, op, 0, comm, BLOCKING))
+    call("MPI_Exscan", comm, |rt| reduce(rt, Collective::Exscan, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Iexscan, PMPI_Iexscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iexscan", comm, |rt| reduce(rt, Collective::Exscan, sbuf, rbuf, count, dt, op, 0, comm, req_out(req)?))
+    call("MPI_Iexscan", comm, |rt| reduce(rt, Collective::Exscan, sbuf, rbuf, count.into(), dt, op, 0, comm, req_out(req)?))
 }}

@@ -1,19 +1,25 @@
-//! Large-count collectives, onto their int-count twins (the `PMPI_` entry points of
-//! `crate::coll`, declared here as the C symbols they are). A count is narrowed only where
-//! this rank's call reads it (a non-root's receive count in a gather is not read, and may be
-//! anything), and an array only where it is read, with the length the call reads.
+//! Large-count collectives. The reductions go straight to `crate::coll`'s implementation,
+//! which carries their `MPI_Count` to the schedules (a count of bytes there); the others go
+//! onto their int-count twins (the `PMPI_` entry points of `crate::coll`, declared here as the
+//! C symbols they are). A count is narrowed only where this rank's call reads it (a
+//! non-root's receive count in a gather is not read, and may be anything), and an array only
+//! where it is read, with the length the call reads.
 //!
-//! In the blocking and non-blocking calls without per-rank arrays or reductions (bcast,
-//! gather, scatter, allgather, alltoall and the neighbourhood ones), a count beyond INT_MAX
-//! goes as one element of a type made for the call (`Counted`): blocks stay where they were,
-//! each a whole made type apart, and messages carry the same bytes. Elsewhere such a count is
-//! MPI_ERR_COUNT. A call whose arguments fail here still counts as a call on its
-//! communicator, as the int-count implementation counts every call before it checks
+//! In the blocking and non-blocking calls with a single count (bcast, gather, scatter,
+//! allgather, alltoall, the neighbourhood ones, and gatherv's or scatterv's own count), a count
+//! beyond INT_MAX goes as one element of a type made for the call (`Counted`): blocks stay
+//! where they were, each a whole made type apart, and messages carry the same bytes. In the
+//! persistent inits onto int-count twins such a count is MPI_ERR_COUNT. A call whose arguments fail here still counts as a call on
+//! its communicator, as the int-count implementation counts every call before it checks
 //! anything: the next collective on that communicator keeps matching its peers'.
 
 use std::os::raw::{c_int, c_void};
 
+use ferry_coll::Collective;
+
 use super::{converted, convert, narrow, Counted};
+use crate::boundary::call;
+use crate::coll;
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::runtime::Runtime;
@@ -77,7 +83,7 @@ pub(super) enum Count {
 
 impl Count {
     /// `v` where the call reads it (`read`), big ones allowed where `big`.
-    fn of(read: bool, v: MPI_Count, what: &str, big: bool) -> MpiResult<Count> {
+    pub(super) fn of(read: bool, v: MPI_Count, what: &str, big: bool) -> MpiResult<Count> {
         if big && read && v > c_int::MAX as MPI_Count {
             return Ok(Count::Big(v));
         }
@@ -85,7 +91,7 @@ impl Count {
     }
 
     /// The (count, type) to pass on; making a type counts a failure in the sequence too.
-    fn counted(self, name: &'static str, comm: MPI_Comm, seq: Seq, buf: *const c_void, dt: MPI_Datatype) -> Result<Counted, c_int> {
+    pub(super) fn counted(self, name: &'static str, comm: MPI_Comm, seq: Seq, buf: *const c_void, dt: MPI_Datatype) -> Result<Counted, c_int> {
         match self {
             Count::Int(n) => Ok(Counted::plain(n, dt)),
             Count::Big(v) => Counted::new(name, comm, buf, v, dt).inspect_err(|_| count_call(comm, seq)),
@@ -132,14 +138,6 @@ fn two_counts(rt: &Runtime, comm: MPI_Comm, roles: Roles, root: c_int, sbuf: *co
     Ok((Count::of(read_s, s, "sendcount", big)?, Count::of(read_r, r, "recvcount", big)?))
 }
 
-/// The in- and out-degree of `comm`'s topology: the lengths of a neighbourhood call's
-/// receive and send arrays.
-pub(super) fn degrees(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
-    let rank = rt.comm(comm)?.rank;
-    let (srcs, dsts) = crate::topo::of(rt, comm)?.neighbors(rank);
-    Ok((srcs.len(), dsts.len()))
-}
-
 // ----- one count -------------------------------------------------------------------------
 
 crate::mpi_export! { MPI_Bcast_c, PMPI_Bcast_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) {
@@ -157,40 +155,39 @@ crate::mpi_export! { MPI_Bcast_init_c, PMPI_Bcast_init_c, (buf: *mut c_void, cou
     PMPI_Bcast_init(buf, n, dt, root, comm, info, req)
 }}
 
-/// The reductions with one count: (sendbuf, recvbuf, count, type, op, [root,] comm, [info,] [request]).
+/// The reductions with one count, onto the implementation itself, which carries an
+/// `MPI_Count` throughout: the blocking, non-blocking and persistent forms of each.
 macro_rules! reductions {
-    ($($mpi:ident, $pmpi:ident => $base:ident, $seq:expr, ($($pre:ident: $pty:ty),*), ($($post:ident: $qty:ty),*);)*) => {
-        extern "C" {$(
-            fn $base(sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, $($pre: $pty,)* comm: MPI_Comm $(, $post: $qty)*) -> c_int;
-        )*}
-        $(crate::mpi_export! { $mpi, $pmpi, (sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, $($pre: $pty,)* comm: MPI_Comm $(, $post: $qty)*) {
-            let n = converted!(coll_convert(stringify!($mpi), comm, $seq, |_| narrow(count, "count")));
-            $base(sbuf, rbuf, n, dt, op, $($pre,)* comm $(, $post)*)
-        }})*
-    };
+    ($($coll:ident: $mpi:ident, $pmpi:ident; $impi:ident, $ipmpi:ident; $init:ident, $pinit:ident; ($($root:ident)?);)*) => {$(
+        crate::mpi_export! { $mpi, $pmpi, (sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, $($root: c_int,)? comm: MPI_Comm) {
+            call(stringify!($mpi), comm, |rt| coll::reduce(rt, Collective::$coll, sbuf, rbuf, count, dt, op, reductions!(@root $($root)?), comm, coll::BLOCKING))
+        }}
+        crate::mpi_export! { $impi, $ipmpi, (sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, $($root: c_int,)? comm: MPI_Comm,
+                req: *mut MPI_Request) {
+            call(stringify!($impi), comm, |rt| coll::reduce(rt, Collective::$coll, sbuf, rbuf, count, dt, op, reductions!(@root $($root)?), comm, coll::req_out(req)?))
+        }}
+        crate::mpi_export! { $init, $pinit, (sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, $($root: c_int,)? comm: MPI_Comm,
+                info: MPI_Info, req: *mut MPI_Request) {
+            call(stringify!($init), comm, |rt| coll::reduce_init(rt, Collective::$coll, sbuf, rbuf, count, dt, op, reductions!(@init_root $($root)?), comm, info, req))
+        }}
+    )*};
+    (@root $r:ident) => { $r };
+    (@root) => { 0 };
+    (@init_root $r:ident) => { Some($r) };
+    (@init_root) => { None };
 }
 
 reductions! {
-    MPI_Reduce_c, PMPI_Reduce_c => PMPI_Reduce, Seq::Blocking, (root: c_int), ();
-    MPI_Ireduce_c, PMPI_Ireduce_c => PMPI_Ireduce, Seq::Nonblocking, (root: c_int), (req: *mut MPI_Request);
-    MPI_Reduce_init_c, PMPI_Reduce_init_c => PMPI_Reduce_init, Seq::Init, (root: c_int), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Allreduce_c, PMPI_Allreduce_c => PMPI_Allreduce, Seq::Blocking, (), ();
-    MPI_Iallreduce_c, PMPI_Iallreduce_c => PMPI_Iallreduce, Seq::Nonblocking, (), (req: *mut MPI_Request);
-    MPI_Allreduce_init_c, PMPI_Allreduce_init_c => PMPI_Allreduce_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Scan_c, PMPI_Scan_c => PMPI_Scan, Seq::Blocking, (), ();
-    MPI_Iscan_c, PMPI_Iscan_c => PMPI_Iscan, Seq::Nonblocking, (), (req: *mut MPI_Request);
-    MPI_Scan_init_c, PMPI_Scan_init_c => PMPI_Scan_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Exscan_c, PMPI_Exscan_c => PMPI_Exscan, Seq::Blocking, (), ();
-    MPI_Iexscan_c, PMPI_Iexscan_c => PMPI_Iexscan, Seq::Nonblocking, (), (req: *mut MPI_Request);
-    MPI_Exscan_init_c, PMPI_Exscan_init_c => PMPI_Exscan_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
-    MPI_Reduce_scatter_block_c, PMPI_Reduce_scatter_block_c => PMPI_Reduce_scatter_block, Seq::Blocking, (), ();
-    MPI_Ireduce_scatter_block_c, PMPI_Ireduce_scatter_block_c => PMPI_Ireduce_scatter_block, Seq::Nonblocking, (), (req: *mut MPI_Request);
-    MPI_Reduce_scatter_block_init_c, PMPI_Reduce_scatter_block_init_c => PMPI_Reduce_scatter_block_init, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+    Reduce: MPI_Reduce_c, PMPI_Reduce_c; MPI_Ireduce_c, PMPI_Ireduce_c; MPI_Reduce_init_c, PMPI_Reduce_init_c; (root);
+    Allreduce: MPI_Allreduce_c, PMPI_Allreduce_c; MPI_Iallreduce_c, PMPI_Iallreduce_c; MPI_Allreduce_init_c, PMPI_Allreduce_init_c; ();
+    Scan: MPI_Scan_c, PMPI_Scan_c; MPI_Iscan_c, PMPI_Iscan_c; MPI_Scan_init_c, PMPI_Scan_init_c; ();
+    Exscan: MPI_Exscan_c, PMPI_Exscan_c; MPI_Iexscan_c, PMPI_Iexscan_c; MPI_Exscan_init_c, PMPI_Exscan_init_c; ();
+    ReduceScatter: MPI_Reduce_scatter_block_c, PMPI_Reduce_scatter_block_c; MPI_Ireduce_scatter_block_c, PMPI_Ireduce_scatter_block_c;
+        MPI_Reduce_scatter_block_init_c, PMPI_Reduce_scatter_block_init_c; ();
 }
 
 crate::mpi_export! { MPI_Reduce_local_c, PMPI_Reduce_local_c, (inbuf: *const c_void, inoutbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op) {
-    let n = converted!(super::report("MPI_Reduce_local_c", MPI_COMM_WORLD, narrow(count, "count")));
-    crate::op::PMPI_Reduce_local(inbuf, inoutbuf, n, dt, op)
+    call("MPI_Reduce_local_c", MPI_COMM_WORLD, |rt| crate::op::reduce_local(rt, inbuf, inoutbuf, count, dt, op))
 }}
 
 // ----- a send and a receive count --------------------------------------------------------
@@ -233,6 +230,8 @@ two_count_calls! {
     MPI_Ineighbor_allgather_c, PMPI_Ineighbor_allgather_c => PMPI_Ineighbor_allgather, Roles::All, Seq::Nonblocking, (), (req: *mut MPI_Request);
     MPI_Neighbor_alltoall_c, PMPI_Neighbor_alltoall_c => PMPI_Neighbor_alltoall, Roles::All, Seq::Blocking, (), ();
     MPI_Ineighbor_alltoall_c, PMPI_Ineighbor_alltoall_c => PMPI_Ineighbor_alltoall, Roles::All, Seq::Nonblocking, (), (req: *mut MPI_Request);
+    MPI_Neighbor_allgather_init_c, PMPI_Neighbor_allgather_init_c => PMPI_Neighbor_allgather_init, Roles::All, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
+    MPI_Neighbor_alltoall_init_c, PMPI_Neighbor_alltoall_init_c => PMPI_Neighbor_alltoall_init, Roles::All, Seq::Init, (), (info: MPI_Info, req: *mut MPI_Request);
 }
 
 extern "C" {

@@ -1,163 +1,200 @@
-//! Large-count collectives with per-rank (or per-neighbour) count and displacement arrays,
-//! onto their int-count twins; see `coll` for the rules on what is narrowed and when. The
-//! narrowed arrays live until the int-count call returns, which copies what it keeps.
+//! Large-count collectives with per-rank (or per-neighbour) count and displacement arrays.
+//! All go to the implementation with their arrays as they are; it checks them as it checks
+//! int ones, and the inits keep copies. A single count (gatherv's send count, scatterv's
+//! receive count) beyond INT_MAX goes as one element of a made type in the blocking and
+//! non-blocking calls, as in `coll`, and is narrowed (MPI_ERR_COUNT beyond INT_MAX) in the
+//! persistent inits, whose requests would have to keep a made type.
 
 use std::os::raw::{c_int, c_void};
 
-use super::coll::{coll_convert, degrees, in_place, narrow_if, size_and_root, Seq};
-use super::{converted, Ints};
+use super::coll::{coll_convert, in_place, narrow_if, size_and_root, Count, Seq};
+use super::{converted, Counted};
+use crate::boundary::call;
+use crate::coll::{self, Counts, Displs};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::runtime::Runtime;
 
-/// A count/displacement pair of arrays, narrowed when `read`.
-fn arrays(read: bool, n: usize, counts: *const MPI_Count, displs: *const MPI_Aint, cw: &str, dw: &str) -> MpiResult<(Ints, Ints)> {
-    if !read {
-        return Ok((Ints::none(), Ints::none()));
-    }
-    Ok((Ints::counts(counts, n, cw)?, Ints::displs(displs, n, dw)?))
+/// The one count of a v-collective (gatherv's send count, scatterv's receive count), where
+/// this rank reads it (`reads`): beyond INT_MAX as one element of a made type.
+#[allow(clippy::too_many_arguments)]
+fn scalar(
+    name: &'static str, comm: MPI_Comm, seq: Seq, buf: *const c_void, count: MPI_Count, dt: MPI_Datatype, what: &str,
+    reads: impl FnOnce(&Runtime) -> MpiResult<bool>,
+) -> Result<Counted, c_int> {
+    let n = coll_convert(name, comm, seq, |rt| Count::of(reads(rt)?, count, what, true))?;
+    n.counted(name, comm, seq, buf, dt)
 }
 
-/// Gatherv and Allgatherv (`root` None): the send count, the receive arrays.
-fn gatherv(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>, sbuf: *const c_void, scount: MPI_Count, rcounts: *const MPI_Count, displs: *const MPI_Aint) -> MpiResult<(c_int, Ints, Ints)> {
-    let (n, is_root) = size_and_root(rt, comm, root.unwrap_or(MPI_ROOT))?;
-    let s = narrow_if(!(is_root && in_place(sbuf)), scount, "sendcount")?;
-    let (c, d) = arrays(is_root, n, rcounts, displs, "recvcounts", "displs")?;
-    Ok((s, c, d))
+/// Gatherv's and allgatherv's send count is read unless the root gathers in place.
+fn gathers_sendcount(rt: &Runtime, comm: MPI_Comm, root: Option<c_int>, sbuf: *const c_void) -> MpiResult<bool> {
+    let (_, is_root) = size_and_root(rt, comm, root.unwrap_or(MPI_ROOT))?;
+    Ok(!(is_root && in_place(sbuf)))
 }
+
+// The blocking and non-blocking v-collectives go to the implementation with their MPI_Count
+// and MPI_Aint arrays as they are; it checks them as it checks int ones.
 
 crate::mpi_export! { MPI_Gatherv_c, PMPI_Gatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Gatherv_c", comm, Seq::Blocking, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
-    PMPI_Gatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm)
+    let n = "MPI_Gatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Blocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, Some(root), sbuf)));
+    call(n, comm, |rt| coll::gatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, root, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Igatherv_c, PMPI_Igatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Igatherv_c", comm, Seq::Nonblocking, |rt| gatherv(rt, comm, Some(root), sbuf, scount, rcounts, displs)));
-    PMPI_Igatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, root, comm, req)
+    let n = "MPI_Igatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, Some(root), sbuf)));
+    call(n, comm, |rt| coll::gatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, root, comm, coll::req_out(req)?))
 }}
 crate::mpi_export! { MPI_Allgatherv_c, PMPI_Allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Allgatherv_c", comm, Seq::Blocking, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
-    PMPI_Allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+    let n = "MPI_Allgatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Blocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, None, sbuf)));
+    call(n, comm, |rt| coll::allgatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Iallgatherv_c, PMPI_Iallgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Iallgatherv_c", comm, Seq::Nonblocking, |rt| gatherv(rt, comm, None, sbuf, scount, rcounts, displs)));
-    PMPI_Iallgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+    let n = "MPI_Iallgatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, None, sbuf)));
+    call(n, comm, |rt| coll::allgatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::req_out(req)?))
 }}
 
-fn scatterv(rt: &Runtime, comm: MPI_Comm, root: c_int, scounts: *const MPI_Count, displs: *const MPI_Aint, rbuf: *const c_void, rcount: MPI_Count) -> MpiResult<(Ints, Ints, c_int)> {
-    let (n, is_root) = size_and_root(rt, comm, root)?;
-    let (c, d) = arrays(is_root, n, scounts, displs, "sendcounts", "displs")?;
-    Ok((c, d, narrow_if(!(is_root && in_place(rbuf)), rcount, "recvcount")?))
+/// Scatterv's receive count is read unless the root scatters in place.
+fn scatters_recvcount(rt: &Runtime, comm: MPI_Comm, root: c_int, rbuf: *const c_void) -> MpiResult<bool> {
+    let (_, is_root) = size_and_root(rt, comm, root)?;
+    Ok(!(is_root && in_place(rbuf)))
 }
 
 crate::mpi_export! { MPI_Scatterv_c, PMPI_Scatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    let (c, d, r) = converted!(coll_convert("MPI_Scatterv_c", comm, Seq::Blocking, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
-    PMPI_Scatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm)
+    let n = "MPI_Scatterv_c";
+    let r = converted!(scalar(n, comm, Seq::Blocking, rbuf, rcount, rtype, "recvcount", |rt| scatters_recvcount(rt, comm, root, rbuf)));
+    call(n, comm, |rt| coll::scatterv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r.count, r.dt, root, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (c, d, r) = converted!(coll_convert("MPI_Iscatterv_c", comm, Seq::Nonblocking, |rt| scatterv(rt, comm, root, scounts, displs, rbuf, rcount)));
-    PMPI_Iscatterv(sbuf, c.ptr(), d.ptr(), stype, rbuf, r, rtype, root, comm, req)
+    let n = "MPI_Iscatterv_c";
+    let r = converted!(scalar(n, comm, Seq::Nonblocking, rbuf, rcount, rtype, "recvcount", |rt| scatters_recvcount(rt, comm, root, rbuf)));
+    call(n, comm, |rt| coll::scatterv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r.count, r.dt, root, comm, coll::req_out(req)?))
 }}
-
-/// Both sides of an alltoallv/w or neighbour alltoallv: (send counts, send displs, receive
-/// counts, receive displs), the send side unread in place; `n` = (receive, send) lengths.
-#[allow(clippy::too_many_arguments)]
-fn both_sides(sbuf: *const c_void, n: (usize, usize), sc: *const MPI_Count, sd: *const MPI_Aint, rc: *const MPI_Count, rd: *const MPI_Aint) -> MpiResult<[Ints; 4]> {
-    let (a, b) = arrays(!in_place(sbuf), n.1, sc, sd, "sendcounts", "sdispls")?;
-    let (c, d) = arrays(true, n.0, rc, rd, "recvcounts", "rdispls")?;
-    Ok([a, b, c, d])
-}
-
-fn comm_size(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(usize, usize)> {
-    let (n, _) = size_and_root(rt, comm, MPI_PROC_NULL)?;
-    Ok((n, n))
-}
 
 crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallv_c", comm, Seq::Blocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+    call("MPI_Alltoallv_c", comm, |rt| coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ialltoallv_c, PMPI_Ialltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallv_c", comm, Seq::Nonblocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Ialltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+    call("MPI_Ialltoallv_c", comm, |rt| coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtype, comm, coll::req_out(req)?))
 }}
 crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Alltoallw_c", comm, Seq::Blocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Alltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm)
+    call("MPI_Alltoallw_c", comm, |rt| coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtypes, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ialltoallw_c, PMPI_Ialltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ialltoallw_c", comm, Seq::Nonblocking, |rt| both_sides(sbuf, comm_size(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Ialltoallw(sbuf, a.ptr(), b.ptr(), stypes, rbuf, c.ptr(), d.ptr(), rtypes, comm, req)
+    call("MPI_Ialltoallw_c", comm, |rt| coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtypes, comm, coll::req_out(req)?))
 }}
 
-/// Reduce_scatter's counts: one per rank of the local group (the group the result is
-/// scattered over, also on an intercommunicator).
-fn recvcounts(rt: &Runtime, comm: MPI_Comm, rcounts: *const MPI_Count) -> MpiResult<Ints> {
-    Ints::counts(rcounts, rt.comm(comm)?.size() as usize, "recvcounts")
-}
-
+// Reduce_scatter: onto the implementation itself, which takes `MPI_Count` counts.
 crate::mpi_export! { MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    let c = converted!(coll_convert("MPI_Reduce_scatter_c", comm, Seq::Blocking, |rt| recvcounts(rt, comm, rcounts)));
-    PMPI_Reduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm)
+    call("MPI_Reduce_scatter_c", comm, |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    let c = converted!(coll_convert("MPI_Ireduce_scatter_c", comm, Seq::Nonblocking, |rt| recvcounts(rt, comm, rcounts)));
-    PMPI_Ireduce_scatter(sbuf, rbuf, c.ptr(), dt, op, comm, req)
+    call("MPI_Ireduce_scatter_c", comm, |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::req_out(req)?))
 }}
-
-fn neighbor_allgatherv(rt: &Runtime, comm: MPI_Comm, scount: MPI_Count, rcounts: *const MPI_Count, displs: *const MPI_Aint) -> MpiResult<(c_int, Ints, Ints)> {
-    let (indegree, _) = degrees(rt, comm)?;
-    let s = narrow_if(true, scount, "sendcount")?;
-    let (c, d) = arrays(true, indegree, rcounts, displs, "recvcounts", "displs")?;
-    Ok((s, c, d))
-}
 
 crate::mpi_export! { MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let (s, c, d) = converted!(coll_convert("MPI_Neighbor_allgatherv_c", comm, Seq::Blocking, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
-    PMPI_Neighbor_allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+    let n = "MPI_Neighbor_allgatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Blocking, sbuf, scount, stype, "sendcount", |_| Ok(true)));
+    call(n, comm, |rt| coll::neighbor_allgatherv(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let (s, c, d) = converted!(coll_convert("MPI_Ineighbor_allgatherv_c", comm, Seq::Nonblocking, |rt| neighbor_allgatherv(rt, comm, scount, rcounts, displs)));
-    PMPI_Ineighbor_allgatherv(sbuf, s, stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+    let n = "MPI_Ineighbor_allgatherv_c";
+    let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |_| Ok(true)));
+    call(n, comm, |rt| coll::neighbor_allgatherv(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::req_out(req)?))
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Neighbor_alltoallv_c", comm, Seq::Blocking, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Neighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm)
+    call("MPI_Neighbor_alltoallv_c", comm, |rt| coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+        Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    let [a, b, c, d] = converted!(coll_convert("MPI_Ineighbor_alltoallv_c", comm, Seq::Nonblocking, |rt| both_sides(std::ptr::null(), degrees(rt, comm)?, scounts, sdispls, rcounts, rdispls)));
-    PMPI_Ineighbor_alltoallv(sbuf, a.ptr(), b.ptr(), stype, rbuf, c.ptr(), d.ptr(), rtype, comm, req)
+    call("MPI_Ineighbor_alltoallv_c", comm, |rt| coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+        Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, coll::req_out(req)?))
+}}
+
+// ----- persistent inits (each start counts in the non-blocking sequence, the init nothing) --
+
+crate::mpi_export! { MPI_Gatherv_init_c, PMPI_Gatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let n = "MPI_Gatherv_init_c";
+    let s = converted!(coll_convert(n, comm, Seq::Init, |rt| narrow_if(gathers_sendcount(rt, comm, Some(root), sbuf)?, scount, "sendcount")));
+    call(n, comm, |rt| coll::gatherv_init(rt, sbuf, s, stype, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, root, comm, info, req))
+}}
+crate::mpi_export! { MPI_Allgatherv_init_c, PMPI_Allgatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let n = "MPI_Allgatherv_init_c";
+    let s = converted!(coll_convert(n, comm, Seq::Init, |rt| narrow_if(gathers_sendcount(rt, comm, None, sbuf)?, scount, "sendcount")));
+    call(n, comm, |rt| coll::allgatherv_init(rt, sbuf, s, stype, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, info, req))
+}}
+crate::mpi_export! { MPI_Scatterv_init_c, PMPI_Scatterv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, displs: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let n = "MPI_Scatterv_init_c";
+    let r = converted!(coll_convert(n, comm, Seq::Init, |rt| narrow_if(scatters_recvcount(rt, comm, root, rbuf)?, rcount, "recvcount")));
+    call(n, comm, |rt| coll::scatterv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r, rtype, root, comm, info, req))
+}}
+crate::mpi_export! { MPI_Alltoallv_init_c, PMPI_Alltoallv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Alltoallv_init_c", comm, |rt| coll::alltoallv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtype, comm, info, req))
+}}
+crate::mpi_export! { MPI_Alltoallw_init_c, PMPI_Alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Alltoallw_init_c", comm, |rt| coll::alltoallw_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtypes, comm, info, req))
+}}
+crate::mpi_export! { MPI_Reduce_scatter_init_c, PMPI_Reduce_scatter_init_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype,
+        op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Reduce_scatter_init_c", comm, |rt| coll::reduce_scatter_init(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, info, req))
+}}
+crate::mpi_export! { MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
+        rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    let n = "MPI_Neighbor_allgatherv_init_c";
+    let s = converted!(coll_convert(n, comm, Seq::Init, |_| narrow_if(true, scount, "sendcount")));
+    call(n, comm, |rt| coll::neighbor_allgatherv_init(rt, sbuf, s, stype, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, info, req))
+}}
+crate::mpi_export! { MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Neighbor_alltoallv_init_c", comm, |rt| coll::neighbor_alltoallv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+        Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, info, req))
+}}
+
+// ----- neighbour alltoallw: byte displacements are MPI_Aint in both forms ------------------
+
+crate::mpi_export! { MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
+    call("MPI_Neighbor_alltoallw_c", comm, |rt| coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
+        rtypes, comm, coll::BLOCKING))
+}}
+crate::mpi_export! { MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
+    call("MPI_Ineighbor_alltoallw_c", comm, |rt| coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
+        rtypes, comm, coll::req_out(req)?))
+}}
+crate::mpi_export! { MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
+        rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
+    call("MPI_Neighbor_alltoallw_init_c", comm, |rt| coll::neighbor_alltoallw_init(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts),
+        rdispls, rtypes, comm, info, req))
 }}
 
 // The int-count implementations, by their C symbols (their modules are private to `coll`).
 extern "C" {
-    fn PMPI_Gatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int;
-    fn PMPI_Igatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Iallgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Scatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int;
-    fn PMPI_Iscatterv(sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ialltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Alltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ialltoallw(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Reduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ireduce_scatter(sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Neighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ineighbor_allgatherv(sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
-    fn PMPI_Neighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) -> c_int;
-    fn PMPI_Ineighbor_alltoallv(sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) -> c_int;
 }

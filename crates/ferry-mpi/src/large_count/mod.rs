@@ -1,9 +1,13 @@
 //! MPI-4's large-count functions (`MPI_Send_c`, `MPI_Type_size_c`, ...), which take
 //! `MPI_Count` counts and `MPI_Aint` displacements. Datatype queries, constructors and packing
-//! work with 64-bit values throughout; point-to-point messages and the collectives without
-//! per-rank arrays or reductions, of more than INT_MAX elements, go as one element of a type
-//! made for the call ([`Counted`]); the other collectives and persistent requests narrow each
-//! count to the int their implementation takes and answer MPI_ERR_COUNT beyond INT_MAX, so a
+//! work with 64-bit values throughout; so do the reductions (reduce, allreduce, scan, exscan,
+//! reduce_scatter(_block), their non-blocking and persistent forms, reduce_local) and the
+//! count and displacement arrays of the v and w collectives (neighbourhood and persistent ones
+//! included), whose implementation takes them as they are. Point-to-point messages and the
+//! single counts of the other blocking and non-blocking collectives, of more than INT_MAX
+//! elements, go as one element of a type made for the call ([`Counted`]); the single counts of
+//! the persistent collectives other than reductions and of persistent point-to-point requests
+//! are narrowed to the int their implementation takes, MPI_ERR_COUNT beyond INT_MAX, so a
 //! program learns of the limit instead of moving less than it asked for.
 
 mod coll;
@@ -26,42 +30,6 @@ fn narrow(v: MPI_Count, what: &str) -> MpiResult<c_int> {
         return err(MPI_ERR_COUNT, format!("{what} {v} is negative"));
     }
     c_int::try_from(v).map_err(|_| MpiError::new(MPI_ERR_COUNT, format!("{what} {v} exceeds {}, the most elements Ferry moves in one call", c_int::MAX)))
-}
-
-/// A displacement narrowed to int; negative ones pass for the implementation to judge.
-fn narrow_displ(v: MPI_Aint, what: &str) -> MpiResult<c_int> {
-    c_int::try_from(v).map_err(|_| MpiError::new(MPI_ERR_ARG, format!("{what} {v} does not fit an int")))
-}
-
-/// A count or displacement array narrowed entry by entry. A NULL array, or one the call
-/// does not read on this rank, stays NULL for the implementation to judge.
-struct Ints(Option<Vec<c_int>>);
-
-impl Ints {
-    fn none() -> Ints {
-        Ints(None)
-    }
-
-    fn counts(p: *const MPI_Count, n: usize, what: &str) -> MpiResult<Ints> {
-        Ints::map(p, n, |v| narrow(v, what))
-    }
-
-    fn displs(p: *const MPI_Aint, n: usize, what: &str) -> MpiResult<Ints> {
-        Ints::map(p, n, |v| narrow_displ(v, what))
-    }
-
-    fn map<T: Copy>(p: *const T, n: usize, f: impl Fn(T) -> MpiResult<c_int>) -> MpiResult<Ints> {
-        if p.is_null() {
-            return Ok(Ints(None));
-        }
-        // SAFETY: MPI's contract: a non-NULL array argument holds `n` entries.
-        let s = unsafe { std::slice::from_raw_parts(p, n) };
-        Ok(Ints(Some(s.iter().map(|&v| f(v)).collect::<MpiResult<Vec<_>>>()?)))
-    }
-
-    fn ptr(&self) -> *const c_int {
-        self.0.as_ref().map_or(std::ptr::null(), |v| v.as_ptr())
-    }
 }
 
 /// Run the argument conversion `f` at the boundary: its error goes through `comm`'s error
