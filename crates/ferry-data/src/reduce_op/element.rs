@@ -141,7 +141,9 @@ pub(super) fn num(p: Primitive) -> Option<Num> {
         Float => Num::F32,
         Double => Num::F64,
         LongDouble => Num::F80,
-        WChar | Packed | CFloatComplex | CDoubleComplex | CLongDoubleComplex => return None,
+        // Complex types have their own kernel; binary128 has a comparison only (`float128`).
+        WChar | Packed | CFloatComplex | CDoubleComplex | CLongDoubleComplex | Float128
+        | Float128Complex => return None,
     })
 }
 

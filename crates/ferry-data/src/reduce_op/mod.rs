@@ -41,6 +41,10 @@
 //! - `_Float16` (`MPIX_C_FLOAT16`, MPICH's extension) is floating point: `SUM` and `PROD`
 //!   compute in `f32` and round once to the nearest binary16, ties to even (what C does for
 //!   `_Float16`); `MAX` and `MIN` compare and keep one operand's bits.
+//! - Fortran's `REAL(16)` (`MPI_REAL16`, IEEE binary128) has `MAX` and `MIN`, compared exactly
+//!   from the bits with C's rules above (NaN and equal zeros keep the destination). Ferry has
+//!   no binary128 arithmetic yet: `SUM` and `PROD` on `MPI_REAL16` and `MPI_COMPLEX32` are
+//!   refused with [`OpError::NoBinary128Arithmetic`].
 //!
 //! `MAXLOC`/`MINLOC` follow the standard: the greater (smaller) value wins with its index; on
 //! equal values the smaller index is kept. If the values do not compare (a NaN), the
@@ -50,14 +54,15 @@
 //! (`chunks_exact`) monomorphised for the element type.
 //!
 //! The kernels live one family to a file: `elementwise` (arithmetic, bitwise and logical
-//! operations on primitives), `loc_pairs` (MAXLOC/MINLOC), `complex`, `long_double` and
-//! `float16`;
+//! operations on primitives), `loc_pairs` (MAXLOC/MINLOC), `complex`, `long_double`,
+//! `float16` and `float128`;
 //! `element` has the machine types they share. This file holds the operations, the element
 //! types, the table of what applies to what, and the dispatch.
 
 mod complex;
 mod element;
 mod elementwise;
+mod float128;
 mod float16;
 mod loc_pairs;
 mod long_double;
@@ -256,6 +261,8 @@ fn primitive_name(p: Primitive) -> &'static str {
         UnsignedLongLong => "MPI_UNSIGNED_LONG_LONG",
         Float => "MPI_FLOAT",
         Float16 => "MPIX_C_FLOAT16",
+        Float128 => "MPI_REAL16",
+        Float128Complex => "MPI_COMPLEX32",
         Double => "MPI_DOUBLE",
         LongDouble => "MPI_LONG_DOUBLE",
         Packed => "MPI_PACKED",
@@ -292,6 +299,14 @@ pub enum OpError {
     /// The operation is defined but this build cannot compute it (`long double` off x86-64).
     #[error("{op} on {ty} is not supported on this platform")]
     Unsupported {
+        /// the operation
+        op: PredefinedOp,
+        /// the element type
+        ty: ElemType,
+    },
+    /// The operation is defined but needs binary128 arithmetic, which Ferry does not have.
+    #[error("{op} on {ty} is not available: Ferry has no binary128 (quad precision) arithmetic yet")]
+    NoBinary128Arithmetic {
         /// the operation
         op: PredefinedOp,
         /// the element type
@@ -353,9 +368,9 @@ fn class(p: Primitive) -> Class {
         Char | SignedChar | UnsignedChar | Short | UnsignedShort | Int | Unsigned | Long
         | UnsignedLong | LongLong | UnsignedLongLong | Int8 | Int16 | Int32 | Int64 | UInt8
         | UInt16 | UInt32 | UInt64 | Aint | Offset | Count => Class::Integer,
-        Float16 | Float | Double | LongDouble => Class::Float,
+        Float16 | Float | Double | LongDouble | Float128 => Class::Float,
         CBool | Logical => Class::Logical,
-        CFloatComplex | CDoubleComplex | CLongDoubleComplex => Class::Complex,
+        CFloatComplex | CDoubleComplex | CLongDoubleComplex | Float128Complex => Class::Complex,
         Byte => Class::Byte,
         WChar | Packed => Class::Opaque,
     }
@@ -366,6 +381,10 @@ const HAVE_X87: bool = cfg!(target_arch = "x86_64");
 
 fn is_x87(p: Primitive) -> bool {
     matches!(p, Primitive::LongDouble | Primitive::CLongDoubleComplex)
+}
+
+fn is_binary128(p: Primitive) -> bool {
+    matches!(p, Primitive::Float128 | Primitive::Float128Complex)
 }
 
 /// Whether `op` is defined on `t` and computable here.
@@ -396,6 +415,15 @@ pub fn check(op: PredefinedOp, t: ElemType) -> Result<(), OpError> {
     };
     if x87 && !HAVE_X87 {
         return Err(OpError::Unsupported { op, ty: t });
+    }
+    // Only MAX and MIN on a lone binary128 have a kernel (a comparison); sums, products and
+    // the pairs of MAXLOC/MINLOC would need binary128 numbers.
+    let binary128 = match t {
+        ElemType::Prim(p) => is_binary128(p) && !matches!(op, Max | Min),
+        ElemType::Pair(v, i) => is_binary128(v) || is_binary128(i),
+    };
+    if binary128 {
+        return Err(OpError::NoBinary128Arithmetic { op, ty: t });
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ use PredefinedOp::*;
 use Primitive as P;
 
 mod elementwise;
+mod float128;
 mod float16;
 mod loc_pairs;
 mod long_double;
@@ -97,9 +98,11 @@ fn handles_round_trip_and_match_mpich() {
 
 fn class_of_test(p: Primitive) -> &'static str {
     match p {
-        P::Float16 | P::Float | P::Double | P::LongDouble => "float",
+        P::Float16 | P::Float | P::Double | P::LongDouble | P::Float128 => "float",
         P::CBool | P::Logical => "logical",
-        P::CFloatComplex | P::CDoubleComplex | P::CLongDoubleComplex => "complex",
+        P::CFloatComplex | P::CDoubleComplex | P::CLongDoubleComplex | P::Float128Complex => {
+            "complex"
+        }
         P::Byte => "byte",
         P::WChar | P::Packed => "none",
         _ => "int",
@@ -120,7 +123,14 @@ fn check_follows_the_standard_table() {
                 Replace | NoOp => true,
             };
             let got = check(op, prim(p));
-            if want {
+            let binary128 = matches!(p, P::Float128 | P::Float128Complex);
+            if want && binary128 && matches!(op, Sum | Prod) {
+                assert_eq!(
+                    got,
+                    Err(OpError::NoBinary128Arithmetic { op, ty: prim(p) }),
+                    "{op} on {p:?}"
+                );
+            } else if want {
                 if HAVE_X87 || !is_x87(p) || matches!(op, Replace | NoOp) {
                     assert_eq!(got, Ok(()), "{op} on {p:?}");
                 } else {
