@@ -5,14 +5,17 @@
  * and in a strided vector), broadcast, gather and allgather carry every bit; a struct with a
  * REAL16 member is padded to 16 bytes as gcc pads it; external32 packs big-endian binary128;
  * MPI_MAX and MPI_MIN in collectives, MPI_Reduce_local and MPI_Accumulate give exactly what
- * C's own comparisons of __float128 give; one-sided Put moves COMPLEX32 values.
+ * C's own comparisons of __float128 give; MPI_SUM and MPI_PROD give what C's __float128
+ * arithmetic gives (gcc's, correctly rounded), bit for bit, on thousands of random pairs through
+ * MPI_Reduce_local (COMPLEX32 products as C's _Complex multiplication), and in collectives and
+ * MPI_Accumulate on values that every order of combination sums exactly; one-sided Put moves
+ * COMPLEX32 values; logical and bitwise operations, and MAX on COMPLEX32, are MPI_ERR_OP.
  *
- * Ferry has no binary128 arithmetic yet: MPI_SUM and MPI_PROD on these types fail with
- * MPI_ERR_OP. Those checks, and the MAX/MIN rules for NaN and equal zeros (which the standard
- * leaves open), are Ferry's own and run only when the library is Ferry, told at run time so
- * that the abi: case (MPICH's header, Ferry's library) checks them too. MAX and MIN also run
- * on Ferry only: Debian's MPICH 4.0.2 reduces REAL16 as if it were x87 long double (at 2 ranks
- * its MAX of -1/3 and -2/3 is -2/3) and refuses MAX on a vector of REAL16.
+ * Reductions run only when the library is Ferry, told at run time so that the abi: case
+ * (MPICH's header, Ferry's library) checks them too: Debian's MPICH 4.0.2 reduces REAL16 as if
+ * it were x87 long double (at 2 ranks its MAX of -1/3 and -2/3 is -2/3) and refuses MAX on a
+ * vector of REAL16. The MAX/MIN rules for NaN and equal zeros (which the standard leaves open)
+ * are Ferry's: C's `a > b ? a : b` with a the source.
  */
 #include <string.h>
 
@@ -281,44 +284,170 @@ static void local_rules(void)
         }
 }
 
-/* What Ferry refuses: arithmetic (no binary128 arithmetic yet), MAX on a complex type,
- * logical and bitwise operations. */
+/* A deterministic stream of random bits. */
+static unsigned long long rng_state = 0x9e3779b97f4a7c15ULL;
+static unsigned long long next64(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* A random binary128 with exponent near `around` (spread 2^width), any fraction and sign;
+ * now and then a zero, an infinity, a NaN or a subnormal. */
+static quad random_quad(int around, int width)
+{
+    unsigned long long r = next64();
+    bits128 fraction = (((bits128)next64() << 64) | next64()) & (((bits128)1 << 112) - 1);
+    bits128 sign = (bits128)(r & 1) << 127;
+    switch ((r >> 1) % 64) {
+    case 0: return from_bits(sign);
+    case 1: return from_bits(sign | (bits128)0x7fff << 112);
+    case 2: return from_bits(sign | (bits128)0x7fff << 112 | (fraction | 1));
+    case 3: return from_bits(sign | fraction); /* subnormal */
+    default: break;
+    }
+    long e = around + (long)((r >> 8) % (2UL << width)) - (1L << width);
+    if (e < 1)
+        e = 1;
+    if (e > 0x7ffe)
+        e = 0x7ffe;
+    return from_bits(sign | (bits128)e << 112 | fraction);
+}
+
+static int is_nan_q(quad x) { return x != x; }
+
+/* Equal bit for bit, or both NaN (which NaN an operation gives is not specified). */
+static int same_q(quad got, quad want)
+{
+    return bits_of(got) == bits_of(want) || (is_nan_q(got) && is_nan_q(want));
+}
+
+/* What C computes for __float128 (gcc's soft-fp: correctly rounded). */
+static quad c_sum(quad a, quad b) { volatile quad r = a + b; return r; }
+static quad c_prod(quad a, quad b) { volatile quad r = a * b; return r; }
+
+/* MPI_Reduce_local(a, b) against C's a + b and a * b, on random pairs: exponents close (so
+ * sums cancel and round), far apart, and over the whole range (overflow, subnormals). */
+static void random_local(void)
+{
+    enum { N = 20000 };
+    static quad a[N], b[N], s[N], p[N];
+    int spreads[][2] = { { 0x3fff, 3 }, { 0x3fff, 7 }, { 0x3fff, 13 }, { 0x40, 6 } };
+    for (int i = 0; i < N; i++) {
+        int *sp = spreads[i % 4];
+        a[i] = random_quad(sp[0], sp[1]);
+        b[i] = random_quad(sp[0], sp[1]);
+        s[i] = p[i] = b[i];
+    }
+    /* Cancellation: b close to -a. */
+    for (int i = 0; i < N / 8; i++) {
+        bits128 x = bits_of(a[i]) ^ ((bits128)1 << 127);
+        s[i] = p[i] = b[i] = from_bits(x + (next64() % 5) - 2);
+    }
+    CALL(MPI_Reduce_local(a, s, N, MPI_REAL16, MPI_SUM));
+    CALL(MPI_Reduce_local(a, p, N, MPI_REAL16, MPI_PROD));
+    for (int i = 0; i < N; i++) {
+        quad ws = c_sum(a[i], b[i]), wp = c_prod(a[i], b[i]);
+        CHECK(same_q(s[i], ws), "SUM %016llx%016llx + %016llx%016llx = %016llx%016llx, C %016llx%016llx",
+              HI(a[i]), LO(a[i]), HI(b[i]), LO(b[i]), HI(s[i]), LO(s[i]), HI(ws), LO(ws));
+        CHECK(same_q(p[i], wp), "PROD %016llx%016llx * %016llx%016llx = %016llx%016llx, C %016llx%016llx",
+              HI(a[i]), LO(a[i]), HI(b[i]), LO(b[i]), HI(p[i]), LO(p[i]), HI(wp), LO(wp));
+    }
+    /* COMPLEX32: C's _Complex multiplication of the same values. */
+    enum { M = 5000 };
+    static _Complex _Float128 z[M], w[M], zs[M], zp[M];
+    for (int i = 0; i < M; i++) {
+        __real__ z[i] = a[4 * i];
+        __imag__ z[i] = a[4 * i + 1];
+        __real__ w[i] = b[4 * i + 2];
+        __imag__ w[i] = b[4 * i + 3];
+        zs[i] = zp[i] = w[i];
+    }
+    CALL(MPI_Reduce_local(z, zs, M, MPI_COMPLEX32, MPI_SUM));
+    CALL(MPI_Reduce_local(z, zp, M, MPI_COMPLEX32, MPI_PROD));
+    for (int i = 0; i < M; i++) {
+        volatile _Complex _Float128 ws = z[i] + w[i], wp = z[i] * w[i];
+        CHECK(same_q(__real__ zs[i], __real__ ws) && same_q(__imag__ zs[i], __imag__ ws),
+              "complex SUM %d", i);
+        CHECK(same_q(__real__ zp[i], __real__ wp) && same_q(__imag__ zp[i], __imag__ wp),
+              "complex PROD %d: (%016llx%016llx, %016llx%016llx), C (%016llx%016llx, %016llx%016llx)",
+              i, HI(__real__ zp[i]), LO(__real__ zp[i]), HI(__imag__ zp[i]), LO(__imag__ zp[i]),
+              HI(__real__ wp), LO(__real__ wp), HI(__imag__ wp), LO(__imag__ wp));
+    }
+}
+
+/* Collective SUM and PROD on values that every order of combination gives exactly (so the
+ * result must be C's): multiples of 2^-100 and of 1/1024, and powers of 1 + 2^-20. */
+static quad exact_part(int r, int k)
+{
+    switch (k) {
+    case 0: return (quad)(r + 1) * from_bits((bits128)(0x3fff - 100) << 112);
+    case 1: return (quad)(r + 1) / 1024;
+    default: return 1 + (quad)1 / (1 << 20);
+    }
+}
+
+static void exact_collectives(void)
+{
+    quad v[3], sum[3], prod[3], ws[3] = { 0, 0, 0 }, wp[3] = { 1, 1, 1 };
+    for (int k = 0; k < 3; k++)
+        v[k] = exact_part(me, k);
+    CALL(MPI_Allreduce(v, sum, 3, MPI_REAL16, MPI_SUM, MPI_COMM_WORLD));
+    CALL(MPI_Allreduce(v, prod, 3, MPI_REAL16, MPI_PROD, MPI_COMM_WORLD));
+    for (int r = 0; r < np; r++)
+        for (int k = 0; k < 3; k++) {
+            ws[k] += exact_part(r, k);
+            wp[k] *= exact_part(r, k);
+        }
+    for (int k = 0; k < 3; k++) {
+        CHECK(bits_of(sum[k]) == bits_of(ws[k]), "SUM[%d] = %016llx%016llx, C %016llx%016llx", k,
+              HI(sum[k]), LO(sum[k]), HI(ws[k]), LO(ws[k]));
+        CHECK(bits_of(prod[k]) == bits_of(wp[k]), "PROD[%d] = %016llx%016llx, C %016llx%016llx",
+              k, HI(prod[k]), LO(prod[k]), HI(wp[k]), LO(wp[k]));
+    }
+    cquad z = { me + 1, -(quad)me / 4 }, zsum;
+    CALL(MPI_Allreduce(&z, &zsum, 1, MPI_COMPLEX32, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(zsum.re == np * (np + 1) / 2 && zsum.im == -(quad)(np * (np - 1) / 2) / 4,
+          "complex SUM wrong");
+}
+
+/* What is not defined on these types: logical and bitwise operations, MAX on a complex. */
 static void refused(void)
 {
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     quad q = 1, r = 0;
     cquad z = { 1, 2 }, w = { 0, 0 };
-    EXPECT(MPI_ERR_OP, MPI_Allreduce(&q, &r, 1, MPI_REAL16, MPI_SUM, MPI_COMM_WORLD));
-    EXPECT(MPI_ERR_OP, MPI_Allreduce(&q, &r, 1, MPI_REAL16, MPI_PROD, MPI_COMM_WORLD));
-    EXPECT(MPI_ERR_OP, MPI_Allreduce(&z, &w, 1, MPI_COMPLEX32, MPI_SUM, MPI_COMM_WORLD));
-    EXPECT(MPI_ERR_OP, MPI_Allreduce(&z, &w, 1, MPI_COMPLEX32, MPI_PROD, MPI_COMM_WORLD));
-    EXPECT(MPI_ERR_OP, MPI_Reduce_local(&q, &r, 1, MPI_REAL16, MPI_SUM));
     EXPECT(MPI_ERR_OP, MPI_Allreduce(&z, &w, 1, MPI_COMPLEX32, MPI_MAX, MPI_COMM_WORLD));
     EXPECT(MPI_ERR_OP, MPI_Allreduce(&q, &r, 1, MPI_REAL16, MPI_BAND, MPI_COMM_WORLD));
     EXPECT(MPI_ERR_OP, MPI_Allreduce(&q, &r, 1, MPI_REAL16, MPI_LAND, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_OP, MPI_Reduce_local(&z, &w, 1, MPI_COMPLEX32, MPI_MIN));
     CHECK(r == 0 && w.re == 0 && w.im == 0, "a refused reduction wrote its output");
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
-/* One-sided: every rank takes the maximum into rank 0's REAL16 and puts a COMPLEX32 into its
- * own slot; SUM through Accumulate is refused like the collective one. */
+/* One-sided: every rank takes the maximum into rank 0's first REAL16, adds an exact value
+ * into its last one, and puts a COMPLEX32 into its own slot between them. */
 static void one_sided(void)
 {
-    size_t bytes = 16 + 32 * (size_t)np;
+    int sum_slot = 1 + 2 * np; /* in units of 16 bytes */
+    size_t bytes = 16 * (size_t)(sum_slot + 1);
     unsigned char *base = xmalloc(bytes);
     memset(base, 0, bytes);
     quad start = -1;
     memcpy(base, &start, 16);
     MPI_Win win;
     CALL(MPI_Win_create(base, bytes, 16, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    quad top = me == np - 1 ? one_up() : third(me);
+    quad top = me == np - 1 ? one_up() : third(me), add = (quad)(me + 1) / 8;
     cquad z = { third(me + 1), -third(me + 3) };
     CALL(MPI_Win_fence(0, win));
     CALL(MPI_Accumulate(&top, 1, MPI_REAL16, 0, 0, 1, MPI_REAL16, MPI_MAX, win));
+    CALL(MPI_Accumulate(&add, 1, MPI_REAL16, 0, sum_slot, 1, MPI_REAL16, MPI_SUM, win));
     CALL(MPI_Put(&z, 1, MPI_COMPLEX32, 0, 1 + 2 * me, 1, MPI_COMPLEX32, win));
     CALL(MPI_Win_fence(0, win));
     if (me == 0) {
-        quad got, want = -1;
+        quad got, want = -1, sum;
         for (int r = 0; r < np; r++) {
             quad t = r == np - 1 ? one_up() : third(r);
             want = t > want ? t : want;
@@ -326,16 +455,14 @@ static void one_sided(void)
         memcpy(&got, base, 16);
         CHECK(bits_of(got) == bits_of(want), "accumulate MAX gave %016llx%016llx", HI(got),
               LO(got));
+        memcpy(&sum, base + 16 * sum_slot, 16);
+        CHECK(sum == (quad)(np * (np + 1) / 2) / 8, "accumulate SUM gave %g", (double)sum);
         for (int r = 0; r < np; r++) {
             cquad g;
             memcpy(&g, base + 16 + 32 * r, 32);
             CHECK(g.re == third(r + 1) && g.im == -third(r + 3), "put from %d wrong", r);
         }
     }
-    CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
-    CALL(MPI_Win_fence(0, win));
-    EXPECT(MPI_ERR_OP, MPI_Accumulate(&top, 1, MPI_REAL16, 0, 0, 1, MPI_REAL16, MPI_SUM, win));
-    CALL(MPI_Win_fence(0, win));
     CALL(MPI_Win_free(&win));
     free(base);
 }
@@ -351,6 +478,8 @@ int main(int argc, char **argv)
     if (ferry) {
         max_min();
         local_rules();
+        random_local();
+        exact_collectives();
         refused();
         one_sided();
     }

@@ -1,12 +1,12 @@
 //! The element-wise kernels on primitives: SUM, PROD, MAX and MIN with C's arithmetic and
-//! comparisons, and the bitwise and logical operations on integers. Complex types and binary128
-//! are handed on to their own kernels.
+//! comparisons, and the bitwise and logical operations on integers. Complex types are handed
+//! on to their own kernel.
 
 use crate::datatype::Primitive;
 
 use super::complex::complex;
 use super::element::{each, num, with_int, with_num, Num1};
-use super::float128;
+use super::float128::F128;
 use super::long_double::X87;
 use super::PredefinedOp;
 
@@ -18,7 +18,7 @@ pub(super) fn prim_kernel(op: PredefinedOp, p: Primitive, src: &[u8], dst: &mut 
         Primitive::CFloatComplex => return complex::<f32>(op, src, dst),
         Primitive::CDoubleComplex => return complex::<f64>(op, src, dst),
         Primitive::CLongDoubleComplex => return complex::<X87>(op, src, dst),
-        Primitive::Float128 => return float128::max_min(op, src, dst),
+        Primitive::Float128Complex => return complex::<F128>(op, src, dst),
         _ => {}
     }
     let n = num(p).expect("checked");

@@ -41,10 +41,10 @@
 //! - `_Float16` (`MPIX_C_FLOAT16`, MPICH's extension) is floating point: `SUM` and `PROD`
 //!   compute in `f32` and round once to the nearest binary16, ties to even (what C does for
 //!   `_Float16`); `MAX` and `MIN` compare and keep one operand's bits.
-//! - Fortran's `REAL(16)` (`MPI_REAL16`, IEEE binary128) has `MAX` and `MIN`, compared exactly
-//!   from the bits with C's rules above (NaN and equal zeros keep the destination). Ferry has
-//!   no binary128 arithmetic yet: `SUM` and `PROD` on `MPI_REAL16` and `MPI_COMPLEX32` are
-//!   refused with [`OpError::NoBinary128Arithmetic`].
+//! - Fortran's `REAL(16)` and `COMPLEX(16)` (`MPI_REAL16`, `MPI_COMPLEX32`) are IEEE binary128,
+//!   computed in software from the bits: comparisons are exact, `SUM` and `PROD` round the
+//!   exact result once to nearest, ties to even (what C's `__float128` gives), and complex
+//!   `PROD` is the formula above on those operations.
 //!
 //! `MAXLOC`/`MINLOC` follow the standard: the greater (smaller) value wins with its index; on
 //! equal values the smaller index is kept. If the values do not compare (a NaN), the
@@ -304,14 +304,6 @@ pub enum OpError {
         /// the element type
         ty: ElemType,
     },
-    /// The operation is defined but needs binary128 arithmetic, which Ferry does not have.
-    #[error("{op} on {ty} is not available: Ferry has no binary128 (quad precision) arithmetic yet")]
-    NoBinary128Arithmetic {
-        /// the operation
-        op: PredefinedOp,
-        /// the element type
-        ty: ElemType,
-    },
     /// Source and destination buffers differ in length.
     #[error("{op}: the source has {src} bytes but the destination {dst}")]
     LengthMismatch {
@@ -383,10 +375,6 @@ fn is_x87(p: Primitive) -> bool {
     matches!(p, Primitive::LongDouble | Primitive::CLongDoubleComplex)
 }
 
-fn is_binary128(p: Primitive) -> bool {
-    matches!(p, Primitive::Float128 | Primitive::Float128Complex)
-}
-
 /// Whether `op` is defined on `t` and computable here.
 pub fn check(op: PredefinedOp, t: ElemType) -> Result<(), OpError> {
     use PredefinedOp::*;
@@ -415,15 +403,6 @@ pub fn check(op: PredefinedOp, t: ElemType) -> Result<(), OpError> {
     };
     if x87 && !HAVE_X87 {
         return Err(OpError::Unsupported { op, ty: t });
-    }
-    // Only MAX and MIN on a lone binary128 have a kernel (a comparison); sums, products and
-    // the pairs of MAXLOC/MINLOC would need binary128 numbers.
-    let binary128 = match t {
-        ElemType::Prim(p) => is_binary128(p) && !matches!(op, Max | Min),
-        ElemType::Pair(v, i) => is_binary128(v) || is_binary128(i),
-    };
-    if binary128 {
-        return Err(OpError::NoBinary128Arithmetic { op, ty: t });
     }
     Ok(())
 }
