@@ -1,11 +1,11 @@
 /* ranks: 1 2 3 4 */
 /*
  * MPI_REAL16 and MPI_COMPLEX32, Fortran's REAL(16) and COMPLEX(16): IEEE binary128 (C's
- * __float128) and pairs of them. Names, sizes, extents and envelopes; point-to-point (plain
- * and in a strided vector), broadcast, gather and allgather carry every bit; a struct with a
- * REAL16 member is padded to 16 bytes as gcc pads it; external32 packs big-endian binary128;
- * MPI_MAX and MPI_MIN in collectives, MPI_Reduce_local and MPI_Accumulate give exactly what
- * C's own comparisons of __float128 give; MPI_SUM and MPI_PROD give what C's __float128
+ * __float128) and pairs of them. Names, sizes, extents, envelopes and MPI_Type_match_size;
+ * point-to-point (plain and in a strided vector), broadcast, gather and allgather carry every
+ * bit; a struct with a REAL16 member is padded to 16 bytes as gcc pads it; external32 packs
+ * big-endian binary128; MPI_MAX and MPI_MIN in collectives, MPI_Reduce_local and
+ * MPI_Accumulate give exactly what C's own comparisons of __float128 give; MPI_SUM and MPI_PROD give what C's __float128
  * arithmetic gives (gcc's, correctly rounded), bit for bit, on thousands of random pairs through
  * MPI_Reduce_local (COMPLEX32 products as C's _Complex multiplication), and in collectives and
  * MPI_Accumulate on values that every order of combination sums exactly; one-sided Put moves
@@ -107,6 +107,12 @@ static void facts(void)
     CHECK(extent == sizeof(struct padded), "struct {char; REAL16}: extent %ld, gcc %zu",
           (long)extent, sizeof(struct padded));
     CALL(MPI_Type_free(&st));
+    /* 16 bytes of real and 32 of complex are these types, as in MPICH. */
+    MPI_Datatype m;
+    CALL(MPI_Type_match_size(MPI_TYPECLASS_REAL, 16, &m));
+    CHECK(m == MPI_REAL16, "match_size(REAL, 16) gave %#x", (unsigned)m);
+    CALL(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 32, &m));
+    CHECK(m == MPI_COMPLEX32, "match_size(COMPLEX, 32) gave %#x", (unsigned)m);
 }
 
 static void point_to_point(void)
