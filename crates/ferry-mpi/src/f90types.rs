@@ -19,8 +19,10 @@ const BASE: i32 = 0x8c80_0000u32 as i32;
 /// `MPI_UNDEFINED` (precision or range not asked for) in a handle's 10-bit fields.
 const UNDEF: i32 = 1023;
 
-/// Precision and range of the real kinds Ferry maps (IEEE single and double).
-const REALS: &[(c_int, c_int, MPI_Datatype, MPI_Datatype)] = &[(6, 37, MPI_REAL4, MPI_COMPLEX8), (15, 307, MPI_REAL8, MPI_COMPLEX16)];
+/// Precision and range of the real kinds Ferry maps (IEEE single, double and quad, gfortran's
+/// kinds 4, 8 and 16; its x87 kind 10 has no MPI handle).
+const REALS: &[(c_int, c_int, MPI_Datatype, MPI_Datatype)] =
+    &[(6, 37, MPI_REAL4, MPI_COMPLEX8), (15, 307, MPI_REAL8, MPI_COMPLEX16), (33, 4931, MPI_REAL16, MPI_COMPLEX32)];
 /// Decimal range of the integer kinds.
 const INTEGERS: &[(c_int, MPI_Datatype)] = &[(2, MPI_INTEGER1), (4, MPI_INTEGER2), (9, MPI_INTEGER4), (18, MPI_INTEGER8)];
 
@@ -65,7 +67,7 @@ fn real_kind(p: c_int, r: c_int) -> MpiResult<(MPI_Datatype, MPI_Datatype)> {
         .iter()
         .find(|k| (p == MPI_UNDEFINED || p <= k.0) && (r == MPI_UNDEFINED || r <= k.1))
         .map(|k| (k.2, k.3))
-        .ok_or_else(|| crate::error::MpiError::new(MPI_ERR_ARG, format!("no real kind has precision {p} and range {r} (Ferry has REAL4 and REAL8)")))
+        .ok_or_else(|| crate::error::MpiError::new(MPI_ERR_ARG, format!("no real kind has precision {p} and range {r} (Ferry has REAL4, REAL8 and REAL16)")))
 }
 
 crate::mpi_export! { MPI_Type_create_f90_integer, PMPI_Type_create_f90_integer, (r: c_int, newtype: *mut MPI_Datatype) {

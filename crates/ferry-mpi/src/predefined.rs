@@ -19,9 +19,8 @@ use Kind::{Basic, Pair};
 use Primitive as P;
 
 /// Every predefined datatype handle with its canonical name. Aliases (`MPI_LONG_LONG`,
-/// `MPI_C_COMPLEX`) share their handle with the first name. `MPI_REAL16` and `MPI_COMPLEX32`
-/// (gfortran's IEEE quad precision, which no C type of this platform's ABI has besides
-/// `__float128`) are left out: a handle not listed is not a datatype Ferry knows.
+/// `MPI_C_COMPLEX`) share their handle with the first name; a handle not listed is not a
+/// datatype Ferry knows.
 const DATATYPES: &[(MPI_Datatype, &str, Kind)] = &[
     (MPI_CHAR, "MPI_CHAR", Basic(P::Char)),
     (MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", Basic(P::SignedChar)),
@@ -82,6 +81,9 @@ const DATATYPES: &[(MPI_Datatype, &str, Kind)] = &[
     (MPI_REAL8, "MPI_REAL8", Basic(P::Double)),
     (MPI_COMPLEX8, "MPI_COMPLEX8", Basic(P::CFloatComplex)),
     (MPI_COMPLEX16, "MPI_COMPLEX16", Basic(P::CDoubleComplex)),
+    // gfortran's REAL(16) is IEEE binary128 (C's `__float128`), not `long double`.
+    (MPI_REAL16, "MPI_REAL16", Basic(P::Float128)),
+    (MPI_COMPLEX32, "MPI_COMPLEX32", Basic(P::Float128Complex)),
     (MPI_CXX_BOOL, "MPI_CXX_BOOL", Basic(P::CBool)),
     (MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", Basic(P::CFloatComplex)),
     (MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", Basic(P::CDoubleComplex)),
@@ -244,7 +246,7 @@ mod tests {
     use super::*;
 
     /// Handles listed in `consts` that deliberately have no type map.
-    const UNMAPPED: &[&str] = &["MPI_DATATYPE_NULL", "MPI_REAL16", "MPI_COMPLEX32"];
+    const UNMAPPED: &[&str] = &["MPI_DATATYPE_NULL"];
 
     #[test]
     fn every_datatype_handle_resolves_with_the_size_its_handle_encodes() {

@@ -217,11 +217,13 @@ crate::mpi_export! { MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x, (d
     call("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, |rt| extent_x(rt, dt, lb, extent, true))
 }}
 
-/// The predefined types `MPI_Type_match_size` chooses from, by class, smallest first.
+/// The predefined types `MPI_Type_match_size` chooses from, by class, smallest first: the
+/// Fortran ones, as in MPICH (16 bytes of real is `MPI_REAL16`, binary128, not x87's
+/// `MPI_LONG_DOUBLE`).
 const MATCHES: &[(c_int, &[MPI_Datatype])] = &[
-    (MPI_TYPECLASS_REAL, &[MPI_REAL4, MPI_REAL8, MPI_LONG_DOUBLE]),
+    (MPI_TYPECLASS_REAL, &[MPI_REAL4, MPI_REAL8, MPI_REAL16]),
     (MPI_TYPECLASS_INTEGER, &[MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8]),
-    (MPI_TYPECLASS_COMPLEX, &[MPI_COMPLEX8, MPI_COMPLEX16, MPI_C_LONG_DOUBLE_COMPLEX]),
+    (MPI_TYPECLASS_COMPLEX, &[MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32]),
 ];
 
 crate::mpi_export! { MPI_Type_match_size, PMPI_Type_match_size, (typeclass: c_int, size: c_int, datatype: *mut MPI_Datatype) {

@@ -1,7 +1,8 @@
 //! The "external32" data representation (MPI-4.0, section 13.5.2): every primitive big-endian,
 //! with the sizes of the standard's table (`long` in 4 bytes, `long double` as an IEEE
 //! binary128 in 16, `wchar_t` in 2; MPICH's `_Float16`, which the table lacks, as a big-endian
-//! binary16 in 2). Packing converts element by element, walking the type
+//! binary16 in 2; Fortran's `REAL(16)` and `COMPLEX(16)`, IEEE binary128 already, as one or two
+//! big-endian binary128 values). Packing converts element by element, walking the type
 //! map in type-map order; values that do not fit the smaller external size are refused.
 
 use super::{Datatype, Layout, Primitive};
@@ -136,7 +137,7 @@ impl Datatype {
 fn component(p: Primitive) -> usize {
     use Primitive::*;
     match p {
-        CFloatComplex | CDoubleComplex | CLongDoubleComplex => p.size() / 2,
+        CFloatComplex | CDoubleComplex | CLongDoubleComplex | Float128Complex => p.size() / 2,
         _ => p.size(),
     }
 }

@@ -77,11 +77,16 @@ pub enum Primitive {
     Logical,
     /// `_Float16`, IEEE binary16 (`MPIX_C_FLOAT16`, MPICH's extension)
     Float16,
+    /// Fortran `REAL(16)` (`MPI_REAL16`): IEEE binary128 in 16 bytes, gfortran's quad
+    /// precision and C's `__float128` (not `long double`, which is x87 extended).
+    Float128,
+    /// Fortran `COMPLEX(16)` (`MPI_COMPLEX32`): two binary128 values, real part first.
+    Float128Complex,
 }
 
 impl Primitive {
     /// Every primitive, in declaration order.
-    pub const ALL: [Primitive; 34] = [
+    pub const ALL: [Primitive; 36] = [
         Primitive::Char,
         Primitive::SignedChar,
         Primitive::UnsignedChar,
@@ -116,6 +121,8 @@ impl Primitive {
         Primitive::CLongDoubleComplex,
         Primitive::Logical,
         Primitive::Float16,
+        Primitive::Float128,
+        Primitive::Float128Complex,
     ];
 
     /// Size of one element in bytes.
@@ -127,8 +134,8 @@ impl Primitive {
             WChar | Int | Unsigned | Float | Int32 | UInt32 | Logical => 4,
             Long | UnsignedLong | LongLong | UnsignedLongLong | Double | Int64 | UInt64 | Aint
             | Offset | Count | CFloatComplex => 8,
-            LongDouble | CDoubleComplex => 16,
-            CLongDoubleComplex => 32,
+            LongDouble | CDoubleComplex | Float128 => 16,
+            CLongDoubleComplex | Float128Complex => 32,
         }
     }
 
@@ -138,7 +145,7 @@ impl Primitive {
         match self {
             CFloatComplex => 4,
             CDoubleComplex => 8,
-            CLongDoubleComplex => 16,
+            CLongDoubleComplex | Float128Complex => 16,
             other => other.size(),
         }
     }

@@ -225,6 +225,44 @@ fn float16_travels_as_big_endian_binary16() {
 }
 
 #[test]
+fn real16_and_complex32_travel_as_big_endian_binary128() {
+    // Already IEEE binary128 in memory: external32 only reverses the bytes of each value, the
+    // real part of a complex first.
+    let one = 0x3fff_u128 << 112;
+    let minus_two = 0xc000_u128 << 112;
+    let tiny = 1u128; // smallest subnormal: checks the low byte ends up last
+    let real = Datatype::contiguous(2, &Datatype::primitive(Primitive::Float128)).unwrap();
+    let complex = Datatype::primitive(Primitive::Float128Complex);
+    assert_eq!((real.size(), real.extent()), (32, 32));
+    assert_eq!((complex.size(), complex.extent()), (32, 32));
+    assert_eq!(Primitive::Float128.align(), 16);
+    assert_eq!(Primitive::Float128Complex.align(), 16);
+    for t in [&real, &complex] {
+        assert_eq!(t.external32_size(), Some(32));
+        let mut native = [0u8; 32];
+        native[..16].copy_from_slice(&one.to_le_bytes());
+        native[16..].copy_from_slice(&(minus_two | tiny).to_le_bytes());
+        let mut out = [0u8; 32];
+        // SAFETY: `native` holds two binary128 values.
+        unsafe { t.pack_external32(native.as_ptr(), 1, &mut out) }.unwrap();
+        assert_eq!(out[..16], one.to_be_bytes());
+        assert_eq!(out[16..], (minus_two | tiny).to_be_bytes());
+        let mut back = [0u8; 32];
+        // SAFETY: `back` holds two binary128 values.
+        unsafe { t.unpack_external32(&out, back.as_mut_ptr(), 1) }.unwrap();
+        assert_eq!(back, native);
+    }
+}
+
+#[test]
+fn real16_pads_structs_to_sixteen_bytes() {
+    // struct { char c; __float128 q; } is 32 bytes with q at 16 (gcc and gfortran agree).
+    let types = [Primitive::Char, Primitive::Float128].map(Datatype::primitive);
+    let t = Datatype::create_struct(&[1, 1], &[0, 16], &types).unwrap();
+    assert_eq!((t.size(), t.extent()), (17, 32));
+}
+
+#[test]
 fn long_double_travels_as_binary128() {
     let ld = Datatype::primitive(Primitive::LongDouble);
     // 1.5 in x87: significand 0xC000..., exponent 0x3fff.

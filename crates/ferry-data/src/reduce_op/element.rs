@@ -47,6 +47,10 @@ macro_rules! with_num {
                 type $T = $crate::reduce_op::float16::F16;
                 $body
             }
+            Num::F128 => {
+                type $T = $crate::reduce_op::float128::F128;
+                $body
+            }
             Num::F32 => {
                 type $T = f32;
                 $body
@@ -99,7 +103,7 @@ macro_rules! with_int {
                 type $T = u64;
                 $body
             }
-            Num::F16 | Num::F32 | Num::F64 | Num::F80 => unreachable!("bit operations on a floating type"),
+            Num::F16 | Num::F32 | Num::F64 | Num::F80 | Num::F128 => unreachable!("bit operations on a floating type"),
         }
     }};
 }
@@ -122,6 +126,7 @@ pub(super) enum Num {
     F32,
     F64,
     F80,
+    F128,
 }
 
 /// The machine type of an integer, floating point, logical or byte primitive (x86-64 LP64:
@@ -141,7 +146,10 @@ pub(super) fn num(p: Primitive) -> Option<Num> {
         Float => Num::F32,
         Double => Num::F64,
         LongDouble => Num::F80,
-        WChar | Packed | CFloatComplex | CDoubleComplex | CLongDoubleComplex => return None,
+        Float128 => Num::F128,
+        WChar | Packed | CFloatComplex | CDoubleComplex | CLongDoubleComplex | Float128Complex => {
+            return None
+        }
     })
 }
 

@@ -6,6 +6,7 @@ use crate::datatype::Primitive;
 
 use super::complex::complex;
 use super::element::{each, num, with_int, with_num, Num1};
+use super::float128::F128;
 use super::long_double::X87;
 use super::PredefinedOp;
 
@@ -17,6 +18,7 @@ pub(super) fn prim_kernel(op: PredefinedOp, p: Primitive, src: &[u8], dst: &mut 
         Primitive::CFloatComplex => return complex::<f32>(op, src, dst),
         Primitive::CDoubleComplex => return complex::<f64>(op, src, dst),
         Primitive::CLongDoubleComplex => return complex::<X87>(op, src, dst),
+        Primitive::Float128Complex => return complex::<F128>(op, src, dst),
         _ => {}
     }
     let n = num(p).expect("checked");

@@ -41,6 +41,10 @@
 //! - `_Float16` (`MPIX_C_FLOAT16`, MPICH's extension) is floating point: `SUM` and `PROD`
 //!   compute in `f32` and round once to the nearest binary16, ties to even (what C does for
 //!   `_Float16`); `MAX` and `MIN` compare and keep one operand's bits.
+//! - Fortran's `REAL(16)` and `COMPLEX(16)` (`MPI_REAL16`, `MPI_COMPLEX32`) are IEEE binary128,
+//!   computed in software from the bits: comparisons are exact, `SUM` and `PROD` round the
+//!   exact result once to nearest, ties to even (what C's `__float128` gives), and complex
+//!   `PROD` is the formula above on those operations.
 //!
 //! `MAXLOC`/`MINLOC` follow the standard: the greater (smaller) value wins with its index; on
 //! equal values the smaller index is kept. If the values do not compare (a NaN), the
@@ -50,14 +54,15 @@
 //! (`chunks_exact`) monomorphised for the element type.
 //!
 //! The kernels live one family to a file: `elementwise` (arithmetic, bitwise and logical
-//! operations on primitives), `loc_pairs` (MAXLOC/MINLOC), `complex`, `long_double` and
-//! `float16`;
+//! operations on primitives), `loc_pairs` (MAXLOC/MINLOC), `complex`, `long_double`,
+//! `float16` and `float128`;
 //! `element` has the machine types they share. This file holds the operations, the element
 //! types, the table of what applies to what, and the dispatch.
 
 mod complex;
 mod element;
 mod elementwise;
+mod float128;
 mod float16;
 mod loc_pairs;
 mod long_double;
@@ -256,6 +261,8 @@ fn primitive_name(p: Primitive) -> &'static str {
         UnsignedLongLong => "MPI_UNSIGNED_LONG_LONG",
         Float => "MPI_FLOAT",
         Float16 => "MPIX_C_FLOAT16",
+        Float128 => "MPI_REAL16",
+        Float128Complex => "MPI_COMPLEX32",
         Double => "MPI_DOUBLE",
         LongDouble => "MPI_LONG_DOUBLE",
         Packed => "MPI_PACKED",
@@ -353,9 +360,9 @@ fn class(p: Primitive) -> Class {
         Char | SignedChar | UnsignedChar | Short | UnsignedShort | Int | Unsigned | Long
         | UnsignedLong | LongLong | UnsignedLongLong | Int8 | Int16 | Int32 | Int64 | UInt8
         | UInt16 | UInt32 | UInt64 | Aint | Offset | Count => Class::Integer,
-        Float16 | Float | Double | LongDouble => Class::Float,
+        Float16 | Float | Double | LongDouble | Float128 => Class::Float,
         CBool | Logical => Class::Logical,
-        CFloatComplex | CDoubleComplex | CLongDoubleComplex => Class::Complex,
+        CFloatComplex | CDoubleComplex | CLongDoubleComplex | Float128Complex => Class::Complex,
         Byte => Class::Byte,
         WChar | Packed => Class::Opaque,
     }

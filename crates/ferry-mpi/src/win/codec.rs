@@ -79,11 +79,12 @@ pub struct Header {
 
 const FIXED: usize = 32;
 
-/// Every primitive, numbered from 1 on the wire (0: none).
-const PRIMS: [Primitive; 34] = {
+/// Every primitive, numbered from 1 on the wire (0: none). New primitives go last so that the
+/// codes of the others stay as they were.
+const PRIMS: [Primitive; 36] = {
     use Primitive::*;
     [
-        Char, SignedChar, UnsignedChar, Byte, WChar, Short, UnsignedShort, Int, Unsigned, Long, UnsignedLong, LongLong, UnsignedLongLong, Float, Double, LongDouble, Packed, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, CBool, Logical, Aint, Offset, Count, CFloatComplex, CDoubleComplex, CLongDoubleComplex, Float16,
+        Char, SignedChar, UnsignedChar, Byte, WChar, Short, UnsignedShort, Int, Unsigned, Long, UnsignedLong, LongLong, UnsignedLongLong, Float, Double, LongDouble, Packed, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, CBool, Logical, Aint, Offset, Count, CFloatComplex, CDoubleComplex, CLongDoubleComplex, Float16, Float128, Float128Complex,
     ]
 };
 
@@ -184,6 +185,8 @@ mod tests {
         assert_eq!(back, h);
         assert_eq!(payload, b"payload");
         assert_eq!(back.span(), -16..40);
+        // A primitive missing from the table would travel as "no element type".
+        assert!(Primitive::ALL.iter().all(|p| PRIMS.contains(p)));
         for p in PRIMS {
             let mut h = Header::new(Kind::Acc);
             h.elem = Some(ElemType::Prim(p));

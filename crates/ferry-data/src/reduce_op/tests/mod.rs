@@ -8,6 +8,7 @@ use PredefinedOp::*;
 use Primitive as P;
 
 mod elementwise;
+mod float128;
 mod float16;
 mod loc_pairs;
 mod long_double;
@@ -97,9 +98,11 @@ fn handles_round_trip_and_match_mpich() {
 
 fn class_of_test(p: Primitive) -> &'static str {
     match p {
-        P::Float16 | P::Float | P::Double | P::LongDouble => "float",
+        P::Float16 | P::Float | P::Double | P::LongDouble | P::Float128 => "float",
         P::CBool | P::Logical => "logical",
-        P::CFloatComplex | P::CDoubleComplex | P::CLongDoubleComplex => "complex",
+        P::CFloatComplex | P::CDoubleComplex | P::CLongDoubleComplex | P::Float128Complex => {
+            "complex"
+        }
         P::Byte => "byte",
         P::WChar | P::Packed => "none",
         _ => "int",
