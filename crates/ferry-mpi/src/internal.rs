@@ -39,8 +39,9 @@ pub fn create_group_tag(tag: i32) -> i32 {
 }
 
 /// First internal tag of partitioned messages (`partitioned.rs`), above the collectives'
-/// `[1 << 20, 3 << 20)`.
-const PARTITIONED_BASE: i32 = 3 << 20;
+/// `[1 << 20, 5 << 20)` (blocking and non-blocking data and status tokens: `coll/mod.rs`,
+/// which checks this at compile time); both travel on a communicator's internal context.
+pub const PARTITIONED_BASE: i32 = 5 << 20;
 /// First internal tag of `MPI_Comm_create_from_group` (on `MPI_COMM_WORLD`'s internal
 /// context), above the partitioned messages' `[3 << 20, 1 << 30)`.
 const STRINGTAG_BASE: i32 = 1 << 30;
@@ -154,7 +155,7 @@ mod tests {
 
     #[test]
     fn partitioned_tags_stay_between_the_collectives_and_the_string_tags() {
-        for tag in [0, 1, 12345, (1 << 30) - (3 << 20) - 1, 1 << 30, i32::MAX] {
+        for tag in [0, 1, 12345, (1 << 30) - PARTITIONED_BASE - 1, 1 << 30, i32::MAX] {
             let t = partitioned_tag(tag);
             assert!((PARTITIONED_BASE..STRINGTAG_BASE).contains(&t), "tag {tag} -> {t}");
         }

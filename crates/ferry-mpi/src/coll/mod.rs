@@ -55,6 +55,10 @@ const COLL_TAG_BASE: i32 = 1 << 20;
 const TOKEN_TAG_BASE: i32 = 2 << 20;
 const NONBLOCKING_TAGS: i32 = 2 << 20;
 const SEQ_SPAN: u32 = 1 << 20;
+/// The collectives' tags end here; the partitioned messages' tags, on the same internal
+/// context, begin at or above it.
+const COLL_TAGS_END: i32 = NONBLOCKING_TAGS + TOKEN_TAG_BASE + SEQ_SPAN as i32;
+const _: () = assert!(COLL_TAGS_END <= crate::internal::PARTITIONED_BASE);
 
 fn in_place(p: *const c_void) -> bool {
     p as isize == -1
