@@ -106,7 +106,17 @@ fn startall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request) -> MpiResult<
             return err(MPI_ERR_REQUEST, format!("request {h:#x} appears twice in the array"));
         }
     }
-    hs.iter().try_for_each(|&h| start_one(rt, h))
+    // A start that fails (on this rank only, perhaps) does not keep the others from starting:
+    // a persistent collective counts in its communicator's sequence when it starts, and the
+    // other ranks count theirs. The first error is the call's.
+    let mut first = Ok(());
+    for &h in hs {
+        let r = start_one(rt, h);
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
 }
 
 crate::mpi_export! { MPI_Send_init, PMPI_Send_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
