@@ -96,5 +96,5 @@ crate::mpi_export! { MPI_Alltoallw, PMPI_Alltoallw, (sbuf: *const c_void, scount
 }}
 crate::mpi_export! { MPI_Ialltoallw, PMPI_Ialltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stypes, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtypes, comm, req_out(req)?))
+    call("MPI_Ialltoallw", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallw(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stypes, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtypes, comm, req) })
 }}

@@ -220,8 +220,14 @@ impl Displs {
     }
 }
 
-pub(crate) fn req_out(req: *mut MPI_Request) -> MpiResult<*mut MPI_Request> {
+/// The request argument of a non-blocking collective. A NULL one is refused, and the call
+/// still counts in the communicator's non-blocking sequence, as every call that fails on some
+/// ranks only must (see `begin`).
+pub(crate) fn req_out(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<*mut MPI_Request> {
     if req.is_null() {
+        if let Some(c) = rt.comms.get_mut(&comm) {
+            c.coll_seq.next(false);
+        }
         return err(MPI_ERR_ARG, "request is NULL");
     }
     Ok(req)

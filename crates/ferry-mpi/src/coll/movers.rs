@@ -353,13 +353,13 @@ crate::mpi_export! { MPI_Barrier, PMPI_Barrier, (comm: MPI_Comm) {
     call("MPI_Barrier", comm, |rt| barrier(rt, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ibarrier, PMPI_Ibarrier, (comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ibarrier", comm, |rt| barrier(rt, comm, req_out(req)?))
+    call("MPI_Ibarrier", comm, |rt| { let req = req_out(rt, comm, req)?; barrier(rt, comm, req) })
 }}
 crate::mpi_export! { MPI_Bcast, PMPI_Bcast, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) {
     call("MPI_Bcast", comm, |rt| bcast(rt, buf, count, dt, root, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ibcast, PMPI_Ibcast, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ibcast", comm, |rt| bcast(rt, buf, count, dt, root, comm, req_out(req)?))
+    call("MPI_Ibcast", comm, |rt| { let req = req_out(rt, comm, req)?; bcast(rt, buf, count, dt, root, comm, req) })
 }}
 crate::mpi_export! { MPI_Gather, PMPI_Gather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
@@ -367,7 +367,7 @@ crate::mpi_export! { MPI_Gather, PMPI_Gather, (sbuf: *const c_void, scount: c_in
 }}
 crate::mpi_export! { MPI_Igather, PMPI_Igather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Igather", comm, |rt| gather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req_out(req)?))
+    call("MPI_Igather", comm, |rt| { let req = req_out(rt, comm, req)?; gather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req) })
 }}
 crate::mpi_export! { MPI_Gatherv, PMPI_Gatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
@@ -375,7 +375,7 @@ crate::mpi_export! { MPI_Gatherv, PMPI_Gatherv, (sbuf: *const c_void, scount: c_
 }}
 crate::mpi_export! { MPI_Igatherv, PMPI_Igatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Igatherv", comm, |rt| gatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, root, comm, req_out(req)?))
+    call("MPI_Igatherv", comm, |rt| { let req = req_out(rt, comm, req)?; gatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, root, comm, req) })
 }}
 crate::mpi_export! { MPI_Allgather, PMPI_Allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -383,7 +383,7 @@ crate::mpi_export! { MPI_Allgather, PMPI_Allgather, (sbuf: *const c_void, scount
 }}
 crate::mpi_export! { MPI_Iallgather, PMPI_Iallgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iallgather", comm, |rt| allgather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req_out(req)?))
+    call("MPI_Iallgather", comm, |rt| { let req = req_out(rt, comm, req)?; allgather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Allgatherv, PMPI_Allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -391,7 +391,7 @@ crate::mpi_export! { MPI_Allgatherv, PMPI_Allgatherv, (sbuf: *const c_void, scou
 }}
 crate::mpi_export! { MPI_Iallgatherv, PMPI_Iallgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iallgatherv", comm, |rt| allgatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req_out(req)?))
+    call("MPI_Iallgatherv", comm, |rt| { let req = req_out(rt, comm, req)?; allgatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Scatter, PMPI_Scatter, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
@@ -399,7 +399,7 @@ crate::mpi_export! { MPI_Scatter, PMPI_Scatter, (sbuf: *const c_void, scount: c_
 }}
 crate::mpi_export! { MPI_Iscatter, PMPI_Iscatter, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iscatter", comm, |rt| scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req_out(req)?))
+    call("MPI_Iscatter", comm, |rt| { let req = req_out(rt, comm, req)?; scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req) })
 }}
 crate::mpi_export! { MPI_Scatterv, PMPI_Scatterv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
@@ -407,7 +407,7 @@ crate::mpi_export! { MPI_Scatterv, PMPI_Scatterv, (sbuf: *const c_void, scounts:
 }}
 crate::mpi_export! { MPI_Iscatterv, PMPI_Iscatterv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iscatterv", comm, |rt| scatterv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, rcount, rtype, root, comm, req_out(req)?))
+    call("MPI_Iscatterv", comm, |rt| { let req = req_out(rt, comm, req)?; scatterv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, rcount, rtype, root, comm, req) })
 }}
 crate::mpi_export! { MPI_Alltoall, PMPI_Alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -415,7 +415,7 @@ crate::mpi_export! { MPI_Alltoall, PMPI_Alltoall, (sbuf: *const c_void, scount: 
 }}
 crate::mpi_export! { MPI_Ialltoall, PMPI_Ialltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoall", comm, |rt| alltoall_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req_out(req)?))
+    call("MPI_Ialltoall", comm, |rt| { let req = req_out(rt, comm, req)?; alltoall_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Alltoallv, PMPI_Alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -423,5 +423,5 @@ crate::mpi_export! { MPI_Alltoallv, PMPI_Alltoallv, (sbuf: *const c_void, scount
 }}
 crate::mpi_export! { MPI_Ialltoallv, PMPI_Ialltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallv", comm, |rt| alltoallv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req_out(req)?))
+    call("MPI_Ialltoallv", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
 }}

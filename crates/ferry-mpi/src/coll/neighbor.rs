@@ -131,7 +131,7 @@ crate::mpi_export! { MPI_Neighbor_allgather, PMPI_Neighbor_allgather, (sbuf: *co
 }}
 crate::mpi_export! { MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_allgather", comm, |rt| allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req_out(req)?))
+    call("MPI_Ineighbor_allgather", comm, |rt| { let req = req_out(rt, comm, req)?; allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -139,7 +139,7 @@ crate::mpi_export! { MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, (sbuf: *
 }}
 crate::mpi_export! { MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, req_out(req)?))
+    call("MPI_Ineighbor_allgatherv", comm, |rt| { let req = req_out(rt, comm, req)?; allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -147,7 +147,7 @@ crate::mpi_export! { MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, (sbuf: *cons
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoall", comm, |rt| alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req_out(req)?))
+    call("MPI_Ineighbor_alltoall", comm, |rt| { let req = req_out(rt, comm, req)?; alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
         stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -156,5 +156,5 @@ crate::mpi_export! { MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, (sbuf: *co
 crate::mpi_export! { MPI_Ineighbor_alltoallv, PMPI_Ineighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
         stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
         req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req_out(req)?))
+    call("MPI_Ineighbor_alltoallv", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
 }}

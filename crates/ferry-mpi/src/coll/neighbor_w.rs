@@ -82,5 +82,5 @@ crate::mpi_export! { MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, (sbuf: *co
 crate::mpi_export! { MPI_Ineighbor_alltoallw, PMPI_Ineighbor_alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
         stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm,
         req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, req_out(req)?))
+    call("MPI_Ineighbor_alltoallw", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, req) })
 }}

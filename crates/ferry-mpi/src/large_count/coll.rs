@@ -164,7 +164,7 @@ macro_rules! reductions {
         }}
         crate::mpi_export! { $impi, $ipmpi, (sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, $($root: c_int,)? comm: MPI_Comm,
                 req: *mut MPI_Request) {
-            call(stringify!($impi), comm, |rt| coll::reduce(rt, Collective::$coll, sbuf, rbuf, count, dt, op, reductions!(@root $($root)?), comm, coll::req_out(req)?))
+            call(stringify!($impi), comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::reduce(rt, Collective::$coll, sbuf, rbuf, count, dt, op, reductions!(@root $($root)?), comm, req) })
         }}
         crate::mpi_export! { $init, $pinit, (sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, $($root: c_int,)? comm: MPI_Comm,
                 info: MPI_Info, req: *mut MPI_Request) {

@@ -45,7 +45,7 @@ crate::mpi_export! { MPI_Igatherv_c, PMPI_Igatherv_c, (sbuf: *const c_void, scou
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
     let n = "MPI_Igatherv_c";
     let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, Some(root), sbuf)));
-    call(n, comm, |rt| coll::gatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, root, comm, coll::req_out(req)?))
+    call(n, comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::gatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, root, comm, req) })
 }}
 crate::mpi_export! { MPI_Allgatherv_c, PMPI_Allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -57,7 +57,7 @@ crate::mpi_export! { MPI_Iallgatherv_c, PMPI_Iallgatherv_c, (sbuf: *const c_void
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
     let n = "MPI_Iallgatherv_c";
     let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |rt| gathers_sendcount(rt, comm, None, sbuf)));
-    call(n, comm, |rt| coll::allgatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::req_out(req)?))
+    call(n, comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::allgatherv_args(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, req) })
 }}
 
 /// Scatterv's receive count is read unless the root scatters in place.
@@ -76,7 +76,7 @@ crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, sc
         rbuf: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
     let n = "MPI_Iscatterv_c";
     let r = converted!(scalar(n, comm, Seq::Nonblocking, rbuf, rcount, rtype, "recvcount", |rt| scatters_recvcount(rt, comm, root, rbuf)));
-    call(n, comm, |rt| coll::scatterv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r.count, r.dt, root, comm, coll::req_out(req)?))
+    call(n, comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::scatterv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(displs), stype, rbuf, r.count, r.dt, root, comm, req) })
 }}
 
 crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
@@ -86,8 +86,8 @@ crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, sc
 }}
 crate::mpi_export! { MPI_Ialltoallv_c, PMPI_Ialltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallv_c", comm, |rt| coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
-        Displs::Big(rdispls), rtype, comm, coll::req_out(req)?))
+    call("MPI_Ialltoallv_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
@@ -96,8 +96,8 @@ crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, sc
 }}
 crate::mpi_export! { MPI_Ialltoallw_c, PMPI_Ialltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallw_c", comm, |rt| coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
-        Displs::Big(rdispls), rtypes, comm, coll::req_out(req)?))
+    call("MPI_Ialltoallw_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+        Displs::Big(rdispls), rtypes, comm, req) })
 }}
 
 // Reduce_scatter: onto the implementation itself, which takes `MPI_Count` counts.
@@ -105,7 +105,7 @@ crate::mpi_export! { MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c, (sbuf: *const 
     call("MPI_Reduce_scatter_c", comm, |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ireduce_scatter_c", comm, |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::req_out(req)?))
+    call("MPI_Ireduce_scatter_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, req) })
 }}
 
 crate::mpi_export! { MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
@@ -118,7 +118,7 @@ crate::mpi_export! { MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c, (s
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
     let n = "MPI_Ineighbor_allgatherv_c";
     let s = converted!(scalar(n, comm, Seq::Nonblocking, sbuf, scount, stype, "sendcount", |_| Ok(true)));
-    call(n, comm, |rt| coll::neighbor_allgatherv(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, coll::req_out(req)?))
+    call(n, comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::neighbor_allgatherv(rt, sbuf, s.count, s.dt, rbuf, Counts::Big(rcounts), Displs::Big(displs), rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
@@ -127,8 +127,8 @@ crate::mpi_export! { MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, (sbuf:
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallv_c", comm, |rt| coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
-        Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, coll::req_out(req)?))
+    call("MPI_Ineighbor_alltoallv_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+        Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, req) })
 }}
 
 // ----- persistent inits (each start counts in the non-blocking sequence, the init nothing) --
@@ -186,8 +186,8 @@ crate::mpi_export! { MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, (sbuf:
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallw_c", comm, |rt| coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
-        rtypes, comm, coll::req_out(req)?))
+    call("MPI_Ineighbor_alltoallw_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
+        rtypes, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
