@@ -89,8 +89,8 @@ fn gather(
         no_alias(sbuf, rbuf, scount > 0)?;
     }
     let my_bytes = match (&st, &rt_) {
-        (Some(s), _) => scount * s.size(),
-        (None, Some(r)) => rcounts[call.rank] * r.size(),
+        (Some(s), _) => product(scount, s.size(), "sendcount")?,
+        (None, Some(r)) => product(rcounts[call.rank], r.size(), "recvcount")?,
         _ => 0,
     };
     let varying = rdispls.is_some();
@@ -145,8 +145,8 @@ fn scatter(
         no_alias(sbuf, rbuf, rcount > 0)?;
     }
     let my_bytes = match (&rt_, &st) {
-        (Some(r), _) => rcount * r.size(),
-        (None, Some(s)) => scounts[call.rank] * s.size(),
+        (Some(r), _) => product(rcount, r.size(), "recvcount")?,
+        (None, Some(s)) => product(scounts[call.rank], s.size(), "sendcount")?,
         _ => 0,
     };
     let varying = sdispls.is_some();

@@ -101,8 +101,20 @@ impl Count {
 
 /// Count a call that failed before reaching the implementation (see the module's doc).
 fn count_call(comm: MPI_Comm, seq: Seq) {
-    if let Some(c) = crate::runtime::lock().as_mut().and_then(|rt| rt.comms.get_mut(&comm)) {
-        seq.count(c);
+    let count = |rt: &mut Runtime| {
+        if let Some(c) = rt.comms.get_mut(&comm) {
+            seq.count(c);
+        }
+    };
+    match crate::generalized::reentered() {
+        // SAFETY: inside an event or generalized-request callback the runtime is the one the
+        // running MPI call on this thread lent, untouched by it until the callback returns.
+        Some(rt) => count(unsafe { &mut *rt }),
+        None => {
+            if let Some(rt) = crate::runtime::lock().as_mut() {
+                count(rt);
+            }
+        }
     }
 }
 
