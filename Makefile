@@ -122,6 +122,7 @@ test: deps-test build
 	bash tests/check-purity.sh
 	bash tests/check-layers.sh
 	bash tests/abi/check.sh
+	bash tests/abi/symbols.sh
 	bash tests/abi/fortran.sh
 	bash tests/fortran.sh
 	bash tests/abi/packages.sh
