@@ -65,6 +65,8 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv" || exit 2
   "$venv/bin/pip" install -q wheel setuptools "cython>=3.0.1" || exit 2
 fi
+# NumPy, for the suite's array tests (without it they skip).
+"$venv/bin/python" -c 'import numpy' 2>/dev/null || "$venv/bin/pip" install -q numpy || exit 2
 if [ ! -d "$src" ]; then
   [ -f "$work/mpi4py-$version.tar.gz" ] ||
     "$venv/bin/pip" download -q --no-deps --no-binary=:all: "mpi4py==$version" -d "$work" || exit 2
