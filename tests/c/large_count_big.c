@@ -82,14 +82,6 @@ static void add_bytes(void *in, void *inout, int *len, MPI_Datatype *dt)
         longest = *len;
 }
 
-static int is_ferry(void)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    CALL(MPI_Get_library_version(v, &len));
-    return strstr(v, "Ferry") != NULL;
-}
-
 static void expect_zeros(const unsigned char *buf, const char *what)
 {
     for (int i = 0; i < NMARKS; i++)

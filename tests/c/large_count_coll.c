@@ -331,14 +331,6 @@ static void far_blocks(void)
     munmap(b, len);
 }
 
-static int is_ferry(void)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    CALL(MPI_Get_library_version(v, &len));
-    return strstr(v, "Ferry") != NULL;
-}
-
 static void errors(void)
 {
     int x = 1, y = 0;

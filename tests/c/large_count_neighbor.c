@@ -233,14 +233,6 @@ static void line_calls(void)
     CALL(MPI_Comm_free(&line));
 }
 
-static int is_ferry(void)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    CALL(MPI_Get_library_version(v, &len));
-    return strstr(v, "Ferry") != NULL;
-}
-
 static void errors(void)
 {
     int b[64];

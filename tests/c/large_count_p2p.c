@@ -178,14 +178,6 @@ static void matched(void)
     check_count(&st, 12, "Imrecv_c");
 }
 
-static int is_ferry(void)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    CALL(MPI_Get_library_version(v, &len));
-    return strstr(v, "Ferry") != NULL;
-}
-
 static void errors(void)
 {
     int x = 0;

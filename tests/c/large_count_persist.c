@@ -270,14 +270,6 @@ static void far_blocks(void)
     munmap(b, len);
 }
 
-static int is_ferry(void)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    CALL(MPI_Get_library_version(v, &len));
-    return strstr(v, "Ferry") != NULL;
-}
-
 static void errors(void)
 {
     MPI_Count *c = xmalloc(sizeof(MPI_Count) * (size_t)np);

@@ -54,14 +54,6 @@ static quad from_bits(bits128 b)
 #define HI(x) ((unsigned long long)(bits_of(x) >> 64))
 #define LO(x) ((unsigned long long)bits_of(x))
 
-static int ferry_library(void)
-{
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len;
-    CALL(MPI_Get_library_version(version, &len));
-    return strncmp(version, "Ferry", 5) == 0;
-}
-
 /* Values whose low bits lie beyond any double: k/3 for k = 1, 2, ... */
 static quad third(int k) { return (quad)k / 3; }
 
@@ -476,7 +468,7 @@ static void one_sided(void)
 int main(int argc, char **argv)
 {
     TEST_INIT(&argc, &argv);
-    int ferry = ferry_library();
+    int ferry = is_ferry();
     facts();
     point_to_point();
     collectives();

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #ifndef TEST_NAME
@@ -91,6 +92,17 @@ static inline MPI_Status *statuses_ignore(void)
 {
     MPI_Status *volatile sentinel = MPI_STATUSES_IGNORE;
     return sentinel;
+}
+
+/* Whether the library the program runs on is Ferry's (by its version string): for the parts
+ * of a test that check what only Ferry does, also when the program was built with MPICH's
+ * header. */
+static inline int is_ferry(void)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    CALL(MPI_Get_library_version(v, &len));
+    return strncmp(v, "Ferry", 5) == 0;
 }
 
 static inline void pause_ms(int ms)
