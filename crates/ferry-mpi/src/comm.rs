@@ -111,6 +111,11 @@ pub fn intra(rt: &Runtime, comm: i32) -> MpiResult<&Comm> {
 /// Communicator rank of world rank `w` in `group` (a linear search: it runs only when a
 /// status is filled in).
 pub fn rank_in(group: &[u32], w: u32) -> i32 {
+    // Most groups keep the world's order at the front (the world, its duplicates, a split
+    // that keeps low ranks): then the world rank is the rank, found without a search.
+    if group.get(w as usize) == Some(&w) {
+        return w as i32;
+    }
     group.iter().position(|&g| g == w).map_or(MPI_UNDEFINED, |r| r as i32)
 }
 
@@ -411,7 +416,7 @@ crate::mpi_export! { MPI_Comm_disconnect, PMPI_Comm_disconnect, (comm: *mut MPI_
     let rc = call("MPI_Comm_disconnect", h, |rt| {
         out(comm, "comm")?;
         freeable(rt, h)?;
-        let pending: Vec<MPI_Request> = rt.reqs.iter().filter(|(_, r)| r.comm == h).map(|(&k, _)| k).filter(|&k| rt.live(k)).collect();
+        let pending: Vec<MPI_Request> = rt.reqs.iter().filter(|(_, r)| r.comm == h).map(|(k, _)| k).filter(|&k| rt.live(k)).collect();
         rt.block_until(&pending, true)
     });
     if rc != MPI_SUCCESS { return rc; }

@@ -41,7 +41,46 @@ pub enum Body {
     Partitioned(Box<crate::partitioned::Partitioned>),
 }
 
+/// The handle every send complete from the start shares (its status is MPI's empty one), and
+/// the one every operation with `MPI_PROC_NULL` shares (its status names `MPI_PROC_NULL`):
+/// such a request costs no table slot, and completing it costs a compare.
+pub const DONE_SEND: MPI_Request = 0x6c00_0001;
+pub const DONE_PROC_NULL: MPI_Request = 0x6c00_0002;
+
+/// Whether `h` is one of the shared handles of requests complete from the start.
+#[inline]
+pub fn is_shared_done(h: MPI_Request) -> bool {
+    h as u32 & 0xfc00_0000 == 0x6c00_0000
+}
+
+/// The outcome of a shared complete request.
+#[inline]
+pub fn shared_outcome(h: MPI_Request) -> Outcome {
+    match h {
+        DONE_PROC_NULL => Outcome { source: MPI_PROC_NULL, ..Outcome::empty() },
+        _ => Outcome::empty(),
+    }
+}
+
+/// The runtime's request table, with the two shared complete requests in their slots.
+pub fn request_table() -> crate::objects::Table<ApiReq> {
+    let mut t = crate::objects::table(crate::objects::kinds::REQUEST);
+    t.insert(DONE_SEND, ApiReq::done(MPI_COMM_WORLD, MPI_ANY_SOURCE));
+    t.insert(DONE_PROC_NULL, ApiReq::done(MPI_COMM_WORLD, MPI_PROC_NULL));
+    t
+}
+
 impl ApiReq {
+    /// The shared handle of this request when it is complete from the start and holds
+    /// nothing of its own.
+    pub fn shared_handle(&self) -> Option<MPI_Request> {
+        match self.body {
+            Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG } if self.keep.is_none() && self.unpack.is_none() => Some(DONE_SEND),
+            Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG } if self.keep.is_none() && self.unpack.is_none() => Some(DONE_PROC_NULL),
+            _ => None,
+        }
+    }
+
     /// A request complete from the start, whose status names `source` (`MPI_ANY_SOURCE` for
     /// a send, `MPI_PROC_NULL` for an operation with the null process).
     pub fn done(comm: i32, source: i32) -> ApiReq {
@@ -101,7 +140,7 @@ pub struct ApiReq {
     pub comm: i32,
     /// World ranks of the communicator, to report the source as a communicator rank.
     pub group: Option<Arc<Vec<u32>>>,
-    pub unpack: Option<Unpack>,
+    pub unpack: Option<Box<Unpack>>,
     /// Packed send data the engine reads from until completion.
     pub keep: Option<Vec<u8>>,
 }
@@ -167,6 +206,9 @@ impl Runtime {
     /// Finish a completed request: unpack, translate the source, forget the handle (a
     /// persistent request stays, inactive; a generalized one asks the program's callbacks).
     pub fn finish_req(&mut self, h: i32) -> Outcome {
+        if is_shared_done(h) {
+            return shared_outcome(h);
+        }
         match self.reqs.get_mut(&h).map(|r| &mut r.body) {
             None => Outcome::empty(),
             Some(Body::Persistent(p)) => match p.active.take() {
@@ -185,7 +227,7 @@ impl Runtime {
     /// Finish the completed request `*h` and reset the handle, unless it is persistent.
     pub fn complete_handle(&mut self, h: &mut MPI_Request) -> Outcome {
         let o = self.finish_req(*h);
-        if !self.reqs.contains_key(h) {
+        if is_shared_done(*h) || !self.reqs.contains_key(h) {
             *h = MPI_REQUEST_NULL;
         }
         o
@@ -197,6 +239,9 @@ impl Runtime {
             return Ok(Some(Outcome::empty()));
         }
         self.req(h)?;
+        if is_shared_done(h) {
+            return Ok(Some(self.finish_req(h)));
+        }
         self.progress_once()?;
         if !self.req_done(h) {
             return Ok(None);
@@ -375,7 +420,7 @@ impl Locked {
 
 /// Take a completed engine request: unpack what it received, and say how it ended.
 /// `group`: the world ranks of a receive's communicator (`None` for a send).
-pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: Option<Unpack>, group: Option<&[u32]>) -> Outcome {
+pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: Option<Box<Unpack>>, group: Option<&[u32]>) -> Outcome {
     match engine.take(id) {
             Some(Ok(st)) => {
                 if let Some(u) = unpack {
@@ -507,13 +552,70 @@ fn in_status(first_err: Option<i32>) -> MpiResult<()> {
     }
 }
 
+/// One pass over `hs` for the common wait: check every handle, and when each request is a
+/// plain one (null, complete from the start, or one engine operation) gather in `wait_ids`
+/// the engine ids still in flight and say `true`; `false` sends the caller to the general
+/// wait ([`Locked::block_until`]).
+fn gather_plain(rt: &mut Runtime, hs: &[MPI_Request]) -> MpiResult<bool> {
+    let mut ids = std::mem::take(&mut rt.wait_ids);
+    ids.clear();
+    let mut plain = true;
+    for &h in hs {
+        if h == MPI_REQUEST_NULL || is_shared_done(h) {
+            continue;
+        }
+        match rt.reqs.get(&h).map(|r| &r.body) {
+            Some(&Body::Engine(id)) => {
+                if !rt.engine.is_done(id) {
+                    ids.push(id);
+                }
+            }
+            Some(Body::Done { .. } | Body::Finished(_)) => {}
+            Some(_) => plain = false,
+            None => {
+                rt.wait_ids = ids;
+                return err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}"));
+            }
+        }
+    }
+    rt.wait_ids = ids;
+    Ok(plain)
+}
+
+/// Wait until every engine id [`gather_plain`] gathered is complete.
+fn wait_gathered(rt: &mut Locked) -> MpiResult<()> {
+    if rt.wait_ids.is_empty() {
+        return Ok(());
+    }
+    // Out of the runtime while the lock may be let go (MPI_THREAD_MULTIPLE).
+    let ids = std::mem::take(&mut rt.wait_ids);
+    // A cursor over the set: what completed stays completed, so each pass looks only from
+    // the first request not yet seen done.
+    let mut seen = 0;
+    let r = rt.wait_until(|e| {
+        while seen < ids.len() && e.is_done(ids[seen]) {
+            seen += 1;
+        }
+        seen == ids.len()
+    });
+    rt.wait_ids = ids;
+    Ok(r?)
+}
+
 fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
-    validate(rt, hs)?;
-    rt.block_until(hs, true)?;
+    if gather_plain(rt, hs)? {
+        wait_gathered(rt)?;
+    } else {
+        rt.block_until(hs, true)?;
+    }
     let mut first_err = None;
     for i in 0..hs.len() {
-        if !rt.live(hs[i]) {
+        if is_shared_done(hs[i]) {
+            let o = shared_outcome(hs[i]);
+            hs[i] = MPI_REQUEST_NULL;
+            write_status(status_at(sts, i), &o, true);
+        } else if !rt.live(hs[i]) {
             write_status(status_at(sts, i), &Outcome::empty(), true);
         } else {
             complete_at(rt, hs, i, status_at(sts, i), &mut first_err);
@@ -626,6 +728,10 @@ fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
         return err(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
     }
     rt.req(h)?;
+    if is_shared_done(h) {
+        *o = MPI_REQUEST_NULL;
+        return Ok(());
+    }
     if matches!(rt.reqs.get_mut(&h).expect("validated above").operation_mut().body, Body::Coll(_)) {
         return err(MPI_ERR_REQUEST, "a collective request in flight cannot be freed; wait for it");
     }

@@ -4,8 +4,13 @@ use std::fmt;
 
 use crate::consts::*;
 
+/// Boxed, so that every `MpiResult` on the hot paths stays two words wide: errors are rare,
+/// and a wide `Result` costs each successful call its copies.
 #[derive(Debug, Clone)]
-pub struct MpiError {
+pub struct MpiError(Box<ErrorInfo>);
+
+#[derive(Debug, Clone)]
+pub struct ErrorInfo {
     pub class: i32,
     pub msg: String,
     /// The communicator whose error handler applies, when not the call's own (an error found
@@ -17,8 +22,22 @@ pub struct MpiError {
 }
 
 impl MpiError {
+    #[cold]
     pub fn new(class: i32, msg: impl Into<String>) -> MpiError {
-        MpiError { class, msg: msg.into(), comm: None, consequence: false }
+        MpiError(Box::new(ErrorInfo { class, msg: msg.into(), comm: None, consequence: false }))
+    }
+}
+
+impl std::ops::Deref for MpiError {
+    type Target = ErrorInfo;
+    fn deref(&self) -> &ErrorInfo {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for MpiError {
+    fn deref_mut(&mut self) -> &mut ErrorInfo {
+        &mut self.0
     }
 }
 
@@ -38,6 +57,7 @@ impl fmt::Display for MpiError {
 
 pub type MpiResult<T> = Result<T, MpiError>;
 
+#[cold]
 pub fn err<T>(class: i32, msg: impl Into<String>) -> MpiResult<T> {
     Err(MpiError::new(class, msg))
 }
@@ -45,7 +65,9 @@ pub fn err<T>(class: i32, msg: impl Into<String>) -> MpiResult<T> {
 impl From<ferry_core::engine::EngineError> for MpiError {
     fn from(e: ferry_core::engine::EngineError) -> Self {
         let consequence = matches!(e, ferry_core::engine::EngineError::PeerLost(_));
-        MpiError { consequence, ..MpiError::new(MPI_ERR_OTHER, e.to_string()) }
+        let mut m = MpiError::new(MPI_ERR_OTHER, e.to_string());
+        m.consequence = consequence;
+        m
     }
 }
 

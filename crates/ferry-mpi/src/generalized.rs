@@ -8,6 +8,7 @@
 //! [`reentered`]) instead of waiting for it.
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::os::raw::{c_int, c_void};
 
 use crate::boundary::call;
@@ -38,17 +39,27 @@ thread_local! {
 }
 
 /// The runtime to use, without locking, for an MPI call made from inside a callback.
+#[inline]
 pub fn reentered() -> Option<*mut Runtime> {
+    if LENT.load(Ordering::Acquire) == 0 {
+        return None;
+    }
     let p = IN_CALLBACK.with(Cell::get);
     (!p.is_null()).then_some(p)
 }
 
+/// How many callbacks run with a lent runtime now: while none does, an MPI call need not read
+/// its thread-local state to know it.
+static LENT: AtomicUsize = AtomicUsize::new(0);
+
 /// Run a program's callback with `rt` lent to the MPI calls it makes. The caller holds no
 /// reference into `rt` across this call.
 pub(crate) fn with_callback<T>(rt: &mut Runtime, f: impl FnOnce() -> T) -> T {
+    LENT.fetch_add(1, Ordering::AcqRel);
     let outer = IN_CALLBACK.with(|c| c.replace(rt as *mut Runtime));
     let r = f();
     IN_CALLBACK.with(|c| c.set(outer));
+    LENT.fetch_sub(1, Ordering::AcqRel);
     r
 }
 

@@ -41,6 +41,7 @@ mod large_count;
 mod misc;
 mod mpi1_names;
 mod names;
+mod objects;
 mod op;
 mod op_queries;
 mod p2p;

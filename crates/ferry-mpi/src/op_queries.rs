@@ -7,6 +7,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ferry_data::datatype::Datatype;
@@ -32,7 +33,7 @@ impl View {
             Some(c) => [c.ints.len() as c_int, c.aints.len() as c_int, c.types.len() as c_int, c.combiner],
             None => [0, 0, 0, MPI_COMBINER_NAMED],
         };
-        let comms = rt.comms.iter().map(|(&h, c)| (h, c.rank, c.size())).collect();
+        let comms = rt.comms.iter().map(|(h, c)| (h, c.rank, c.size())).collect();
         View::new(dt, t, envelope, comms)
     }
 
@@ -75,20 +76,27 @@ thread_local! {
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
 }
 
+/// How many threads run a user's reduction function now: while none does, every MPI call
+/// knows it without reading its thread-local state (which a shared library reaches through a
+/// call).
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
 /// Run `f` (a user's function) with `view` answering its queries.
 pub fn with_view<R>(view: &Arc<View>, f: impl FnOnce() -> R) -> R {
+    RUNNING.fetch_add(1, Ordering::AcqRel);
     let outer = CURRENT.with(|c| c.replace(Some(view.clone())));
     ACTIVE.with(|a| a.set(true));
     let r = f();
     ACTIVE.with(|a| a.set(outer.is_some()));
     CURRENT.with(|c| *c.borrow_mut() = outer);
+    RUNNING.fetch_sub(1, Ordering::AcqRel);
     r
 }
 
 /// Whether a user's reduction function runs on this thread with the runtime held.
 #[inline]
 pub fn active() -> bool {
-    ACTIVE.with(Cell::get)
+    RUNNING.load(Ordering::Acquire) != 0 && ACTIVE.with(Cell::get)
 }
 
 /// Inside a user's reduction function, answer a query from its view: `Some` with the

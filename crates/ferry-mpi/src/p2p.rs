@@ -74,6 +74,7 @@ pub struct SendData {
     pub keep: Option<Vec<u8>>,
 }
 
+#[inline]
 pub fn send_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<SendData> {
     let (size, contiguous) = rt.type_shape(dt)?;
     let len = size * count as usize;
@@ -90,9 +91,10 @@ pub fn send_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Dat
 pub struct RecvTarget {
     pub ptr: *mut u8,
     pub cap: usize,
-    pub unpack: Option<Unpack>,
+    pub unpack: Option<Box<Unpack>>,
 }
 
+#[inline]
 pub fn recv_target(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<RecvTarget> {
     let (size, contiguous) = rt.type_shape(dt)?;
     let cap = size * count as usize;
@@ -102,13 +104,15 @@ pub fn recv_target(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Dat
     let t = rt.datatype(dt)?;
     let mut tmp = vec![0u8; cap];
     let ptr = tmp.as_mut_ptr();
-    Ok(RecvTarget { ptr, cap, unpack: Some(Unpack { tmp, dt: t, base: buf as *mut u8, count: count as usize }) })
+    Ok(RecvTarget { ptr, cap, unpack: Some(Box::new(Unpack { tmp, dt: t, base: buf as *mut u8, count: count as usize })) })
 }
 
 /// Start a send in any mode; returns the request handle.
 pub fn start_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<i32> {
-    let r = send_req(rt, buf, count, dt, dest, tag, comm, mode)?;
-    Ok(rt.add_req(r))
+    Ok(match post_send(rt, buf, count, dt, dest, tag, comm, mode)? {
+        None => crate::completion::DONE_SEND,
+        Some((id, keep)) => rt.add_req(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep }),
+    })
 }
 
 /// The argument checks of every send (also of MPI_Send_init, before anything is sent).
@@ -135,12 +139,27 @@ pub fn check_recv(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Da
 /// Start a send in any mode; returns the request, not yet registered under a handle.
 #[allow(clippy::too_many_arguments)]
 pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<ApiReq> {
-    check_send(rt, buf, count, dt, dest, tag, comm)?;
+    Ok(match post_send(rt, buf, count, dt, dest, tag, comm, mode)? {
+        None => ApiReq::done(comm, MPI_ANY_SOURCE),
+        Some((id, keep)) => ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep },
+    })
+}
+
+/// Start a send in any mode: `None` when it is complete already (copied out by its route,
+/// buffered, or to `MPI_PROC_NULL`), else the engine's request and the packed copy it reads.
+#[allow(clippy::too_many_arguments)]
+fn post_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<Option<(u64, Option<Vec<u8>>)>> {
+    // The checks of `check_send`, with one lookup of the communicator; `send_data` checks
+    // the datatype.
     let c = rt.comm(comm)?;
+    check_count(count)?;
+    check_dest(c, dest)?;
+    check_send_tag(tag)?;
+    check_buf(buf, count, dt)?;
     let (ctx, to) = (c.ctx, if dest == MPI_PROC_NULL { 0 } else { c.world(dest) });
     let data = send_data(rt, buf, count, dt)?;
     if dest == MPI_PROC_NULL {
-        return Ok(ApiReq::done(comm, MPI_ANY_SOURCE));
+        return Ok(None);
     }
     if mode == Mode::Buffered {
         // Let finished buffered sends return their space before judging the room left.
@@ -161,14 +180,11 @@ pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Data
         if let Some(id) = unsafe { rt.engine.isend(to, ctx, tag, copy.as_ptr(), copy.len(), false) } {
             rt.bsend.pending.push((id, need, copy));
         }
-        return Ok(ApiReq::done(comm, MPI_ANY_SOURCE));
+        return Ok(None);
     }
     // SAFETY: the user buffer (or `keep`) stays valid until the request completes.
-    match unsafe { rt.engine.isend(to, ctx, tag, data.ptr, data.len, mode == Mode::Synchronous) } {
-        Some(id) => Ok(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep: data.keep }),
-        // Copied out by the route already: nothing to wait for.
-        None => Ok(ApiReq::done(comm, MPI_ANY_SOURCE)),
-    }
+    // `None`: copied out by the route already, nothing to wait for.
+    Ok(unsafe { rt.engine.isend(to, ctx, tag, data.ptr, data.len, mode == Mode::Synchronous) }.map(|id| (id, data.keep)))
 }
 
 pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<i32> {
@@ -178,8 +194,13 @@ pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Data
 
 /// Start a receive; returns the request, not yet registered under a handle.
 pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<ApiReq> {
-    check_recv(rt, buf, count, dt, source, tag, comm)?;
+    // The checks of `check_recv`, with one lookup of the communicator; `recv_target` checks
+    // the datatype.
     let c = rt.comm(comm)?;
+    check_count(count)?;
+    check_source(c, source)?;
+    check_recv_tag(tag)?;
+    check_buf(buf, count, dt)?;
     let (ctx, group) = (c.ctx, c.peers().clone());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
@@ -211,12 +232,11 @@ pub fn bsend_ids(rt: &Runtime) -> Vec<u64> {
 }
 
 fn send(rt: &mut Locked, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<()> {
-    let r = send_req(rt, buf, count, dt, dest, tag, comm, mode)?;
-    if let Body::Done { .. } = r.body {
+    let Some((id, keep)) = post_send(rt, buf, count, dt, dest, tag, comm, mode)? else {
         // Copied out by the route already: nothing to wait for.
         return Ok(());
-    }
-    let o = rt.wait_unregistered(r)?;
+    };
+    let o = rt.wait_unregistered(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep })?;
     check(o, comm).map(|_| ())
 }
 

@@ -62,23 +62,24 @@ fn start_one(rt: &mut Locked, h: MPI_Request) -> MpiResult<()> {
     if matches!(rt.reqs[&h].body, Body::Partitioned(_)) {
         return crate::partitioned::start(rt, h);
     }
-    let mut r = rt.reqs.remove(&h).expect("checked by startable");
+    // The request leaves its slot while its start runs (which needs the whole runtime); a
+    // placeholder keeps the slot, and so the handle, until it is back.
+    let slot = rt.reqs.get_mut(&h).expect("checked by startable");
+    let comm = slot.comm;
+    let mut r = std::mem::replace(slot, ApiReq::done(comm, MPI_ANY_SOURCE));
     let Body::Persistent(p) = &mut r.body else { unreachable!("checked by startable") };
     let run = (p.start)(rt);
-    let comm = r.comm;
-    match run {
+    let result = match run {
         Ok(a) => {
             if let Body::Persistent(p) = &mut r.body {
                 p.active = Some(Box::new(a));
             }
-            rt.reqs.insert(h, r);
             Ok(())
         }
-        Err(e) => {
-            rt.reqs.insert(h, r);
-            Err(e.on_comm(comm))
-        }
-    }
+        Err(e) => Err(e.on_comm(comm)),
+    };
+    *rt.reqs.get_mut(&h).expect("the placeholder keeps the slot") = r;
+    result
 }
 
 fn start(rt: &mut Locked, req: *mut MPI_Request) -> MpiResult<()> {

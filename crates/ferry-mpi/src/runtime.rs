@@ -17,6 +17,7 @@ use crate::comm::Comm;
 use crate::completion::ApiReq;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
+use crate::objects::{self, Table};
 use crate::op::UserOp;
 
 const UNINIT: u8 = 0;
@@ -90,26 +91,25 @@ pub struct Runtime {
     /// This rank's place in the job, and its line to the launcher.
     job: Job,
     pub world_rank: u32,
-    pub comms: FastMap<i32, Comm>,
-    next_comm: i32,
+    pub comms: Table<Comm>,
     /// Groups by handle (`MPI_GROUP_EMPTY` is not in the table).
     pub groups: FastMap<i32, crate::group::Members>,
     pub next_group: i32,
     /// The next communicator context id this process has never used (ids come in pairs:
     /// point-to-point, then internal collective traffic).
     pub next_context: u32,
-    pub types: FastMap<i32, (Datatype, bool)>,
+    /// Derived datatypes, and whether each is committed.
+    pub types: Table<(Datatype, bool)>,
     /// Contents and names of datatypes (`MPI_Type_get_contents`, `MPI_Type_set_name`).
     pub type_info: FastMap<i32, crate::typeinfo::TypeInfo>,
-    next_type: i32,
     predefined: FastMap<i32, Datatype>,
     /// The shape of the predefined type used last (they never change): most programs send
     /// one type over and over.
     shape_cache: Option<(i32, usize, bool)>,
-    pub reqs: FastMap<i32, ApiReq>,
-    next_req: i32,
-    pub msgs: FastMap<i32, ApiMessage>,
-    next_msg: i32,
+    pub reqs: Table<ApiReq>,
+    pub msgs: Table<ApiMessage>,
+    /// Engine ids a wait collects (kept to be reused: a wait allocates nothing).
+    pub wait_ids: Vec<u64>,
     pub bsend: BsendBuffer,
     pub thread_level: i32,
     pub main_thread: std::thread::ThreadId,
@@ -179,7 +179,7 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
     let (job, engine) = Job::start()?;
     let (rank, size) = (job.rank(), job.size());
 
-    let mut comms = FastMap::default();
+    let mut comms = objects::table(objects::kinds::COMM);
     comms.insert(MPI_COMM_WORLD, Comm::new(0, (0..size).collect(), rank));
     // Each context pair is followed by its idup block (`Comm::new`).
     let self_ctx = 2 + 2 * crate::comm::IDUP_PAIRS;
@@ -190,19 +190,16 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
         job,
         world_rank: rank,
         comms,
-        next_comm: 0,
         groups: FastMap::default(),
         next_group: 0,
         next_context: self_ctx + 2 + 2 * crate::comm::IDUP_PAIRS,
-        types: FastMap::default(),
+        types: objects::table(objects::kinds::DATATYPE),
         type_info: FastMap::default(),
-        next_type: 0,
         predefined: FastMap::default(),
         shape_cache: None,
-        reqs: FastMap::default(),
-        next_req: 0,
-        msgs: FastMap::default(),
-        next_msg: 0,
+        reqs: crate::completion::request_table(),
+        msgs: objects::table(objects::kinds::MESSAGE),
+        wait_ids: Vec::new(),
         bsend: BsendBuffer::default(),
         thread_level: provided,
         main_thread: std::thread::current().id(),
@@ -270,12 +267,21 @@ fn shut_down() -> MpiResult<()> {
     Ok(())
 }
 
+#[cold]
+fn bad_comm(h: i32) -> MpiError {
+    if h == MPI_COMM_NULL {
+        MpiError::new(MPI_ERR_COMM, "MPI_COMM_NULL is not a communicator")
+    } else {
+        MpiError::new(MPI_ERR_COMM, format!("invalid communicator handle {h:#x}"))
+    }
+}
+
 impl Runtime {
+    #[inline]
     pub fn comm(&self, h: i32) -> MpiResult<&Comm> {
         match self.comms.get(&h) {
             Some(c) => Ok(c),
-            None if h == MPI_COMM_NULL => err(MPI_ERR_COMM, "MPI_COMM_NULL is not a communicator"),
-            None => err(MPI_ERR_COMM, format!("invalid communicator handle {h:#x}")),
+            None => Err(bad_comm(h)),
         }
     }
 
@@ -284,10 +290,7 @@ impl Runtime {
     }
 
     pub fn add_comm(&mut self, c: Comm) -> i32 {
-        let h = 0x84000000u32 as i32 | self.next_comm;
-        self.next_comm += 1;
-        self.comms.insert(h, c);
-        h
+        self.comms.add(c)
     }
 
     /// A committed datatype usable for communication.
@@ -305,12 +308,17 @@ impl Runtime {
 
     /// Size and contiguity of a committed datatype, without taking a reference to it (the
     /// hot path of every send and receive).
+    #[inline]
     pub fn type_shape(&mut self, h: i32) -> MpiResult<(usize, bool)> {
         if let Some((c, size, contiguous)) = self.shape_cache {
             if c == h {
                 return Ok((size, contiguous));
             }
         }
+        self.type_shape_lookup(h)
+    }
+
+    fn type_shape_lookup(&mut self, h: i32) -> MpiResult<(usize, bool)> {
         match self.types.get(&h) {
             Some((t, true)) => return Ok((t.size(), t.is_contiguous())),
             Some((_, false)) => return err(MPI_ERR_TYPE, format!("datatype {h:#x} is not committed")),
@@ -355,28 +363,18 @@ impl Runtime {
 
     pub fn add_type(&mut self, t: Datatype) -> i32 {
         // 0x8c00000x are MPICH's pair types; derived types live in the "indirect" range.
-        let h = 0xcc000000u32 as i32 | self.next_type;
-        self.next_type += 1;
-        self.types.insert(h, (t, false));
-        h
+        self.types.add((t, false))
     }
 
     pub fn add_req(&mut self, r: ApiReq) -> i32 {
-        loop {
-            self.next_req = (self.next_req + 1) & 0x00ff_ffff;
-            let h = 0xac000000u32 as i32 | self.next_req;
-            if let std::collections::hash_map::Entry::Vacant(v) = self.reqs.entry(h) {
-                v.insert(r);
-                return h;
-            }
+        match r.shared_handle() {
+            Some(h) => h,
+            None => self.reqs.add(r),
         }
     }
 
     pub fn add_msg(&mut self, m: ApiMessage) -> i32 {
-        self.next_msg = (self.next_msg + 1) & 0x00ff_ffff;
-        let h = 0xad000000u32 as i32 | self.next_msg;
-        self.msgs.insert(h, m);
-        h
+        self.msgs.add(m)
     }
 
     /// The world ranks on this host, ascending (for `MPI_Comm_split_type`).

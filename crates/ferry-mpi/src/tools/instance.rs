@@ -64,7 +64,7 @@ pub(crate) fn requests_left(rt: &mut Runtime) {
     if ARMED[REQUEST_LEFT].load(Ordering::Acquire) == 0 {
         return;
     }
-    let mut left: Vec<(MPI_Request, MPI_Comm)> = rt.reqs.iter().map(|(h, r)| (*h, r.comm)).collect();
+    let mut left: Vec<(MPI_Request, MPI_Comm)> = rt.reqs.iter().filter(|(h, _)| !crate::completion::is_shared_done(*h)).map(|(h, r)| (h, r.comm)).collect();
     left.sort_unstable();
     for (h, comm) in left {
         let mut record = [0u8; RECORD];

@@ -45,7 +45,7 @@ pub struct Reply {
     /// Window rank of the target.
     pub target: usize,
     pub rid: u64,
-    pub unpack: Option<Unpack>,
+    pub unpack: Option<Box<Unpack>>,
     /// `MPI_Rget` and kin: the handle of the request that takes the answer (synchronisation
     /// only waits for it).
     pub by_request: Option<c_int>,

@@ -1,0 +1,26 @@
+//! The bottom of the MPI face: the objects behind the handles and the tables that find them.
+//! Features above use these and the engine, and find each other's behaviour here as data.
+
+pub mod table;
+
+pub use table::Table;
+
+/// Where each kind of object's handles live (MPICH's layout: the top six bits name the kind
+/// and the storage class; the low 26 are an index and a generation, see [`Table`]).
+pub mod kinds {
+    /// Communicators: predefined `0x44000000 | i` (world, self), made `0x84......`.
+    pub const COMM: (u32, u32, u32) = (0x8400_0000, 20, 0x4400_0000);
+    /// Derived datatypes: made `0xcc......` (the predefined types are answered elsewhere).
+    pub const DATATYPE: (u32, u32, u32) = (0xcc00_0000, 20, 0x4c00_0000);
+    /// Requests: made `0xac......` (4 Mi at once, 16 generations); predefined `0x6c000000 | i`
+    /// are requests complete from the start, shared by every such operation.
+    pub const REQUEST: (u32, u32, u32) = (0xac00_0000, 22, 0x6c00_0000);
+    /// Messages of `MPI_Mprobe`: made `0xec......` (MPICH's kind of requests, in another
+    /// storage class, so no request handle is ever a message handle).
+    pub const MESSAGE: (u32, u32, u32) = (0xec00_0000, 20, 0x6c00_0000);
+}
+
+/// A table for handles of the kind `k` (one of [`kinds`]).
+pub fn table<T>(k: (u32, u32, u32)) -> Table<T> {
+    Table::new(k.0, k.1, k.2)
+}
