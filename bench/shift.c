@@ -14,6 +14,7 @@
  *   Tp = min of T(W) - W over the steps with W >= T0 (work as long as the
  *        whole shift, so all that can hide is hidden): the part no work can
  *        hide, the processor's share o           -> shift.nonoverlap
+ *   (Tp is clamped at 0: below it, the work ran faster than calibrated)
  *   T0 - Tp, clamped at 0: the part work hides, L + g   -> shift.overlap
  *
  * W goes up until W >= T0 and three steps in a row have brought no new low of
@@ -207,6 +208,10 @@ int main(int argc, char **argv)
             MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
         if (rank == 0) {
+            /* T(W) - W below 0 means the work ran faster during a step than at its
+             * calibration (the clock of a loaded machine): nothing is left exposed. */
+            if (tp < 0.0)
+                tp = 0.0;
             double overlap = t0 - tp > 0.0 ? t0 - tp : 0.0;
             bench_print_row(rank, "shift.total", size, t0);
             bench_print_row(rank, "shift.nonoverlap", size, tp);
