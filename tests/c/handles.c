@@ -27,6 +27,9 @@ static void stale_request(void)
     EXPECT(MPI_ERR_REQUEST, MPI_Request_free(&copy));
     MPI_Request forged = now ^ 0x00400000; /* another generation of the same slot */
     EXPECT(MPI_ERR_REQUEST, MPI_Wait(&forged, &st));
+    MPI_Request not_a_request = (MPI_Request)MPI_MESSAGE_NO_PROC;
+    EXPECT(MPI_ERR_REQUEST, MPI_Wait(&not_a_request, &st));
+    EXPECT(MPI_ERR_REQUEST, MPI_Waitall(1, &not_a_request, &st));
     CALL(MPI_Test(&now, &flag, &st));
     CHECK(flag == 0, "an unmatched receive tested complete");
     CALL(MPI_Cancel(&now));

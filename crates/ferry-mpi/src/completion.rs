@@ -50,7 +50,7 @@ pub const DONE_PROC_NULL: MPI_Request = 0x6c00_0002;
 /// Whether `h` is one of the shared handles of requests complete from the start.
 #[inline]
 pub fn is_shared_done(h: MPI_Request) -> bool {
-    h as u32 & 0xfc00_0000 == 0x6c00_0000
+    h == DONE_SEND || h == DONE_PROC_NULL
 }
 
 /// The outcome of a shared complete request.
