@@ -61,7 +61,8 @@ usage: tests/run-c-tests.sh [options] [FILTER...]
   --mpi ferry|mpich  implementation to build and run with (default: ferry)
                      mpich: mpicc.mpich and `timeout T mpiexec.mpich -n N`
   -n, --np N         only the runs with N ranks
-  --timeout SECONDS  limit for one run (default: 60)
+  --timeout SECONDS  limit for one run (default: 60; a program may ask for more
+                     with a /* timeout: N */ line)
   -v, --verbose      show the output of passing runs too
   -l, --list         list the cases and exit
   -h, --help         this text
@@ -107,6 +108,7 @@ esac
 case "$run_timeout" in
     ''|*[!0-9]*) echo "run-c-tests: --timeout needs a whole number of seconds" >&2; exit 2 ;;
 esac
+default_timeout=$run_timeout
 
 FERRY=${FERRY:-target/release/ferry}
 MPICC=${MPICC:-bin/mpicc}
@@ -186,6 +188,13 @@ with_env() {
         for a in $assigns; do export "${a?}"; done
         "$@"
     )
+}
+
+# The limit for one run of a source file: its `timeout:` line, never below --timeout.
+timeout_of() {
+    local t
+    t=$(sed -n 's|^[[:space:]]*/\*[[:space:]]*timeout:[[:space:]]*\([0-9][0-9]*\)[[:space:]]*\*/.*|\1|p' "$1" | head -n 1)
+    if [ -n "$t" ] && [ "$t" -gt "$default_timeout" ]; then echo "$t"; else echo "$default_timeout"; fi
 }
 
 # The reason given by a `mpich: skip` line, if any.
@@ -410,6 +419,7 @@ for src in "${sources[@]}"; do
     fi
     exe="$work/bin/$name"
     compile "$cc" "$exe" "$src" "${cflags[@]}" || continue
+    run_timeout=$(timeout_of "$src")
     for i in "${!chosen[@]}"; do
         parse_expect "$src"
         label=${labels[$i]}
@@ -434,6 +444,7 @@ exp_kind=pass exp_exit="" exp_stderr="" exp_within=30
 for c in "${abi_cases[@]}"; do
     set -- $c
     name=$1 np=$2
+    run_timeout=$(timeout_of "tests/c/$name.c")
     selected "abi:$name" || continue
     np_selected "$np" || continue
     if [ "$mode" != ferry ]; then
@@ -462,6 +473,7 @@ done
 
 # ---- Ferry programs under Hydra: the PMI-1 client ----------------------------
 
+run_timeout=$default_timeout
 for c in "${hydra_cases[@]}"; do
     set -- $c
     name=$1 np=$2

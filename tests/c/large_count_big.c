@@ -1,4 +1,5 @@
 /* ranks: 2 */
+/* timeout: 180 */
 /*
  * Counts beyond INT_MAX: rank 0 sends 2^31 + 4099 bytes with MPI_Send_c from
  * an untouched anonymous mapping (zero pages: no memory is used for them),
