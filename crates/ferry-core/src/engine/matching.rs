@@ -42,13 +42,24 @@ impl<P, U> Default for Context<P, U> {
 
 /// The two queues of every context. `P` identifies a posted receive, `U` an unexpected message.
 pub struct MatchQueues<P, U> {
-    contexts: FastMap<u32, Context<P, U>>,
+    /// The contexts in the order they were first used, found by `index`; most traffic stays
+    /// on one context for a while, so the one used last is tried before the map.
+    contexts: Vec<Context<P, U>>,
+    ids: Vec<u32>,
+    index: FastMap<u32, usize>,
+    last: usize,
 }
 
 impl<P, U> Default for MatchQueues<P, U> {
     fn default() -> Self {
-        MatchQueues { contexts: FastMap::default() }
+        MatchQueues { contexts: Vec::new(), ids: Vec::new(), index: FastMap::default(), last: 0 }
     }
+}
+
+/// Remove entry `i` (found by a search): the oldest one most often, taken from the front.
+#[inline]
+fn take_at<T>(q: &mut VecDeque<T>, i: usize) -> T {
+    if i == 0 { q.pop_front() } else { q.remove(i) }.expect("index from position")
 }
 
 impl<P, U> MatchQueues<P, U> {
@@ -56,29 +67,67 @@ impl<P, U> MatchQueues<P, U> {
         Self::default()
     }
 
+    /// The queues of context `ctx`, made on first use.
+    #[inline]
+    fn context(&mut self, ctx: u32) -> &mut Context<P, U> {
+        if self.ids.get(self.last) != Some(&ctx) {
+            self.last = match self.index.get(&ctx) {
+                Some(&i) => i,
+                None => {
+                    self.contexts.push(Context::default());
+                    self.ids.push(ctx);
+                    self.index.insert(ctx, self.ids.len() - 1);
+                    self.ids.len() - 1
+                }
+            };
+        }
+        &mut self.contexts[self.last]
+    }
+
+    /// The queues of context `ctx`, if it was ever used.
+    fn find(&self, ctx: u32) -> Option<&Context<P, U>> {
+        self.index.get(&ctx).map(|&i| &self.contexts[i])
+    }
+
+    fn find_mut(&mut self, ctx: u32) -> Option<&mut Context<P, U>> {
+        self.index.get(&ctx).map(|&i| &mut self.contexts[i])
+    }
+
     /// A message arrived: return the oldest matching posted receive (removed), or queue the
     /// message as unexpected and return `None`.
     pub fn arrive(&mut self, env: Envelope, msg: U) -> Option<(P, U)> {
-        let c = self.contexts.entry(env.ctx).or_default();
-        match c.posted.iter().position(|(p, _)| p.matches(&env)) {
-            Some(i) => {
-                let (_, p) = c.posted.remove(i).expect("index from position");
-                Some((p, msg))
-            }
+        match self.take_posted(&env) {
+            Some(p) => Some((p, msg)),
             None => {
-                c.unexpected.push_back((env, msg));
+                self.push_unexpected(env, msg);
                 None
             }
         }
     }
 
+    /// A message arrived: the oldest matching posted receive, removed; on `None` the caller
+    /// queues the message with [`push_unexpected`](Self::push_unexpected) before anything
+    /// else arrives on the context.
+    #[inline]
+    pub fn take_posted(&mut self, env: &Envelope) -> Option<P> {
+        let c = self.context(env.ctx);
+        let i = c.posted.iter().position(|(p, _)| p.matches(env))?;
+        Some(take_at(&mut c.posted, i).1)
+    }
+
+    /// Queue a message no posted receive matched.
+    #[inline]
+    pub fn push_unexpected(&mut self, env: Envelope, msg: U) {
+        self.context(env.ctx).unexpected.push_back((env, msg));
+    }
+
     /// A receive was posted: return the oldest matching unexpected message (removed), or
     /// queue the receive and return `None`.
     pub fn post(&mut self, pat: Pattern, recv: P) -> Option<(Envelope, U, P)> {
-        let c = self.contexts.entry(pat.ctx).or_default();
+        let c = self.context(pat.ctx);
         match c.unexpected.iter().position(|(e, _)| pat.matches(e)) {
             Some(i) => {
-                let (e, u) = c.unexpected.remove(i).expect("index from position");
+                let (e, u) = take_at(&mut c.unexpected, i);
                 Some((e, u, recv))
             }
             None => {
@@ -90,35 +139,35 @@ impl<P, U> MatchQueues<P, U> {
 
     /// The oldest unexpected message matching `pat`, left in place (MPI_Iprobe).
     pub fn peek(&self, pat: &Pattern) -> Option<(&Envelope, &U)> {
-        let c = self.contexts.get(&pat.ctx)?;
+        let c = self.find(pat.ctx)?;
         c.unexpected.iter().find(|(e, _)| pat.matches(e)).map(|(e, u)| (e, u))
     }
 
     /// Remove and return the oldest unexpected message matching `pat` (MPI_Improbe).
     pub fn take(&mut self, pat: &Pattern) -> Option<(Envelope, U)> {
-        let c = self.contexts.get_mut(&pat.ctx)?;
+        let c = self.find_mut(pat.ctx)?;
         let i = c.unexpected.iter().position(|(e, _)| pat.matches(e))?;
         c.unexpected.remove(i)
     }
 
     /// Remove a posted receive that has not matched yet (MPI_Cancel). True if it was there.
     pub fn cancel(&mut self, ctx: u32, mut is_it: impl FnMut(&P) -> bool) -> Option<P> {
-        let c = self.contexts.get_mut(&ctx)?;
+        let c = self.find_mut(ctx)?;
         let i = c.posted.iter().position(|(_, p)| is_it(p))?;
         c.posted.remove(i).map(|(_, p)| p)
     }
 
     /// Find an unexpected message in place, e.g. to update it while its payload arrives.
     pub fn unexpected_mut(&mut self, ctx: u32, mut is_it: impl FnMut(&U) -> bool) -> Option<&mut U> {
-        self.contexts.get_mut(&ctx)?.unexpected.iter_mut().find(|(_, u)| is_it(u)).map(|(_, u)| u)
+        self.find_mut(ctx)?.unexpected.iter_mut().find(|(_, u)| is_it(u)).map(|(_, u)| u)
     }
 
     pub fn posted_len(&self) -> usize {
-        self.contexts.values().map(|c| c.posted.len()).sum()
+        self.contexts.iter().map(|c| c.posted.len()).sum()
     }
 
     pub fn unexpected_len(&self) -> usize {
-        self.contexts.values().map(|c| c.unexpected.len()).sum()
+        self.contexts.iter().map(|c| c.unexpected.len()).sum()
     }
 }
 

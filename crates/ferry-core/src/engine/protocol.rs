@@ -30,6 +30,11 @@ mod departed;
 /// Rendezvous data travels in frames of at most this many bytes.
 pub const RNDV_CHUNK: usize = 4 << 20;
 
+/// Buffers of unexpected messages up to this size are recycled, and at most this many kept
+/// (a quarter of a megabyte at the most).
+const SPARE_MAX: usize = 1024;
+const SPARE_COUNT: usize = 256;
+
 /// Where the payload of the frame now arriving from a peer belongs.
 #[derive(Clone, Copy)]
 enum Target {
@@ -86,8 +91,11 @@ pub struct Protocol {
     me: u32,
     peers: Vec<PeerState>,
     queues: MatchQueues<ReqId, u64>,
-    inmsgs: FastMap<u64, InMsg>,
-    next_mid: u64,
+    /// Unexpected messages, by the id the matching queues hold.
+    inmsgs: Slab<InMsg>,
+    /// Buffers of small unexpected messages already delivered, kept for the next ones: a
+    /// message that arrives before its receive costs no allocation.
+    spare: Vec<Vec<u8>>,
     reqs: Slab<Req>,
     sync_waits: FastMap<(u32, u64), ReqId>,
     outbox: VecDeque<(u32, OutFrame)>,
@@ -110,8 +118,8 @@ impl Protocol {
             me,
             peers,
             queues: MatchQueues::new(),
-            inmsgs: FastMap::default(),
-            next_mid: 1,
+            inmsgs: Slab::default(),
+            spare: Vec::new(),
             reqs: Slab::default(),
             sync_waits: FastMap::default(),
             outbox: VecDeque::new(),
@@ -249,22 +257,17 @@ impl Protocol {
         p.send_seq
     }
 
-    fn mid(&mut self) -> u64 {
-        self.next_mid += 1;
-        self.next_mid
-    }
-
     fn send_to_self(&mut self, rid: ReqId, ctx: u32, tag: i32, data: Vec<u8>, sync: bool) {
         let env = Envelope { ctx, src: self.me, tag };
-        let mid = self.mid();
         let len = data.len();
-        match self.queues.arrive(env, mid) {
-            Some((r, _)) => {
+        match self.queues.take_posted(&env) {
+            Some(r) => {
                 self.deliver_owned(r, env, &data, len as u64);
                 self.finish(rid, Ok(Status::default()));
             }
             None => {
-                self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { len: len as u64, data, complete: true, bound: None }, sync: sync.then_some(rid) });
+                let mid = self.inmsgs.insert(InMsg { env, kind: InKind::Eager { len: len as u64, data, complete: true, bound: None }, sync: sync.then_some(rid) });
+                self.queues.push_unexpected(env, mid);
                 if !sync {
                     self.finish(rid, Ok(Status::default()));
                 }
@@ -299,21 +302,24 @@ impl Protocol {
 
     /// A receive met an unexpected message.
     fn matched_unexpected(&mut self, rid: ReqId, env: Envelope, mid: u64) {
-        let Some(mut m) = self.inmsgs.remove(&mid) else { return };
+        let Some(m) = self.inmsgs.get_mut(mid) else { return };
+        if let InKind::Eager { complete: false, bound, .. } = &mut m.kind {
+            // Its payload is still arriving: the receive waits for it, the message stays.
+            *bound = Some(rid);
+            if let Some(r) = self.recv_mut(rid) {
+                r.state = RecvState::AwaitEager;
+                r.status.source = env.src;
+            }
+            self.mark_busy(rid);
+            return;
+        }
+        let mut m = self.inmsgs.remove(mid).expect("present above");
         match &mut m.kind {
-            InKind::Eager { data, complete: true, .. } => {
+            InKind::Eager { data, .. } => {
                 let data = std::mem::take(data);
                 self.deliver_owned(rid, env, &data, data.len() as u64);
                 self.ack_sync(env.src, m.sync);
-            }
-            InKind::Eager { complete: false, bound, .. } => {
-                *bound = Some(rid);
-                if let Some(r) = self.recv_mut(rid) {
-                    r.state = RecvState::AwaitEager;
-                    r.status.source = env.src;
-                }
-                self.mark_busy(rid);
-                self.inmsgs.insert(mid, m);
+                self.recycle(data);
             }
             InKind::Rts { len, cookie, addr } => {
                 let (len, cookie, addr) = (*len, *cookie, *addr);
@@ -334,6 +340,29 @@ impl Protocol {
         h.dst = src;
         h.seq = seq;
         self.outbox.push_back((src, OutFrame::new(&h, Payload::None, None)));
+    }
+
+    /// A copy of `payload` in a buffer of the spare pool when one is there.
+    fn held_copy(&mut self, payload: &[u8]) -> Vec<u8> {
+        match self.spare.pop() {
+            Some(mut v) if payload.len() <= SPARE_MAX => {
+                v.clear();
+                v.extend_from_slice(payload);
+                v
+            }
+            Some(v) => {
+                self.spare.push(v);
+                payload.to_vec()
+            }
+            None => payload.to_vec(),
+        }
+    }
+
+    /// Keep the buffer of a delivered message for the next unexpected one, if it is small.
+    fn recycle(&mut self, v: Vec<u8>) {
+        if v.capacity() <= SPARE_MAX && self.spare.len() < SPARE_COUNT {
+            self.spare.push(v);
+        }
     }
 
     fn recv_mut(&mut self, rid: ReqId) -> Option<&mut RecvReq> {
@@ -403,7 +432,7 @@ impl Protocol {
     /// The envelope and size of the oldest unexpected message matching `pat` (MPI_Iprobe).
     pub fn peek(&self, pat: &Pattern) -> Option<Status> {
         let (env, mid) = self.queues.peek(pat)?;
-        let m = self.inmsgs.get(mid)?;
+        let m = self.inmsgs.get(*mid)?;
         Some(Status { source: env.src, tag: env.tag, bytes: msg_len(m), cancelled: false, truncated: false })
     }
 
@@ -413,12 +442,12 @@ impl Protocol {
     /// [`improbe`](Self::improbe) and [`imrecv`](Self::imrecv).
     pub fn take_whole(&mut self, pat: &Pattern) -> Option<(Status, Vec<u8>)> {
         let (_, mid) = self.queues.peek(pat)?;
-        let whole = matches!(self.inmsgs.get(mid), Some(InMsg { kind: InKind::Eager { complete: true, bound: None, .. }, sync: None, .. }));
+        let whole = matches!(self.inmsgs.get(*mid), Some(InMsg { kind: InKind::Eager { complete: true, bound: None, .. }, sync: None, .. }));
         if !whole {
             return None;
         }
         let (env, mid) = self.queues.take(pat)?;
-        let m = self.inmsgs.remove(&mid)?;
+        let m = self.inmsgs.remove(mid)?;
         let InKind::Eager { data, .. } = m.kind else { unreachable!("checked above") };
         Some((Status { source: env.src, tag: env.tag, bytes: data.len(), cancelled: false, truncated: false }, data))
     }
@@ -427,7 +456,7 @@ impl Protocol {
     /// [`imrecv`](Self::imrecv).
     pub fn improbe(&mut self, pat: &Pattern) -> Option<(u64, Status)> {
         let (env, mid) = self.queues.take(pat)?;
-        let m = self.inmsgs.get(&mid)?;
+        let m = self.inmsgs.get(mid)?;
         Some((mid, Status { source: env.src, tag: env.tag, bytes: msg_len(m), cancelled: false, truncated: false }))
     }
 
@@ -436,7 +465,7 @@ impl Protocol {
     /// # Safety
     /// As for [`irecv`](Self::irecv).
     pub unsafe fn imrecv(&mut self, mid: u64, buf: *mut u8, cap: usize) -> ReqId {
-        let env = self.inmsgs.get(&mid).map(|m| m.env).unwrap_or(Envelope { ctx: 0, src: self.me, tag: 0 });
+        let env = self.inmsgs.get(mid).map(|m| m.env).unwrap_or(Envelope { ctx: 0, src: self.me, tag: 0 });
         let pat = Pattern { ctx: env.ctx, src: Some(env.src), tag: Some(env.tag) };
         let rid = self.reqs.insert(Req { kind: ReqKind::Recv(RecvReq { buf, cap, pat, state: RecvState::Posted, status: Status::default() }), done: None, detached: false, busy: false });
         self.matched_unexpected(rid, env, mid);
@@ -601,10 +630,9 @@ impl Protocol {
             Kind::Eager => {
                 self.check_seq(peer, h.seq)?;
                 let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
-                let mid = self.mid();
                 let sync = (h.flags & flags::SYNC != 0).then_some(h.seq);
-                match self.queues.arrive(env, mid) {
-                    Some((rid, _)) => {
+                match self.queues.take_posted(&env) {
+                    Some(rid) => {
                         let r = self.recv_mut(rid).expect("posted receives are live requests");
                         r.state = RecvState::Receiving;
                         r.status = Status { source: peer, tag: h.tag, bytes: (h.len as usize).min(r.cap), cancelled: false, truncated: h.len > r.cap as u64 };
@@ -617,7 +645,8 @@ impl Protocol {
                         Ok((sink, Target::Recv(rid, sync)))
                     }
                     None => {
-                        self.inmsgs.insert(mid, InMsg { env, kind: InKind::Eager { data: Vec::new(), len: h.len, complete: false, bound: None }, sync });
+                        let mid = self.inmsgs.insert(InMsg { env, kind: InKind::Eager { data: Vec::new(), len: h.len, complete: false, bound: None }, sync });
+                        self.queues.push_unexpected(env, mid);
                         Ok((Sink::Vec(Vec::with_capacity(h.len as usize)), Target::Unexpected(mid)))
                     }
                 }
@@ -653,12 +682,12 @@ impl Protocol {
                     self.ack_sync(peer, sync);
                 }
                 Target::Unexpected(mid) => {
-                    let Some(m) = self.inmsgs.get_mut(&mid) else { return Ok(()) };
+                    let Some(m) = self.inmsgs.get_mut(mid) else { return Ok(()) };
                     let InKind::Eager { data, complete, bound, .. } = &mut m.kind else { return Ok(()) };
                     *data = payload;
                     *complete = true;
                     if let Some(rid) = bound.take() {
-                        let m = self.inmsgs.remove(&mid).expect("present above");
+                        let m = self.inmsgs.remove(mid).expect("present above");
                         let InKind::Eager { data, .. } = m.kind else { unreachable!() };
                         self.deliver_owned(rid, m.env, &data, data.len() as u64);
                         self.ack_sync(peer, m.sync);
@@ -678,11 +707,11 @@ impl Protocol {
                     return Err("RTS with a buffer address over the network".into());
                 }
                 let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
-                let mid = self.mid();
-                match self.queues.arrive(env, mid) {
-                    Some((rid, _)) => self.start_rndv_recv(rid, env, len, cookie, addr),
+                match self.queues.take_posted(&env) {
+                    Some(rid) => self.start_rndv_recv(rid, env, len, cookie, addr),
                     None => {
-                        self.inmsgs.insert(mid, InMsg { env, kind: InKind::Rts { len, cookie, addr }, sync: None });
+                        let mid = self.inmsgs.insert(InMsg { env, kind: InKind::Rts { len, cookie, addr }, sync: None });
+                        self.queues.push_unexpected(env, mid);
                     }
                 }
             }
@@ -751,6 +780,34 @@ impl Protocol {
 }
 
 impl Deliver for Protocol {
+    /// A whole eager frame in one step: copied straight into the receive it matches, or kept
+    /// as an unexpected message in a recycled buffer; other frames take the general way.
+    fn whole(&mut self, peer: u32, h: Header, payload: &[u8]) -> Result<(), String> {
+        if h.kind != Kind::Eager || peer as usize >= self.peers.len() {
+            let mut sink = self.header(peer, &h, true)?;
+            sink.put(payload);
+            return self.frame(peer, h, sink);
+        }
+        if h.src != peer || h.dst != self.me {
+            return Err(format!("frame from rank {} to {} on the route of rank {peer}", h.src, h.dst));
+        }
+        self.check_seq(peer, h.seq)?;
+        let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
+        let sync = (h.flags & flags::SYNC != 0).then_some(h.seq);
+        match self.queues.take_posted(&env) {
+            Some(rid) => {
+                self.deliver_owned(rid, env, payload, h.len);
+                self.ack_sync(peer, sync);
+            }
+            None => {
+                let data = self.held_copy(payload);
+                let mid = self.inmsgs.insert(InMsg { env, kind: InKind::Eager { data, len: h.len, complete: true, bound: None }, sync });
+                self.queues.push_unexpected(env, mid);
+            }
+        }
+        Ok(())
+    }
+
     fn header(&mut self, peer: u32, h: &Header, whole: bool) -> Result<Sink, String> {
         if peer as usize >= self.peers.len() {
             return Err(format!("frame from unknown rank {peer}"));

@@ -88,6 +88,14 @@ pub trait Deliver {
     fn header(&mut self, peer: u32, h: &Header, whole: bool) -> Result<Sink, String>;
     /// The payload of the frame last announced is complete.
     fn frame(&mut self, peer: u32, h: Header, sink: Sink) -> Result<(), String>;
+    /// A whole frame whose payload is at hand (`payload.len() == h.len`, checked by the
+    /// route): [`header`](Deliver::header), the payload, then [`frame`](Deliver::frame),
+    /// unless the receiver has a shorter way.
+    fn whole(&mut self, peer: u32, h: Header, payload: &[u8]) -> Result<(), String> {
+        let mut sink = self.header(peer, &h, true)?;
+        sink.put(payload);
+        self.frame(peer, h, sink)
+    }
 }
 
 /// One way of reaching one peer.

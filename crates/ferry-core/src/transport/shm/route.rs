@@ -140,10 +140,9 @@ impl ShmRoute {
             if first && last && self.incoming.is_none() {
                 // The common case, a whole frame in one record: straight to the receiver.
                 let h = first_header(piece.header, len, true, limits).map_err(RouteError::Protocol)?;
-                let mut sink = to.header(peer, &h, true).map_err(RouteError::Protocol)?;
-                sink.put(piece.payload);
+                let r = to.whole(peer, h, piece.payload);
                 self.take_record(len as usize);
-                to.frame(peer, h, sink).map_err(RouteError::Protocol)?;
+                r.map_err(RouteError::Protocol)?;
                 continue;
             }
             let step = if first {
