@@ -39,7 +39,7 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Locked) -> Res
         };
         let rt = &mut rt;
         let result = body(rt);
-        pending = rt.has_pending_work();
+        pending = crate::progress::running() && rt.has_pending_work();
         match result {
             Ok(()) => MPI_SUCCESS,
             Err(e) => {

@@ -37,6 +37,13 @@ static NUDGE: AtomicU32 = AtomicU32::new(0);
 /// thread announces itself before trying the lock, we look for it after releasing it, so
 /// either it gets the lock or we see it.
 #[inline]
+/// Whether the progress thread runs: only then does a call ask the engine whether work is
+/// pending for it.
+#[inline]
+pub fn running() -> bool {
+    RUNNING.load(Ordering::Relaxed)
+}
+
 pub fn after_call(pending: bool) {
     if pending && RUNNING.load(Ordering::Relaxed) {
         fence(Ordering::SeqCst);

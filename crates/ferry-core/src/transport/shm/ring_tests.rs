@@ -301,3 +301,14 @@ proptest! {
     }
 }
 
+
+#[test]
+fn small_copies_move_every_byte_and_no_other() {
+    for n in 0..=48usize {
+        let src: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(37).wrapping_add(1)).collect();
+        let mut dst = vec![0xeeu8; n + 2];
+        copy_bytes(&mut dst[1..n + 1], &src);
+        assert_eq!(&dst[1..n + 1], &src[..], "{n} bytes");
+        assert_eq!((dst[0], dst[n + 1]), (0xee, 0xee), "{n} bytes: a neighbour was written");
+    }
+}
