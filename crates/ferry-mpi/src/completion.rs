@@ -442,7 +442,7 @@ pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: 
         }
 }
 
-fn outcome_of(group: Option<&[u32]>, st: &Status) -> Outcome {
+pub(crate) fn outcome_of(group: Option<&[u32]>, st: &Status) -> Outcome {
     let source = match group {
         Some(g) => crate::comm::rank_in(g, st.source),
         None => MPI_ANY_SOURCE,
@@ -615,6 +615,12 @@ fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_
             let o = shared_outcome(hs[i]);
             hs[i] = MPI_REQUEST_NULL;
             write_status(status_at(sts, i), &o, true);
+        } else if let Some((o, comm)) = finish_plain(rt, hs[i]) {
+            hs[i] = MPI_REQUEST_NULL;
+            write_status(status_at(sts, i), &o, true);
+            if o.error != MPI_SUCCESS && first_err.is_none() {
+                first_err = Some(comm);
+            }
         } else if !rt.live(hs[i]) {
             write_status(status_at(sts, i), &Outcome::empty(), true);
         } else {
@@ -622,6 +628,27 @@ fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_
         }
     }
     in_status(first_err)
+}
+
+/// Finish `h` when it is a plain request whose operation is over (one engine operation with
+/// nothing to unpack, or one complete with its outcome): its outcome and communicator, the
+/// handle gone. `None` for any other request, left as it was.
+#[inline]
+fn finish_plain(rt: &mut Runtime, h: MPI_Request) -> Option<(Outcome, i32)> {
+    let r = rt.reqs.get(&h)?;
+    match r.body {
+        Body::Engine(id) if r.unpack.is_none() && rt.engine.is_done(id) => {}
+        Body::Finished(_) | Body::Done { .. } => {}
+        _ => return None,
+    }
+    let r = rt.reqs.remove(&h).expect("looked up above");
+    let o = match r.body {
+        Body::Engine(id) => engine_outcome(&mut rt.engine, id, None, r.group.as_deref().map(Vec::as_slice)),
+        Body::Finished(o) => o,
+        Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
+        _ => unreachable!("checked above"),
+    };
+    Some((o, r.comm))
 }
 
 fn testall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {

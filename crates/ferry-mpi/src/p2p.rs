@@ -201,14 +201,22 @@ pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Dataty
     check_source(c, source)?;
     check_recv_tag(tag)?;
     check_buf(buf, count, dt)?;
-    let (ctx, group) = (c.ctx, c.peers().clone());
+    let pat = Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.world(source)), tag: (tag != MPI_ANY_TAG).then_some(tag) };
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
         return Ok(ApiReq::done(comm, MPI_PROC_NULL));
     }
-    let pat = Pattern { ctx, src: (source >= 0).then(|| group[source as usize]), tag: (tag != MPI_ANY_TAG).then_some(tag) };
-    // SAFETY: the receive buffer (or the unpack buffer inside the request) stays valid until
-    // the request completes.
+    let peers = rt.comms.get(&comm).expect("checked above").peers();
+    if target.unpack.is_none() {
+        // SAFETY: the receive buffer stays valid until the request completes.
+        return Ok(match unsafe { rt.engine.irecv_now(pat, target.ptr, target.cap) } {
+            // It was here already: the request is complete from the start.
+            Ok(st) => ApiReq { body: Body::Finished(crate::completion::outcome_of(Some(peers), &st)), comm, group: None, unpack: None, keep: None },
+            Err(id) => ApiReq { body: Body::Engine(id), comm, group: Some(peers.clone()), unpack: None, keep: None },
+        });
+    }
+    let group = peers.clone();
+    // SAFETY: the unpack buffer inside the request stays valid until the request completes.
     let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
     Ok(ApiReq { body: Body::Engine(id), comm, group: Some(group), unpack: target.unpack, keep: None })
 }
@@ -262,8 +270,23 @@ fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, sourc
         write_status(status, &Outcome { source: MPI_PROC_NULL, tag: MPI_ANY_TAG, ..Outcome::empty() }, false);
         return Ok(());
     }
-    // SAFETY: the receive buffer (or the unpack buffer in `target`) outlives the wait below.
-    let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
+    let id = if target.unpack.is_none() {
+        // SAFETY: the receive buffer outlives the wait below.
+        match unsafe { rt.engine.irecv_now(pat, target.ptr, target.cap) } {
+            Ok(st) => {
+                // It was here already: received, nothing to wait for.
+                let rt: &mut Runtime = rt;
+                let c = rt.comms.get(&comm).expect("checked above, and the lock was kept");
+                let o = crate::completion::outcome_of(Some(c.peers()), &st);
+                write_status(status, &o, o.error != MPI_SUCCESS);
+                return check(o, comm).map(|_| ());
+            }
+            Err(id) => id,
+        }
+    } else {
+        // SAFETY: the unpack buffer in `target` outlives the wait below.
+        unsafe { rt.engine.irecv(pat, target.ptr, target.cap) }
+    };
     rt.wait_until(|e| e.is_done(id)).map_err(|e| MpiError::from(e).on_comm(comm))?;
     rt.reap_orphans();
     let rt: &mut Runtime = rt;

@@ -31,12 +31,6 @@ static WAITING: AtomicU32 = AtomicU32::new(0);
 /// Futex word the thread waits on; bumped by every nudge.
 static NUDGE: AtomicU32 = AtomicU32::new(0);
 
-/// Called by every MPI call after it released the runtime, with whether requests remain
-/// pending: wake the thread, if it waits for that, to move them while the application
-/// computes. The fences pair like those of ferry-core's shared-memory doorbells: the
-/// thread announces itself before trying the lock, we look for it after releasing it, so
-/// either it gets the lock or we see it.
-#[inline]
 /// Whether the progress thread runs: only then does a call ask the engine whether work is
 /// pending for it.
 #[inline]
@@ -44,6 +38,12 @@ pub fn running() -> bool {
     RUNNING.load(Ordering::Relaxed)
 }
 
+/// Called by every MPI call after it released the runtime, with whether requests remain
+/// pending: wake the thread, if it waits for that, to move them while the application
+/// computes. The fences pair like those of ferry-core's shared-memory doorbells: the
+/// thread announces itself before trying the lock, we look for it after releasing it, so
+/// either it gets the lock or we see it.
+#[inline]
 pub fn after_call(pending: bool) {
     if pending && RUNNING.load(Ordering::Relaxed) {
         fence(Ordering::SeqCst);

@@ -138,6 +138,7 @@ impl Header {
     }
 
     /// Encode into exactly [`HEADER_LEN`] bytes.
+    #[inline]
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..4].copy_from_slice(&MAGIC);

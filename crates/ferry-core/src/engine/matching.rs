@@ -85,11 +85,19 @@ impl<P, U> MatchQueues<P, U> {
     }
 
     /// The queues of context `ctx`, if it was ever used.
+    #[inline]
     fn find(&self, ctx: u32) -> Option<&Context<P, U>> {
+        if self.ids.get(self.last) == Some(&ctx) {
+            return Some(&self.contexts[self.last]);
+        }
         self.index.get(&ctx).map(|&i| &self.contexts[i])
     }
 
+    #[inline]
     fn find_mut(&mut self, ctx: u32) -> Option<&mut Context<P, U>> {
+        if self.ids.get(self.last) == Some(&ctx) {
+            return Some(&mut self.contexts[self.last]);
+        }
         self.index.get(&ctx).map(|&i| &mut self.contexts[i])
     }
 
@@ -145,9 +153,19 @@ impl<P, U> MatchQueues<P, U> {
 
     /// Remove and return the oldest unexpected message matching `pat` (MPI_Improbe).
     pub fn take(&mut self, pat: &Pattern) -> Option<(Envelope, U)> {
+        self.take_if(pat, |_| true)
+    }
+
+    /// Remove and return the oldest unexpected message matching `pat` when `ready` says yes
+    /// of it; else leave the queues as they are.
+    #[inline]
+    pub fn take_if(&mut self, pat: &Pattern, ready: impl FnOnce(&U) -> bool) -> Option<(Envelope, U)> {
         let c = self.find_mut(pat.ctx)?;
         let i = c.unexpected.iter().position(|(e, _)| pat.matches(e))?;
-        c.unexpected.remove(i)
+        if !ready(&c.unexpected[i].1) {
+            return None;
+        }
+        Some(take_at(&mut c.unexpected, i))
     }
 
     /// Remove a posted receive that has not matched yet (MPI_Cancel). True if it was there.

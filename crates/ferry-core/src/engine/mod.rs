@@ -261,6 +261,7 @@ impl Engine {
     ///
     /// # Safety
     /// `ptr..ptr+len` must stay valid and unmodified until the request completes.
+    #[inline]
     pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> Option<ReqId> {
         if !sync {
             if let (Some(h), Some(route)) = (self.proto.eager_header(dst, ctx, tag, len), self.routes[dst as usize].as_mut()) {
@@ -287,11 +288,31 @@ impl Engine {
     ///
     /// # Safety
     /// `buf..buf+cap` must stay valid until the request completes or is cancelled.
+    #[inline]
     pub unsafe fn irecv(&mut self, pat: Pattern, buf: *mut u8, cap: usize) -> ReqId {
         // SAFETY: passed on from our caller.
         let rid = unsafe { self.proto.irecv(pat, buf, cap) };
         self.pump();
         rid
+    }
+
+    /// Receive at once when the message is here already (see [`Protocol::recv_now`]): its
+    /// status, and no request; else post the receive and return its request.
+    ///
+    /// # Safety
+    /// As for [`Engine::irecv`].
+    #[inline]
+    pub unsafe fn irecv_now(&mut self, pat: Pattern, buf: *mut u8, cap: usize) -> Result<Status, ReqId> {
+        // SAFETY: passed on from our caller.
+        match unsafe { self.proto.recv_now(&pat, buf, cap) } {
+            Some(st) => {
+                // A synchronous sender's acknowledgement may wait in the outbox.
+                self.pump();
+                Ok(st)
+            }
+            // SAFETY: passed on from our caller.
+            None => Err(unsafe { self.irecv(pat, buf, cap) }),
+        }
     }
 
     /// The envelope and size of the oldest unexpected message matching `pat` (MPI_Iprobe).
@@ -332,6 +353,7 @@ impl Engine {
     /// Whether `rid` (a request, or a collective of
     /// [`start_collective`](Engine::start_collective)) has completed; its result stays until
     /// [`take`](Engine::take) or [`take_collective`](Engine::take_collective).
+    #[inline]
     pub fn is_done(&self, rid: ReqId) -> bool {
         if schedules::is_collective(rid) {
             return self.schedules.is_done(rid);
@@ -340,6 +362,7 @@ impl Engine {
     }
 
     /// Take a completed request's result and forget the request.
+    #[inline]
     pub fn take(&mut self, rid: ReqId) -> Option<Result<Status, EngineError>> {
         self.proto.take(rid)
     }
@@ -350,6 +373,7 @@ impl Engine {
     }
 
     /// Whether any request or collective is known (pending, or completed and not yet taken).
+    #[inline]
     pub fn has_requests(&self) -> bool {
         self.proto.has_requests() || self.schedules.running > 0
     }

@@ -181,6 +181,7 @@ impl Protocol {
 
     /// The header of a small eager send to `dst` that needs no request, when one may be
     /// taken: call [`commit_eager`](Self::commit_eager) once the route took the frame.
+    #[inline]
     pub fn eager_header(&self, dst: u32, ctx: u32, tag: i32, len: usize) -> Option<Header> {
         let p = &self.peers[dst as usize];
         if dst == self.me || p.lost || len > p.eager_limit {
@@ -190,6 +191,7 @@ impl Protocol {
     }
 
     /// An `Eager` header from us to `dst` with this envelope, size and sequence number.
+    #[inline]
     fn envelope_header(&self, dst: u32, ctx: u32, tag: i32, len: usize, seq: u64) -> Header {
         let mut h = Header::new(Kind::Eager);
         h.src = self.me;
@@ -202,6 +204,7 @@ impl Protocol {
     }
 
     /// The frame of [`eager_header`](Self::eager_header) left.
+    #[inline]
     pub fn commit_eager(&mut self, dst: u32) {
         self.peers[dst as usize].send_seq += 1;
     }
@@ -298,6 +301,27 @@ impl Protocol {
             self.matched_unexpected(rid, env, mid);
         }
         rid
+    }
+
+    /// Receive at once, without a request, when the oldest unexpected message matching `pat`
+    /// is an eager one whose payload is all here: copied into `buf`, its status returned.
+    /// `None` leaves everything as it was (post the receive with [`irecv`](Self::irecv)).
+    ///
+    /// # Safety
+    /// `buf..buf+cap` must be valid for writes.
+    pub unsafe fn recv_now(&mut self, pat: &Pattern, buf: *mut u8, cap: usize) -> Option<Status> {
+        let inmsgs = &self.inmsgs;
+        let (env, mid) = self.queues.take_if(pat, |&mid| matches!(inmsgs.get(mid), Some(InMsg { kind: InKind::Eager { complete: true, .. }, .. })))?;
+        let m = self.inmsgs.remove(mid).expect("checked by take_if");
+        let InKind::Eager { data, len, .. } = m.kind else { unreachable!("checked above") };
+        let n = data.len().min(cap);
+        if n > 0 {
+            // SAFETY: the caller's buffer holds `cap` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buf, n) };
+        }
+        self.ack_sync(env.src, m.sync);
+        self.recycle(data);
+        Some(Status { source: env.src, tag: env.tag, bytes: n, cancelled: false, truncated: len > cap as u64 })
     }
 
     /// A receive met an unexpected message.
@@ -525,11 +549,13 @@ impl Protocol {
 
     /// Whether `rid` has completed (its result stays until [`take`](Self::take)). A request
     /// that is gone counts as done.
+    #[inline]
     pub fn is_done(&self, rid: ReqId) -> bool {
         self.reqs.get(rid).map_or(true, |r| r.done.is_some())
     }
 
     /// Take a completed request's result and forget the request.
+    #[inline]
     pub fn take(&mut self, rid: ReqId) -> Option<Result<Status, EngineError>> {
         if self.reqs.get(rid)?.done.is_some() {
             self.reqs.remove(rid).and_then(|r| r.done)
@@ -550,6 +576,7 @@ impl Protocol {
     }
 
     /// Whether any request is known (pending, or completed and not yet taken).
+    #[inline]
     pub fn has_requests(&self) -> bool {
         !self.reqs.is_empty()
     }
