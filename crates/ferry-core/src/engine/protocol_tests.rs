@@ -589,3 +589,44 @@ proptest! {
         let _ = s;
     }
 }
+
+#[test]
+fn a_receive_of_a_message_already_here_completes_without_a_request() {
+    let mut p = Protocol::new(0, 3, 64);
+    let mut eager = |p: &mut Protocol, src: u32, seq: u64, tag: i32, body: &[u8], sync: bool| {
+        let mut h = frame(Kind::Eager, src, 0, seq, body.len() as u64);
+        h.context = 4;
+        h.tag = tag;
+        h.flags = if sync { ferry_wire::flags::SYNC } else { 0 };
+        p.whole(src, h, body).expect("a valid frame");
+    };
+    eager(&mut p, 1, 1, 7, b"first", false);
+    eager(&mut p, 1, 2, 7, b"second!", true);
+    eager(&mut p, 2, 1, 9, b"long message", false);
+    let mut b = [0u8; 8];
+    // Nothing matches tag 8: nothing happens.
+    assert_eq!(unsafe { p.recv_now(&pat(4, Some(1), Some(8)), b.as_mut_ptr(), 8) }, None);
+    // The oldest match first, then the next; the synchronous one is acknowledged.
+    let st = unsafe { p.recv_now(&pat(4, None, Some(7)), b.as_mut_ptr(), 8) }.expect("here");
+    assert_eq!((st.source, st.tag, st.bytes, st.truncated, &b[..5]), (1, 7, 5, false, &b"first"[..]));
+    assert!(p.next_frame().is_none(), "no acknowledgement for a standard send");
+    let st = unsafe { p.recv_now(&pat(4, Some(1), None), b.as_mut_ptr(), 8) }.expect("here");
+    assert_eq!((st.bytes, &b[..7]), (7, &b"second!"[..]));
+    let (to, ack) = p.next_frame().expect("the synchronous send is acknowledged");
+    let ack = Header::decode(&ack.header, &Limits::new(3)).unwrap();
+    assert_eq!((to, ack.kind, ack.seq), (1, Kind::SyncAck, 2));
+    // Truncated to the buffer, and said so.
+    let st = unsafe { p.recv_now(&pat(4, None, None), b.as_mut_ptr(), 8) }.expect("here");
+    assert_eq!((st.source, st.bytes, st.truncated, &b[..]), (2, 8, true, &b"long mes"[..]));
+    assert_eq!(unsafe { p.recv_now(&pat(4, None, None), b.as_mut_ptr(), 8) }, None, "all taken");
+    // A message whose payload is still arriving is left for a posted receive.
+    let mut h = frame(Kind::Eager, 2, 0, 2, 4);
+    h.context = 4;
+    let mut sink = p.header(2, &h, false).expect("a valid header");
+    assert_eq!(unsafe { p.recv_now(&pat(4, None, None), b.as_mut_ptr(), 8) }, None, "not all here");
+    let r = unsafe { p.irecv(pat(4, None, None), b.as_mut_ptr(), 8) };
+    sink.put(b"tail");
+    p.frame(2, h, sink).unwrap();
+    assert_eq!(p.take(r).map(|s| s.map(|s| s.bytes)), Some(Ok(4)));
+    assert_eq!(&b[..4], b"tail");
+}
