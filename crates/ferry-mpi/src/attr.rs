@@ -182,7 +182,7 @@ fn run_delete(obj: i32, key: i32, val: usize) -> MpiResult<()> {
     Ok(())
 }
 
-fn create_keyval(kind: Kind, copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void, name: &'static str) -> c_int {
+pub(crate) fn create_keyval(kind: Kind, copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void, name: &'static str) -> c_int {
     locked(name, MPI_COMM_WORLD, |_| {
         let o = out_arg(keyval, "keyval")?;
         *o = with_store(|s| {
@@ -195,7 +195,7 @@ fn create_keyval(kind: Kind, copy: Option<CopyFn>, delete: Option<DeleteFn>, key
     })
 }
 
-fn free_keyval(kind: Kind, keyval: *mut c_int, name: &'static str) -> c_int {
+pub(crate) fn free_keyval(kind: Kind, keyval: *mut c_int, name: &'static str) -> c_int {
     locked(name, MPI_COMM_WORLD, |_| {
         let o = out_arg(keyval, "keyval")?;
         if is_predefined_key(*o) {
@@ -215,7 +215,7 @@ fn free_keyval(kind: Kind, keyval: *mut c_int, name: &'static str) -> c_int {
     })
 }
 
-fn set_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, name: &'static str) -> c_int {
+pub(crate) fn set_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, name: &'static str) -> c_int {
     let mut old = None;
     let rc = locked_on(name, kind, obj, |rt| {
         check_object(rt, kind, obj)?;
@@ -252,7 +252,7 @@ fn set_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, name: &'static str
     MPI_SUCCESS
 }
 
-fn get_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, flag: *mut c_int, name: &'static str) -> c_int {
+pub(crate) fn get_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, flag: *mut c_int, name: &'static str) -> c_int {
     locked_on(name, kind, obj, |rt| {
         check_object(rt, kind, obj)?;
         let f = out_arg(flag, "flag")?;
@@ -289,7 +289,7 @@ fn get_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, flag: *mut c_int, 
     })
 }
 
-fn delete_attr(kind: Kind, obj: i32, key: i32, name: &'static str) -> c_int {
+pub(crate) fn delete_attr(kind: Kind, obj: i32, key: i32, name: &'static str) -> c_int {
     let mut val = 0;
     let rc = locked_on(name, kind, obj, |rt| {
         check_object(rt, kind, obj)?;
@@ -415,72 +415,3 @@ pub unsafe extern "C" fn MPIR_Dup_fn(_obj: c_int, _key: c_int, _extra: *mut c_vo
     }
     MPI_SUCCESS
 }
-
-crate::mpi_export! { MPI_Comm_create_keyval, PMPI_Comm_create_keyval, (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) {
-    create_keyval(Kind::Comm, copy, delete, keyval, extra, "MPI_Comm_create_keyval")
-}}
-
-crate::mpi_export! { MPI_Type_create_keyval, PMPI_Type_create_keyval, (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) {
-    create_keyval(Kind::Type, copy, delete, keyval, extra, "MPI_Type_create_keyval")
-}}
-
-crate::mpi_export! { MPI_Comm_free_keyval, PMPI_Comm_free_keyval, (keyval: *mut c_int) {
-    free_keyval(Kind::Comm, keyval, "MPI_Comm_free_keyval")
-}}
-
-crate::mpi_export! { MPI_Type_free_keyval, PMPI_Type_free_keyval, (keyval: *mut c_int) {
-    free_keyval(Kind::Type, keyval, "MPI_Type_free_keyval")
-}}
-
-crate::mpi_export! { MPI_Comm_set_attr, PMPI_Comm_set_attr, (comm: MPI_Comm, key: c_int, val: *mut c_void) {
-    set_attr(Kind::Comm, comm, key, val, "MPI_Comm_set_attr")
-}}
-
-crate::mpi_export! { MPI_Type_set_attr, PMPI_Type_set_attr, (dt: MPI_Datatype, key: c_int, val: *mut c_void) {
-    set_attr(Kind::Type, dt, key, val, "MPI_Type_set_attr")
-}}
-
-crate::mpi_export! { MPI_Attr_put, PMPI_Attr_put, (comm: MPI_Comm, key: c_int, val: *mut c_void) {
-    set_attr(Kind::Comm, comm, key, val, "MPI_Attr_put")
-}}
-
-crate::mpi_export! { MPI_Comm_get_attr, PMPI_Comm_get_attr, (comm: MPI_Comm, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    get_attr(Kind::Comm, comm, key, val, flag, "MPI_Comm_get_attr")
-}}
-
-crate::mpi_export! { MPI_Type_get_attr, PMPI_Type_get_attr, (dt: MPI_Datatype, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    get_attr(Kind::Type, dt, key, val, flag, "MPI_Type_get_attr")
-}}
-
-crate::mpi_export! { MPI_Attr_get, PMPI_Attr_get, (comm: MPI_Comm, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    get_attr(Kind::Comm, comm, key, val, flag, "MPI_Attr_get")
-}}
-
-crate::mpi_export! { MPI_Comm_delete_attr, PMPI_Comm_delete_attr, (comm: MPI_Comm, key: c_int) {
-    delete_attr(Kind::Comm, comm, key, "MPI_Comm_delete_attr")
-}}
-
-crate::mpi_export! { MPI_Type_delete_attr, PMPI_Type_delete_attr, (dt: MPI_Datatype, key: c_int) {
-    delete_attr(Kind::Type, dt, key, "MPI_Type_delete_attr")
-}}
-
-crate::mpi_export! { MPI_Win_create_keyval, PMPI_Win_create_keyval, (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) {
-    // Windows are never duplicated: the copy callback is kept but never called.
-    create_keyval(Kind::Win, copy, delete, keyval, extra, "MPI_Win_create_keyval")
-}}
-
-crate::mpi_export! { MPI_Win_free_keyval, PMPI_Win_free_keyval, (keyval: *mut c_int) {
-    free_keyval(Kind::Win, keyval, "MPI_Win_free_keyval")
-}}
-
-crate::mpi_export! { MPI_Win_set_attr, PMPI_Win_set_attr, (win: MPI_Win, key: c_int, val: *mut c_void) {
-    set_attr(Kind::Win, win, key, val, "MPI_Win_set_attr")
-}}
-
-crate::mpi_export! { MPI_Win_get_attr, PMPI_Win_get_attr, (win: MPI_Win, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    get_attr(Kind::Win, win, key, val, flag, "MPI_Win_get_attr")
-}}
-
-crate::mpi_export! { MPI_Win_delete_attr, PMPI_Win_delete_attr, (win: MPI_Win, key: c_int) {
-    delete_attr(Kind::Win, win, key, "MPI_Win_delete_attr")
-}}

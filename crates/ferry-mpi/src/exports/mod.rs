@@ -1,0 +1,16 @@
+//! The C functions of the MPI face, one file per chapter of the standard (MPI-4.1). Each
+//! calls its feature inside the panic boundary (`crate::boundary`); the features below hold
+//! the checks and the work.
+
+pub(crate) mod caching;
+pub(crate) mod collectives;
+pub(crate) mod collectives_persistent;
+pub(crate) mod comms;
+pub(crate) mod datatypes;
+pub(crate) mod groups;
+pub(crate) mod intercomms;
+pub(crate) mod language;
+pub(crate) mod large_count;
+pub(crate) mod p2p;
+pub(crate) mod partitioned;
+pub(crate) mod topologies;
