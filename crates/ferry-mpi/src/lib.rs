@@ -38,7 +38,6 @@ mod intercomm;
 mod internal;
 mod isendrecv;
 mod misc;
-mod mpi1_names;
 mod names;
 mod objects;
 mod op;

@@ -61,13 +61,13 @@ crate::mpi_export! { MPI_Attr_delete, PMPI_Attr_delete, (comm: MPI_Comm, keyval:
 }}
 
 crate::mpi_export! { MPI_Errhandler_create, PMPI_Errhandler_create, (f: Option<CommErrhandlerFn>, eh: *mut MPI_Errhandler) {
-    crate::errhandler::PMPI_Comm_create_errhandler(f, eh)
+    crate::exports::environment::PMPI_Comm_create_errhandler(f, eh)
 }}
 
 crate::mpi_export! { MPI_Errhandler_set, PMPI_Errhandler_set, (comm: MPI_Comm, eh: MPI_Errhandler) {
-    crate::misc::PMPI_Comm_set_errhandler(comm, eh)
+    crate::exports::environment::PMPI_Comm_set_errhandler(comm, eh)
 }}
 
 crate::mpi_export! { MPI_Errhandler_get, PMPI_Errhandler_get, (comm: MPI_Comm, eh: *mut MPI_Errhandler) {
-    crate::misc::PMPI_Comm_get_errhandler(comm, eh)
+    crate::exports::environment::PMPI_Comm_get_errhandler(comm, eh)
 }}
