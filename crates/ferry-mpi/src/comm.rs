@@ -1,10 +1,8 @@
 //! Communicators: a context id pair, a group of world ranks, an error handler; and the
 //! functions that make, compare and free them.
 
-use std::os::raw::c_int;
 use std::sync::Arc;
 
-use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
@@ -157,7 +155,7 @@ pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>
 /// complete at the call). The duplicate gets no idup block of its own. Once the block is
 /// spent (after `IDUP_PAIRS` idups of one communicator, or for an idup of an idup) the
 /// context is agreed as `MPI_Comm_dup` agrees it, which waits for every member to call.
-fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
+pub(crate) fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
     let world_rank = rt.world_rank;
     rt.comm(comm)?;
     let c = rt.comms.get_mut(&comm).expect("checked above");
@@ -319,48 +317,6 @@ pub(crate) fn out<'a, T>(p: *mut T, name: &str) -> MpiResult<&'a mut T> {
     unsafe { p.as_mut() }.ok_or_else(|| crate::error::MpiError::new(MPI_ERR_ARG, format!("{name} is NULL")))
 }
 pub(crate) use self::out as out_arg;
-
-/// The exported dup functions: the new communicator, then its copied attributes. With
-/// `request`, the idups: the duplicate is complete at once and so is the request.
-pub(crate) fn dup_export(name: &'static str, comm: MPI_Comm, info: Option<MPI_Info>, newcomm: *mut MPI_Comm, request: Option<*mut MPI_Request>) -> c_int {
-    let rc = call(name, comm, |rt| {
-        let o = out(newcomm, "newcomm")?;
-        rt.comm(comm)?;
-        let hints = info.map(|i| crate::info::optional(rt, i)).transpose()?;
-        match request {
-            None => *o = dup(rt, comm, hints)?,
-            Some(r) => {
-                let r = out(r, "request")?;
-                *o = idup(rt, comm, hints)?;
-                *r = rt.add_req(crate::completion::ApiReq::done(comm, MPI_ANY_SOURCE));
-            }
-        }
-        Ok(())
-    });
-    if rc != MPI_SUCCESS { return rc; }
-    // SAFETY: checked non-null and written by the call above.
-    let new = unsafe { *newcomm };
-    crate::attr::after_dup(name, crate::attr::Kind::Comm, comm, new, |rt| {
-        rt.comms.remove(&new);
-        // SAFETY: as above.
-        unsafe { *newcomm = MPI_COMM_NULL };
-    })
-}
-
-/// Free `*comm` for `name`: its attributes' delete callbacks, then the handle.
-pub(crate) fn free_export(name: &'static str, comm: *mut MPI_Comm) -> c_int {
-    // SAFETY: MPI passes a pointer to the caller's handle; checked for NULL first.
-    let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
-    let rc = crate::attr::before_free(name, crate::attr::Kind::Comm, h);
-    if rc != MPI_SUCCESS { return rc; }
-    call(name, h, |rt| {
-        let o = out(comm, "comm")?;
-        freeable(rt, h)?;
-        rt.comms.remove(&h);
-        *o = MPI_COMM_NULL;
-        Ok(())
-    })
-}
 
 pub(crate) fn freeable(rt: &Runtime, h: MPI_Comm) -> MpiResult<()> {
     if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {

@@ -76,3 +76,9 @@ impl From<ferry_core::JobError> for MpiError {
         MpiError::new(MPI_ERR_OTHER, e.to_string())
     }
 }
+
+/// Report and end the process (no runtime to tell the job through).
+pub fn die(msg: &str, code: i32) -> ! {
+    eprintln!("ferry: {msg}");
+    std::process::exit(code)
+}

@@ -5,8 +5,6 @@
 use std::os::raw::c_int;
 use std::sync::Arc;
 
-use crate::boundary::call;
-use crate::comm::out_arg as out;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;
@@ -160,17 +158,6 @@ pub(crate) fn ints<'a, T>(p: *const T, n: c_int, name: &str) -> MpiResult<&'a [T
     }
     // SAFETY: MPI's contract: a non-null array argument holds `n` elements.
     Ok(unsafe { std::slice::from_raw_parts(p, n as usize) })
-}
-
-/// Run a group function that makes a new group from `make`'s members. Group functions name
-/// no communicator: their errors go to `MPI_COMM_WORLD`'s handler.
-pub(crate) fn new_group(name: &'static str, newgroup: *mut MPI_Group, make: impl FnOnce(&mut Runtime) -> MpiResult<Vec<u32>>) -> c_int {
-    call(name, MPI_COMM_WORLD, |rt| {
-        let o = out(newgroup, "newgroup")?;
-        let members = make(rt)?;
-        *o = rt.add_group(Arc::new(members));
-        Ok(())
-    })
 }
 
 #[cfg(test)]

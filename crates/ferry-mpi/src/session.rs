@@ -8,11 +8,10 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
 
-use crate::boundary::{call, die};
 use crate::comm::{out_arg, Comm};
 use crate::consts::*;
 use crate::errhandler::check_errhandler;
-use crate::error::{err, MpiError, MpiResult};
+use crate::error::{err, MpiResult};
 use crate::info::Hints;
 use crate::runtime::{self, Runtime};
 
@@ -55,43 +54,6 @@ pub(crate) fn check_session(session: MPI_Session) -> MpiResult<()> {
 /// session that of `MPI_COMM_SELF` (errors tied to no valid object).
 pub(crate) fn handler_of(rt: &Runtime, session: MPI_Session) -> MPI_Errhandler {
     with_table(|t| t.sessions.get(&session).map(|s| s.errhandler)).unwrap_or_else(|| rt.errhandler_of(MPI_COMM_SELF))
-}
-
-/// Run `body` as the MPI function `name`; an error goes to the handler `eh` picks (given the
-/// runtime), which a user handler receives with `object` (the session) as its handle.
-pub(crate) fn call_with(name: &'static str, object: c_int, eh: impl FnOnce(&Runtime) -> MPI_Errhandler, body: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
-    let mut failed: Option<(MpiError, MPI_Errhandler)> = None;
-    let rc = call(name, MPI_COMM_SELF, |rt| {
-        if let Err(e) = body(rt) {
-            let h = eh(rt);
-            failed = Some((e, h));
-        }
-        Ok(())
-    });
-    if rc != MPI_SUCCESS {
-        return rc;
-    }
-    match failed {
-        None => MPI_SUCCESS,
-        Some((e, h)) => raise(name, object, h, e),
-    }
-}
-
-/// Apply error handler `eh` to `e` (no lock held).
-pub(crate) fn raise(name: &str, object: c_int, eh: MPI_Errhandler, e: MpiError) -> c_int {
-    if eh == MPI_ERRORS_RETURN {
-        return e.class;
-    }
-    if let Some(f) = crate::errhandler::user_handler(eh) {
-        crate::errhandler::invoke(f, object, e.class);
-        return e.class;
-    }
-    let msg = format!("Fatal error in {name}: {e}");
-    let code = e.class.max(1);
-    match runtime::lock().as_mut() {
-        Some(rt) => rt.abort_job(&msg, code),
-        None => die(&msg, code),
-    }
 }
 
 pub(crate) fn c_string(p: *const c_char, what: &str, max: c_int) -> MpiResult<String> {
@@ -177,18 +139,6 @@ impl FromGroups {
         c.hints = self.hints;
         rt.add_comm(c)
     }
-}
-
-/// Run `body`, which makes a communicator from groups, as the MPI function `name` and store
-/// its result in `newcomm`. There is no communicator yet: errors go to the handler given
-/// for the new one when it is valid, else to `MPI_COMM_SELF`'s.
-pub(crate) fn call_creating(name: &'static str, errhandler: MPI_Errhandler, newcomm: *mut MPI_Comm, body: impl FnOnce(&mut Runtime) -> MpiResult<MPI_Comm>) -> c_int {
-    let pick = |rt: &Runtime| if check_errhandler(errhandler).is_ok() { errhandler } else { rt.errhandler_of(MPI_COMM_SELF) };
-    call_with(name, MPI_COMM_NULL, pick, |rt| {
-        let o = out_arg(newcomm, "newcomm")?;
-        *o = body(rt)?;
-        Ok(())
-    })
 }
 
 /// `MPI_Comm_create_from_group`: collective over the group's members, who agree on a context

@@ -5,10 +5,8 @@
 //! with the six conversions between them. Every conversion goes through `MPI_F08_status`,
 //! field by field, so the private count and cancelled fields travel too.
 
-use std::os::raw::c_int;
 
 use crate::abi_objects;
-use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 
@@ -103,17 +101,6 @@ pub(crate) fn read_f(p: *const MPI_Fint) -> MPI_F08_status {
 
 pub(crate) fn write_f(p: *mut MPI_Fint, s: MPI_F08_status) {
     write(p as *mut [MPI_Fint; F_SIZE], s.to_fortran());
-}
-
-/// Run a conversion: check the source, then the destination, then convert.
-pub(crate) fn convert(name: &'static str, checks: [MpiResult<()>; 2], body: impl FnOnce()) -> c_int {
-    call(name, MPI_COMM_WORLD, |_| {
-        for c in checks {
-            c?;
-        }
-        body();
-        Ok(())
-    })
 }
 
 #[cfg(test)]

@@ -8,6 +8,48 @@ use crate::comm::*;
 use crate::consts::*;
 use crate::names::*;
 
+/// The exported dup functions: the new communicator, then its copied attributes. With
+/// `request`, the idups: the duplicate is complete at once and so is the request.
+pub(crate) fn dup_export(name: &'static str, comm: MPI_Comm, info: Option<MPI_Info>, newcomm: *mut MPI_Comm, request: Option<*mut MPI_Request>) -> c_int {
+    let rc = call(name, comm, |rt| {
+        let o = out(newcomm, "newcomm")?;
+        rt.comm(comm)?;
+        let hints = info.map(|i| crate::info::optional(rt, i)).transpose()?;
+        match request {
+            None => *o = dup(rt, comm, hints)?,
+            Some(r) => {
+                let r = out(r, "request")?;
+                *o = idup(rt, comm, hints)?;
+                *r = rt.add_req(crate::completion::ApiReq::done(comm, MPI_ANY_SOURCE));
+            }
+        }
+        Ok(())
+    });
+    if rc != MPI_SUCCESS { return rc; }
+    // SAFETY: checked non-null and written by the call above.
+    let new = unsafe { *newcomm };
+    crate::exports::caching::after_dup(name, crate::attr::Kind::Comm, comm, new, |rt| {
+        rt.comms.remove(&new);
+        // SAFETY: as above.
+        unsafe { *newcomm = MPI_COMM_NULL };
+    })
+}
+
+/// Free `*comm` for `name`: its attributes' delete callbacks, then the handle.
+pub(crate) fn free_export(name: &'static str, comm: *mut MPI_Comm) -> c_int {
+    // SAFETY: MPI passes a pointer to the caller's handle; checked for NULL first.
+    let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
+    let rc = crate::exports::caching::before_free(name, crate::attr::Kind::Comm, h);
+    if rc != MPI_SUCCESS { return rc; }
+    call(name, h, |rt| {
+        let o = out(comm, "comm")?;
+        freeable(rt, h)?;
+        rt.comms.remove(&h);
+        *o = MPI_COMM_NULL;
+        Ok(())
+    })
+}
+
 crate::mpi_export! { MPI_Comm_size, PMPI_Comm_size, (comm: MPI_Comm, size: *mut c_int) {
     if let Some(rc) = crate::op_queries::answer(|v| { *out(size, "size")? = v.comm(comm)?.1; Ok(()) }) {
         return rc;

@@ -77,7 +77,7 @@ crate::mpi_export! { MPI_Type_dup, PMPI_Type_dup, (old: MPI_Datatype, newtype: *
     if rc != MPI_SUCCESS { return rc; }
     // SAFETY: checked non-null and written by the call above.
     let new = unsafe { *newtype };
-    crate::attr::after_dup("MPI_Type_dup", crate::attr::Kind::Type, old, new, |rt| {
+    crate::exports::caching::after_dup("MPI_Type_dup", crate::attr::Kind::Type, old, new, |rt| {
         rt.types.remove(&new);
         // SAFETY: as above.
         unsafe { *newtype = MPI_DATATYPE_NULL };
@@ -96,7 +96,7 @@ crate::mpi_export! { MPI_Type_commit, PMPI_Type_commit, (dt: *mut MPI_Datatype) 
 crate::mpi_export! { MPI_Type_free, PMPI_Type_free, (dt: *mut MPI_Datatype) {
     // SAFETY: MPI passes a pointer to the caller's handle; checked for NULL first.
     let h = if dt.is_null() { MPI_DATATYPE_NULL } else { unsafe { *dt } };
-    let rc = crate::attr::before_free("MPI_Type_free", crate::attr::Kind::Type, h);
+    let rc = crate::exports::caching::before_free("MPI_Type_free", crate::attr::Kind::Type, h);
     if rc != MPI_SUCCESS { return rc; }
     call("MPI_Type_free", MPI_COMM_WORLD, |rt| {
         let h = with_handle(dt)?;

@@ -5,11 +5,11 @@ use std::ffi::{c_char, CStr};
 use std::os::raw::c_int;
 
 use crate::runtime;
-use crate::boundary::{call, call_anytime, die};
+use crate::boundary::{call, call_anytime};
 use crate::comm::out_arg;
 use crate::consts::*;
 use crate::errhandler::*;
-use crate::error::{err, MpiError};
+use crate::error::{die, err, MpiError};
 use crate::misc::*;
 
 /// MPI_Init and MPI_Init_thread: the runtime starts here, before any `call`.

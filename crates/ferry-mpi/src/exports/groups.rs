@@ -2,12 +2,25 @@
 //! comparison, and the group queries.
 
 use std::os::raw::c_int;
+use std::sync::Arc;
 
 use crate::boundary::call;
 use crate::comm::out_arg as out;
 use crate::consts::*;
-use crate::error::err;
+use crate::error::{err, MpiResult};
 use crate::group::*;
+use crate::runtime::Runtime;
+
+/// Run a group function that makes a new group from `make`'s members. Group functions name
+/// no communicator: their errors go to `MPI_COMM_WORLD`'s handler.
+pub(crate) fn new_group(name: &'static str, newgroup: *mut MPI_Group, make: impl FnOnce(&mut Runtime) -> MpiResult<Vec<u32>>) -> c_int {
+    call(name, MPI_COMM_WORLD, |rt| {
+        let o = out(newgroup, "newgroup")?;
+        let members = make(rt)?;
+        *o = rt.add_group(Arc::new(members));
+        Ok(())
+    })
+}
 
 crate::mpi_export! { MPI_Comm_group, PMPI_Comm_group, (comm: MPI_Comm, group: *mut MPI_Group) {
     call("MPI_Comm_group", comm, |rt| {

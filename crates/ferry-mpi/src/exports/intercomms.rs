@@ -6,8 +6,9 @@ use std::os::raw::{c_char, c_int};
 use crate::boundary::call;
 use crate::comm::out_arg;
 use crate::consts::*;
+use crate::exports::sessions::call_creating;
 use crate::intercomm::*;
-use crate::session::{call_creating, FromGroups};
+use crate::session::FromGroups;
 
 crate::mpi_export! { MPI_Intercomm_create, PMPI_Intercomm_create, (local_comm: MPI_Comm, local_leader: c_int, peer_comm: MPI_Comm,
         remote_leader: c_int, tag: c_int, newcomm: *mut MPI_Comm) {

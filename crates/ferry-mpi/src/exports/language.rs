@@ -6,9 +6,20 @@ use std::os::raw::c_int;
 use crate::boundary::call;
 use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::err;
+use crate::error::{err, MpiResult};
 use crate::f90types::*;
 use crate::status_convert::*;
+
+/// Run a conversion: check the source, then the destination, then convert.
+pub(crate) fn convert(name: &'static str, checks: [MpiResult<()>; 2], body: impl FnOnce()) -> c_int {
+    call(name, MPI_COMM_WORLD, |_| {
+        for c in checks {
+            c?;
+        }
+        body();
+        Ok(())
+    })
+}
 
 crate::mpi_export! { MPI_Type_create_f90_integer, PMPI_Type_create_f90_integer, (r: c_int, newtype: *mut MPI_Datatype) {
     call("MPI_Type_create_f90_integer", MPI_COMM_WORLD, |rt| {

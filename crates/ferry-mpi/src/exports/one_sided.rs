@@ -7,11 +7,39 @@ use std::os::raw::{c_char, c_int, c_void};
 use crate::boundary::call;
 use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::err;
+use crate::error::{err, MpiResult};
+use crate::runtime::Runtime;
 use crate::win::*;
 use crate::win::objects::*;
 use crate::win::ops::*;
 use crate::win::shared::*;
+
+/// Run an MPI call on window `win`: an error goes to the window's error handler (a bad handle
+/// to `MPI_COMM_WORLD`'s, as for any call without a valid object).
+pub(crate) fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
+    let mut raised = None;
+    let rc = call(name, MPI_COMM_WORLD, |rt| match body(rt) {
+        Ok(()) => Ok(()),
+        Err(e) => match rt.wins.table.get(&win).map(|w| w.errhandler) {
+            None => Err(e),
+            // MPI_ERRORS_ABORT may end all the job's processes, as the fatal handler does.
+            Some(eh) if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT => rt.abort_job(&format!("Fatal error in {name}: {e}"), e.class.max(1)),
+            Some(eh) => {
+                raised = Some((crate::errhandler::user_handler(eh), e.class));
+                Ok(())
+            }
+        },
+    });
+    match raised {
+        Some((f, class)) => {
+            if let Some(f) = f {
+                crate::errhandler::invoke(f, win, class);
+            }
+            class
+        }
+        None => rc,
+    }
+}
 
 crate::mpi_export! { MPI_Win_create, PMPI_Win_create, (base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) {
     call("MPI_Win_create", comm, |rt| {
@@ -48,7 +76,7 @@ crate::mpi_export! { MPI_Win_free, PMPI_Win_free, (win: *mut MPI_Win) {
         return rc;
     }
     // The attributes' delete callbacks run first, without the lock (they may call MPI).
-    let rc = crate::attr::before_free("MPI_Win_free", crate::attr::Kind::Win, h);
+    let rc = crate::exports::caching::before_free("MPI_Win_free", crate::attr::Kind::Win, h);
     if rc != MPI_SUCCESS {
         return rc;
     }

@@ -5,7 +5,7 @@ use std::os::raw::c_int;
 
 use crate::comm::out_arg;
 use crate::consts::*;
-use crate::win::win_call;
+use crate::exports::one_sided::win_call;
 use crate::win::sync::*;
 
 crate::mpi_export! { MPI_Win_fence, PMPI_Win_fence, (assert: c_int, win: MPI_Win) {

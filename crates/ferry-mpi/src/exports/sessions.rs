@@ -5,12 +5,62 @@ use std::os::raw::{c_char, c_int};
 use std::sync::Arc;
 
 use crate::runtime;
-use crate::boundary::{call, call_anytime, die};
+use crate::boundary::{call, call_anytime};
 use crate::comm::out_arg;
 use crate::consts::*;
 use crate::errhandler::{check_errhandler, CommErrhandlerFn};
-use crate::error::{err, MpiError};
+use crate::error::{die, err, MpiError, MpiResult};
+use crate::runtime::Runtime;
 use crate::session::*;
+
+/// Run `body` as the MPI function `name`; an error goes to the handler `eh` picks (given the
+/// runtime), which a user handler receives with `object` (the session) as its handle.
+pub(crate) fn call_with(name: &'static str, object: c_int, eh: impl FnOnce(&Runtime) -> MPI_Errhandler, body: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
+    let mut failed: Option<(MpiError, MPI_Errhandler)> = None;
+    let rc = call(name, MPI_COMM_SELF, |rt| {
+        if let Err(e) = body(rt) {
+            let h = eh(rt);
+            failed = Some((e, h));
+        }
+        Ok(())
+    });
+    if rc != MPI_SUCCESS {
+        return rc;
+    }
+    match failed {
+        None => MPI_SUCCESS,
+        Some((e, h)) => raise(name, object, h, e),
+    }
+}
+
+/// Apply error handler `eh` to `e` (no lock held).
+pub(crate) fn raise(name: &str, object: c_int, eh: MPI_Errhandler, e: MpiError) -> c_int {
+    if eh == MPI_ERRORS_RETURN {
+        return e.class;
+    }
+    if let Some(f) = crate::errhandler::user_handler(eh) {
+        crate::errhandler::invoke(f, object, e.class);
+        return e.class;
+    }
+    let msg = format!("Fatal error in {name}: {e}");
+    let code = e.class.max(1);
+    match runtime::lock().as_mut() {
+        Some(rt) => rt.abort_job(&msg, code),
+        None => die(&msg, code),
+    }
+}
+
+/// Run `body`, which makes a communicator from groups, as the MPI function `name` and store
+/// its result in `newcomm`. There is no communicator yet: errors go to the handler given
+/// for the new one when it is valid, else to `MPI_COMM_SELF`'s.
+pub(crate) fn call_creating(name: &'static str, errhandler: MPI_Errhandler, newcomm: *mut MPI_Comm, body: impl FnOnce(&mut Runtime) -> MpiResult<MPI_Comm>) -> c_int {
+    let pick = |rt: &Runtime| if check_errhandler(errhandler).is_ok() { errhandler } else { rt.errhandler_of(MPI_COMM_SELF) };
+    call_with(name, MPI_COMM_NULL, pick, |rt| {
+        let o = out_arg(newcomm, "newcomm")?;
+        *o = body(rt)?;
+        Ok(())
+    })
+}
 
 crate::mpi_export! { MPI_Session_init, PMPI_Session_init, (info: MPI_Info, errhandler: MPI_Errhandler, session: *mut MPI_Session) {
     // No session (and maybe no runtime) yet: errors go to the handler being installed when it

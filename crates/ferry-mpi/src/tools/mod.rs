@@ -77,14 +77,6 @@ pub(crate) fn with_runtime<R>(f: impl FnOnce(Option<&mut Runtime>) -> R) -> Resu
     Ok(f(rt.as_mut()))
 }
 
-/// Run an MPI_T function body: its error is the return code.
-pub(crate) fn run(body: impl FnOnce() -> Result<(), c_int>) -> c_int {
-    crate::boundary::call_anytime("MPI_T", || match body() {
-        Ok(()) => MPI_SUCCESS,
-        Err(code) => code,
-    })
-}
-
 /// A new info object holding `hints`, for the caller to free, while MPI is up; before
 /// `MPI_Init` and after `MPI_Finalize` no info object can exist, and it is `MPI_INFO_NULL`.
 pub(crate) fn new_info(hints: crate::info::Hints) -> Result<MPI_Info, c_int> {

@@ -23,7 +23,6 @@ use std::sync::Arc;
 
 use ferry_core::fastmap::FastMap;
 
-use crate::boundary::call;
 use crate::completion::Unpack;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -156,33 +155,6 @@ fn bad_win(h: MPI_Win) -> MpiError {
         MpiError::new(MPI_ERR_WIN, "MPI_WIN_NULL is not a window")
     } else {
         MpiError::new(MPI_ERR_WIN, format!("invalid window handle {h:#x}"))
-    }
-}
-
-/// Run an MPI call on window `win`: an error goes to the window's error handler (a bad handle
-/// to `MPI_COMM_WORLD`'s, as for any call without a valid object).
-pub fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
-    let mut raised = None;
-    let rc = call(name, MPI_COMM_WORLD, |rt| match body(rt) {
-        Ok(()) => Ok(()),
-        Err(e) => match rt.wins.table.get(&win).map(|w| w.errhandler) {
-            None => Err(e),
-            // MPI_ERRORS_ABORT may end all the job's processes, as the fatal handler does.
-            Some(eh) if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT => rt.abort_job(&format!("Fatal error in {name}: {e}"), e.class.max(1)),
-            Some(eh) => {
-                raised = Some((crate::errhandler::user_handler(eh), e.class));
-                Ok(())
-            }
-        },
-    });
-    match raised {
-        Some((f, class)) => {
-            if let Some(f) = f {
-                crate::errhandler::invoke(f, win, class);
-            }
-            class
-        }
-        None => rc,
     }
 }
 

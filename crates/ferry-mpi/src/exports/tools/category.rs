@@ -5,7 +5,8 @@ use std::os::raw::{c_char, c_int};
 use ferry_core::config::KNOBS;
 
 use crate::consts::*;
-use crate::tools::{initialised, name_arg, put, put_str, run};
+use crate::exports::tools::run;
+use crate::tools::{initialised, name_arg, put, put_str};
 use crate::tools::category::*;
 
 crate::mpi_export! { MPI_T_category_get_num, PMPI_T_category_get_num, (num: *mut c_int) {

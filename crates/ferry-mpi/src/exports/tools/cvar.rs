@@ -6,7 +6,8 @@ use ferry_core::config::KNOBS;
 
 use crate::coll::selection::Selection;
 use crate::consts::*;
-use crate::tools::{initialised, name_arg, put, put_str, run, state};
+use crate::exports::tools::run;
+use crate::tools::{initialised, name_arg, put, put_str, state};
 use crate::tools::cvar::*;
 
 crate::mpi_export! { MPI_T_cvar_get_num, PMPI_T_cvar_get_num, (num: *mut c_int) {

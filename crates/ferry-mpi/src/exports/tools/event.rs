@@ -3,7 +3,8 @@
 use std::os::raw::{c_char, c_int, c_void};
 
 use crate::consts::*;
-use crate::tools::{initialised, name_arg, new_info, put, put_str, run};
+use crate::exports::tools::run;
+use crate::tools::{initialised, name_arg, new_info, put, put_str};
 use crate::tools::event::*;
 
 crate::mpi_export! { MPI_T_event_get_num, PMPI_T_event_get_num, (num: *mut c_int) {

@@ -3,7 +3,8 @@
 use std::os::raw::{c_int, c_void};
 
 use crate::consts::*;
-use crate::tools::{initialised, put, run, source};
+use crate::exports::tools::run;
+use crate::tools::{initialised, put, source};
 use crate::tools::instance::*;
 
 crate::mpi_export! { MPI_T_event_read, PMPI_T_event_read, (h: *mut c_void, element: c_int, buffer: *mut c_void) {

@@ -14,6 +14,14 @@ use std::sync::atomic::Ordering;
 use crate::consts::*;
 use crate::tools::*;
 
+/// Run an MPI_T function body: its error is the return code.
+pub(crate) fn run(body: impl FnOnce() -> Result<(), c_int>) -> c_int {
+    crate::boundary::call_anytime("MPI_T", || match body() {
+        Ok(()) => MPI_SUCCESS,
+        Err(code) => code,
+    })
+}
+
 crate::mpi_export! { MPI_T_init_thread, PMPI_T_init_thread, (required: c_int, provided: *mut c_int) {
     run(|| {
         let mut s = STATE.lock().unwrap_or_else(|p| p.into_inner());

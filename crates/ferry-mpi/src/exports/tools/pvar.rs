@@ -3,7 +3,8 @@
 use std::os::raw::{c_char, c_int, c_void};
 
 use crate::consts::*;
-use crate::tools::{initialised, name_arg, put, put_str, run, state};
+use crate::exports::tools::run;
+use crate::tools::{initialised, name_arg, put, put_str, state};
 use crate::tools::pvar::*;
 
 crate::mpi_export! { MPI_T_pvar_get_num, PMPI_T_pvar_get_num, (num: *mut c_int) {

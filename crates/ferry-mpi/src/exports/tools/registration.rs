@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::sync::atomic::Ordering;
 
 use crate::consts::*;
-use crate::tools::{initialised, new_info, put, run, with_runtime};
+use crate::exports::tools::run;
+use crate::tools::{initialised, new_info, put, with_runtime};
 use crate::tools::event::event_type;
 use crate::tools::registration::*;
 

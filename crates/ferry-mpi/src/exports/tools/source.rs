@@ -3,7 +3,8 @@
 use std::os::raw::{c_char, c_int};
 
 use crate::consts::*;
-use crate::tools::{initialised, new_info, put, put_str, run};
+use crate::exports::tools::run;
+use crate::tools::{initialised, new_info, put, put_str};
 use crate::tools::source::*;
 
 crate::mpi_export! { MPI_T_source_get_num, PMPI_T_source_get_num, (num: *mut c_int) {
