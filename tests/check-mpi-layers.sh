@@ -23,7 +23,8 @@ LAYERS = {
     "objects": "objects",        # runtime state, handle tables
     "consts": "base",            # values of the ABI
     "predefined": "base",
-    "error": "base",
+    "error": "base",             # MpiError, die, output arguments
+    "abi_objects": "base",       # data symbols of the ABI
     "boundary": "boundary",      # the panic boundary, used by the exports only
     "exports": "exports",        # the C functions, one file per chapter of the standard
 }

@@ -312,12 +312,6 @@ pub(crate) fn compare(rt: &Runtime, a: i32, b: i32) -> MpiResult<i32> {
     Ok(if x == y { MPI_SIMILAR } else { MPI_UNEQUAL })
 }
 
-pub(crate) fn out<'a, T>(p: *mut T, name: &str) -> MpiResult<&'a mut T> {
-    // SAFETY: a non-null output argument points to caller storage for one T (MPI's contract).
-    unsafe { p.as_mut() }.ok_or_else(|| crate::error::MpiError::new(MPI_ERR_ARG, format!("{name} is NULL")))
-}
-pub(crate) use self::out as out_arg;
-
 pub(crate) fn freeable(rt: &Runtime, h: MPI_Comm) -> MpiResult<()> {
     if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {
         return err(MPI_ERR_COMM, "predefined communicators cannot be freed");

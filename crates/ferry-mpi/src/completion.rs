@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ferry_core::engine::Status;
 use ferry_data::datatype::Datatype;
 
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::os::raw::{c_int, c_void};
 
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::completion::{status_bytes, ApiReq, Body, Outcome};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};

@@ -3,7 +3,7 @@
 
 use std::os::raw::{c_char, c_int};
 
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 

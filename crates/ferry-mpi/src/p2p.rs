@@ -5,7 +5,8 @@ use crate::threads::Locked;
 
 use ferry_core::engine::matching::Pattern;
 
-use crate::comm::{out_arg, Comm};
+use crate::comm::Comm;
+use crate::error::out_arg;
 use crate::completion::{check, status_bytes, write_status, ApiReq, Body, Outcome, Unpack};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};

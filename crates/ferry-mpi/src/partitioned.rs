@@ -9,7 +9,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_core::engine::matching::Pattern;
 
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::completion::{ApiReq, Body, Outcome};
 use crate::consts::*;
 use crate::error::{err, MpiResult};

@@ -4,7 +4,7 @@
 
 use std::os::raw::{c_int, c_void};
 
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::completion::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiResult};

@@ -8,7 +8,8 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
 
-use crate::comm::{out_arg, Comm};
+use crate::comm::Comm;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::errhandler::check_errhandler;
 use crate::error::{err, MpiResult};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ferry_data::datatype::Datatype;
 
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;

@@ -5,7 +5,7 @@ use std::os::raw::c_int;
 
 use ferry_data::datatype::{Datatype, Distribution, Order};
 
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;

@@ -10,7 +10,7 @@ use ferry_coll::Collective;
 
 use super::reductions::reduce;
 use super::{check_count, in_place};
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::persistent::{register, Starter};

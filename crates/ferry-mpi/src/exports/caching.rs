@@ -5,9 +5,8 @@ use std::os::raw::{c_int, c_void};
 
 use crate::attr::*;
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::{err, MpiError, MpiResult};
+use crate::error::{err, MpiError, MpiResult, out_arg};
 use crate::runtime::Runtime;
 
 /// Run `f` under the runtime lock as MPI function `name`, applying `comm`'s error handler.

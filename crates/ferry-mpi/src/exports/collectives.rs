@@ -11,9 +11,8 @@ use crate::coll::{BLOCKING, Counts, Displs, req_out};
 use crate::coll::alltoallw::*;
 use crate::coll::movers::*;
 use crate::coll::reductions::*;
-use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::err;
+use crate::error::{err, out_arg};
 use crate::op::*;
 
 crate::mpi_export! { MPI_Barrier, PMPI_Barrier, (comm: MPI_Comm) {

@@ -6,6 +6,7 @@ use std::os::raw::{c_char, c_int};
 use crate::boundary::call;
 use crate::comm::*;
 use crate::consts::*;
+use crate::error::out;
 use crate::names::*;
 
 /// The exported dup functions: the new communicator, then its copied attributes. With

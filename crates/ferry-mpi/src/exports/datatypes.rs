@@ -8,9 +8,8 @@ use std::os::raw::{c_char, c_int, c_void};
 use ferry_data::datatype::Datatype;
 
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::{err, MpiError, MpiResult};
+use crate::error::{err, MpiError, MpiResult, out_arg};
 use crate::op_queries::answer;
 use crate::pack::*;
 use crate::runtime::Runtime;

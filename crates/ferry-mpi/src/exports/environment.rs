@@ -6,10 +6,9 @@ use std::os::raw::c_int;
 
 use crate::runtime;
 use crate::boundary::{call, call_anytime};
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::errhandler::*;
-use crate::error::{die, err, MpiError};
+use crate::error::{die, err, MpiError, out_arg};
 use crate::misc::*;
 
 /// MPI_Init and MPI_Init_thread: the runtime starts here, before any `call`.

@@ -5,9 +5,8 @@ use std::os::raw::c_int;
 use std::sync::Arc;
 
 use crate::boundary::call;
-use crate::comm::out_arg as out;
 use crate::consts::*;
-use crate::error::{err, MpiResult};
+use crate::error::{err, MpiResult, out_arg as out};
 use crate::group::*;
 use crate::runtime::Runtime;
 

@@ -3,9 +3,8 @@
 use std::os::raw::{c_char, c_int};
 
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::err;
+use crate::error::{err, out_arg};
 use crate::info::*;
 
 crate::mpi_export! { MPI_Info_create, PMPI_Info_create, (info: *mut MPI_Info) {

@@ -4,8 +4,8 @@
 use std::os::raw::{c_char, c_int};
 
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
+use crate::error::out_arg;
 use crate::exports::sessions::call_creating;
 use crate::intercomm::*;
 use crate::session::FromGroups;

@@ -4,9 +4,8 @@
 use std::os::raw::c_int;
 
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::{err, MpiResult};
+use crate::error::{err, MpiResult, out_arg};
 use crate::f90types::*;
 use crate::status_convert::*;
 

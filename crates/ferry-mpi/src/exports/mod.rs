@@ -1,6 +1,6 @@
 //! The C functions of the MPI face, one file per chapter of the standard (MPI-4.1). Each
-//! calls its feature inside the panic boundary (`crate::boundary`); the features below hold
-//! the checks and the work.
+//! calls its feature inside the panic boundary (`crate::boundary`), whose only users these
+//! files are; the features below hold the checks and the work.
 
 pub(crate) mod caching;
 pub(crate) mod collectives;

@@ -7,9 +7,9 @@ use std::os::raw::{c_int, c_void};
 
 use crate::attr::{CopyFn, DeleteFn};
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::errhandler::CommErrhandlerFn;
+use crate::error::out_arg;
 
 crate::mpi_export! { MPI_Address, PMPI_Address, (location: *mut c_void, address: *mut MPI_Aint) {
     crate::exports::datatypes::PMPI_Get_address(location, address)

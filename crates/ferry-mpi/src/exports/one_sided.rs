@@ -5,9 +5,8 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::{err, MpiResult};
+use crate::error::{err, MpiResult, out_arg};
 use crate::runtime::Runtime;
 use crate::win::*;
 use crate::win::objects::*;

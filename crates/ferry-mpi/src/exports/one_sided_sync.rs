@@ -3,8 +3,8 @@
 
 use std::os::raw::c_int;
 
-use crate::comm::out_arg;
 use crate::consts::*;
+use crate::error::out_arg;
 use crate::exports::one_sided::win_call;
 use crate::win::sync::*;
 

@@ -4,10 +4,9 @@
 use std::os::raw::{c_int, c_void};
 
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::completion::*;
 use crate::consts::*;
-use crate::error::MpiError;
+use crate::error::{MpiError, out_arg};
 use crate::isendrecv::*;
 use crate::p2p::*;
 use crate::persistent::*;

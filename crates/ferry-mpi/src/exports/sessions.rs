@@ -6,10 +6,9 @@ use std::sync::Arc;
 
 use crate::runtime;
 use crate::boundary::{call, call_anytime};
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::errhandler::{check_errhandler, CommErrhandlerFn};
-use crate::error::{die, err, MpiError, MpiResult};
+use crate::error::{die, err, MpiError, MpiResult, out_arg};
 use crate::runtime::Runtime;
 use crate::session::*;
 

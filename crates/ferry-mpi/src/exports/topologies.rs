@@ -8,9 +8,8 @@ use crate::boundary::call;
 use crate::coll::{BLOCKING, Counts, Displs, req_out};
 use crate::coll::neighbor::*;
 use crate::coll::neighbor_w::*;
-use crate::comm::out;
 use crate::consts::*;
-use crate::error::err;
+use crate::error::{err, out};
 use crate::topo::{attach, attach_first, graph_neighbors, ints, put, Topology};
 use crate::topo::cart::*;
 use crate::topo::dist_graph::*;
@@ -18,7 +17,7 @@ use crate::topo::graph::*;
 
 crate::mpi_export! { MPI_Topo_test, PMPI_Topo_test, (comm: MPI_Comm, status: *mut c_int) {
     crate::boundary::call("MPI_Topo_test", comm, |rt| {
-        let o = crate::comm::out(status, "status")?;
+        let o = crate::error::out(status, "status")?;
         *o = rt.comm(comm)?.topo.as_ref().map_or(MPI_UNDEFINED, |t| t.kind());
         Ok(())
     })
