@@ -11,8 +11,6 @@ use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;
@@ -30,7 +28,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn what(self) -> &'static str {
+    pub(crate) fn what(self) -> &'static str {
         match self {
             Kind::Comm => "communicator",
             Kind::Type => "datatype",
@@ -38,7 +36,7 @@ impl Kind {
         }
     }
     /// MPICH's object kind bits (22..25) of a keyval handle.
-    fn handle_base(self) -> i32 {
+    pub(crate) fn handle_base(self) -> i32 {
         match self {
             Kind::Comm => 0xa440_0000u32 as i32,
             Kind::Type => 0xa4c0_0000u32 as i32,
@@ -47,22 +45,22 @@ impl Kind {
     }
 }
 
-struct Keyval {
-    kind: Kind,
-    copy: Option<CopyFn>,
-    delete: Option<DeleteFn>,
-    extra: usize,
+pub(crate) struct Keyval {
+    pub(crate) kind: Kind,
+    pub(crate) copy: Option<CopyFn>,
+    pub(crate) delete: Option<DeleteFn>,
+    pub(crate) extra: usize,
     /// Freed by the user; kept while attributes still use it.
-    freed: bool,
-    uses: usize,
+    pub(crate) freed: bool,
+    pub(crate) uses: usize,
 }
 
 #[derive(Default)]
-struct Store {
-    keyvals: BTreeMap<i32, Keyval>,
-    next: i32,
+pub(crate) struct Store {
+    pub(crate) keyvals: BTreeMap<i32, Keyval>,
+    pub(crate) next: i32,
     /// Attributes of each object, in the order they were first set: (keyval, value).
-    values: BTreeMap<(Kind, i32), Vec<(i32, usize)>>,
+    pub(crate) values: BTreeMap<(Kind, i32), Vec<(i32, usize)>>,
 }
 
 static STORE: Mutex<Option<Store>> = Mutex::new(None);
@@ -71,7 +69,7 @@ fn store() -> MutexGuard<'static, Option<Store>> {
     STORE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn with_store<T>(f: impl FnOnce(&mut Store) -> T) -> T {
+pub(crate) fn with_store<T>(f: impl FnOnce(&mut Store) -> T) -> T {
     f(store().get_or_insert_with(Store::default))
 }
 
@@ -86,7 +84,7 @@ static APPNUM: AtomicI32 = AtomicI32::new(0);
 
 /// The predefined attribute `key`, if it is one. Tags go up to `i32::MAX`: the wire carries
 /// a 32-bit tag and only negative tags are refused.
-fn predefined(rt: &Runtime, key: i32) -> Option<&'static AtomicI32> {
+pub(crate) fn predefined(rt: &Runtime, key: i32) -> Option<&'static AtomicI32> {
     let cell = match key {
         MPI_TAG_UB => &TAG_UB,
         MPI_HOST => &HOST,
@@ -106,12 +104,12 @@ fn predefined(rt: &Runtime, key: i32) -> Option<&'static AtomicI32> {
     Some(cell)
 }
 
-fn is_predefined_key(key: i32) -> bool {
+pub(crate) fn is_predefined_key(key: i32) -> bool {
     [MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, MPI_APPNUM].contains(&key)
 }
 
 /// Check that `obj` is a live object of `kind`.
-fn check_object(rt: &mut Runtime, kind: Kind, obj: i32) -> MpiResult<()> {
+pub(crate) fn check_object(rt: &mut Runtime, kind: Kind, obj: i32) -> MpiResult<()> {
     match kind {
         Kind::Comm => rt.comm(obj).map(|_| ()),
         Kind::Type => rt.any_datatype(obj).map(|_| ()),
@@ -120,7 +118,7 @@ fn check_object(rt: &mut Runtime, kind: Kind, obj: i32) -> MpiResult<()> {
 }
 
 /// A keyval usable for a new attribute of `kind`.
-fn check_keyval(s: &Store, kind: Kind, key: i32) -> MpiResult<&Keyval> {
+pub(crate) fn check_keyval(s: &Store, kind: Kind, key: i32) -> MpiResult<&Keyval> {
     if key == MPI_KEYVAL_INVALID {
         return err(MPI_ERR_KEYVAL, "MPI_KEYVAL_INVALID is not a keyval");
     }
@@ -133,34 +131,17 @@ fn check_keyval(s: &Store, kind: Kind, key: i32) -> MpiResult<&Keyval> {
 }
 
 /// The error a user callback returned.
-fn callback_error(what: &str, key: i32, code: c_int) -> MpiError {
+pub(crate) fn callback_error(what: &str, key: i32, code: c_int) -> MpiError {
     MpiError::new(code, format!("the {what} callback of keyval {key:#x} returned error {code}"))
 }
 
-/// Run `f` under the runtime lock as MPI function `name`, applying `comm`'s error handler.
-fn locked(name: &'static str, comm: i32, f: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
-    call(name, comm, |rt| f(rt))
-}
-
-/// As [`locked`], with the error handler of the object the call is about (a window's own).
-fn locked_on(name: &'static str, kind: Kind, obj: i32, f: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
-    match kind {
-        Kind::Win => crate::win::win_call(name, obj, f),
-        _ => locked(name, handler_comm(kind, obj), f),
-    }
-}
-
 /// The communicator whose error handler an attribute call of `kind` on `obj` uses.
-fn handler_comm(kind: Kind, obj: i32) -> i32 {
+pub(crate) fn handler_comm(kind: Kind, obj: i32) -> i32 {
     if kind == Kind::Comm { obj } else { MPI_COMM_WORLD }
 }
 
-fn report(name: &'static str, kind: Kind, obj: i32, e: MpiError) -> c_int {
-    locked_on(name, kind, obj, |_| Err(e))
-}
-
 /// Forget one use of `key`; a freed keyval goes when its last attribute does.
-fn release(s: &mut Store, key: i32) {
+pub(crate) fn release(s: &mut Store, key: i32) {
     if let Some(k) = s.keyvals.get_mut(&key) {
         k.uses = k.uses.saturating_sub(1);
         if k.freed && k.uses == 0 {
@@ -170,7 +151,7 @@ fn release(s: &mut Store, key: i32) {
 }
 
 /// Call the delete callback of `key` for the value `val` on `obj` (no lock held).
-fn run_delete(obj: i32, key: i32, val: usize) -> MpiResult<()> {
+pub(crate) fn run_delete(obj: i32, key: i32, val: usize) -> MpiResult<()> {
     let (f, extra) = with_store(|s| s.keyvals.get(&key).map(|k| (k.delete, k.extra))).unwrap_or((None, 0));
     let Some(f) = f else { return Ok(()) };
     // SAFETY: the function was registered with MPI's delete-callback signature; MPI passes
@@ -182,142 +163,7 @@ fn run_delete(obj: i32, key: i32, val: usize) -> MpiResult<()> {
     Ok(())
 }
 
-fn create_keyval(kind: Kind, copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void, name: &'static str) -> c_int {
-    locked(name, MPI_COMM_WORLD, |_| {
-        let o = out_arg(keyval, "keyval")?;
-        *o = with_store(|s| {
-            s.next += 1;
-            let h = kind.handle_base() | (s.next & 0x3f_ffff);
-            s.keyvals.insert(h, Keyval { kind, copy, delete, extra: extra as usize, freed: false, uses: 0 });
-            h
-        });
-        Ok(())
-    })
-}
-
-fn free_keyval(kind: Kind, keyval: *mut c_int, name: &'static str) -> c_int {
-    locked(name, MPI_COMM_WORLD, |_| {
-        let o = out_arg(keyval, "keyval")?;
-        if is_predefined_key(*o) {
-            return err(MPI_ERR_KEYVAL, format!("the predefined keyval {:#x} cannot be freed", *o));
-        }
-        with_store(|s| -> MpiResult<()> {
-            check_keyval(s, kind, *o)?;
-            let k = s.keyvals.get_mut(&*o).expect("checked");
-            k.freed = true;
-            if k.uses == 0 {
-                s.keyvals.remove(&*o);
-            }
-            Ok(())
-        })?;
-        *o = MPI_KEYVAL_INVALID;
-        Ok(())
-    })
-}
-
-fn set_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, name: &'static str) -> c_int {
-    let mut old = None;
-    let rc = locked_on(name, kind, obj, |rt| {
-        check_object(rt, kind, obj)?;
-        if is_predefined_key(key) || crate::win::is_window_key(key) {
-            return err(MPI_ERR_KEYVAL, format!("the predefined attribute {key:#x} cannot be set"));
-        }
-        with_store(|s| {
-            check_keyval(s, kind, key)?;
-            old = s.values.get(&(kind, obj)).and_then(|v| v.iter().find(|a| a.0 == key)).map(|a| a.1);
-            Ok(())
-        })
-    });
-    if rc != MPI_SUCCESS {
-        return rc;
-    }
-    // Setting over a value deletes the old one first; if that fails, the old value stays.
-    if let Some(v) = old {
-        if let Err(e) = run_delete(obj, key, v) {
-            return report(name, kind, obj, e);
-        }
-    }
-    with_store(|s| {
-        let list = s.values.entry((kind, obj)).or_default();
-        match list.iter_mut().find(|a| a.0 == key) {
-            Some(a) => a.1 = val as usize,
-            None => {
-                list.push((key, val as usize));
-                if let Some(k) = s.keyvals.get_mut(&key) {
-                    k.uses += 1;
-                }
-            }
-        }
-    });
-    MPI_SUCCESS
-}
-
-fn get_attr(kind: Kind, obj: i32, key: i32, val: *mut c_void, flag: *mut c_int, name: &'static str) -> c_int {
-    locked_on(name, kind, obj, |rt| {
-        check_object(rt, kind, obj)?;
-        let f = out_arg(flag, "flag")?;
-        let o = out_arg(val as *mut *mut c_void, "attribute_val")?;
-        if kind == Kind::Win && crate::win::is_window_key(key) {
-            *o = crate::win::window_attr(rt, obj, key)?;
-            *f = 1;
-            return Ok(());
-        }
-        if kind == Kind::Comm && is_predefined_key(key) {
-            // The standard attaches them to MPI_COMM_WORLD; like MPICH and Open MPI, every
-            // communicator answers for them, so a library asking its own duplicate succeeds.
-            match predefined(rt, key) {
-                Some(cell) => {
-                    *o = cell.as_ptr() as *mut c_void;
-                    *f = 1;
-                }
-                None => *f = 0,
-            }
-            return Ok(());
-        }
-        let found = with_store(|s| -> MpiResult<Option<usize>> {
-            check_keyval(s, kind, key)?;
-            Ok(s.values.get(&(kind, obj)).and_then(|v| v.iter().find(|a| a.0 == key)).map(|a| a.1))
-        })?;
-        match found {
-            Some(v) => {
-                *o = v as *mut c_void;
-                *f = 1;
-            }
-            None => *f = 0,
-        }
-        Ok(())
-    })
-}
-
-fn delete_attr(kind: Kind, obj: i32, key: i32, name: &'static str) -> c_int {
-    let mut val = 0;
-    let rc = locked_on(name, kind, obj, |rt| {
-        check_object(rt, kind, obj)?;
-        if is_predefined_key(key) || crate::win::is_window_key(key) {
-            return err(MPI_ERR_KEYVAL, format!("the predefined attribute {key:#x} cannot be deleted"));
-        }
-        with_store(|s| {
-            check_keyval(s, kind, key)?;
-            match s.values.get(&(kind, obj)).and_then(|v| v.iter().find(|a| a.0 == key)) {
-                Some(a) => {
-                    val = a.1;
-                    Ok(())
-                }
-                None => err(MPI_ERR_KEYVAL, format!("no attribute with keyval {key:#x} is set on this {}", kind.what())),
-            }
-        })
-    });
-    if rc != MPI_SUCCESS {
-        return rc;
-    }
-    if let Err(e) = run_delete(obj, key, val) {
-        return report(name, kind, obj, e);
-    }
-    remove_one(kind, obj, key);
-    MPI_SUCCESS
-}
-
-fn remove_one(kind: Kind, obj: i32, key: i32) {
+pub(crate) fn remove_one(kind: Kind, obj: i32, key: i32) {
     with_store(|s| {
         if let Some(list) = s.values.get_mut(&(kind, obj)) {
             list.retain(|a| a.0 != key);
@@ -337,59 +183,6 @@ pub fn delete_all(kind: Kind, obj: i32) -> MpiResult<()> {
         remove_one(kind, obj, key);
     }
     Ok(())
-}
-
-/// Before `obj` is freed: run its delete callbacks, or report why it cannot be freed.
-/// `MPI_SUCCESS` means the caller goes on to free it.
-pub fn before_free(name: &'static str, kind: Kind, obj: i32) -> c_int {
-    let predefined = match kind {
-        Kind::Comm => obj == MPI_COMM_WORLD || obj == MPI_COMM_SELF,
-        Kind::Type => Runtime::is_predefined_type(obj),
-        Kind::Win => false,
-    };
-    if predefined {
-        return MPI_SUCCESS;
-    }
-    match delete_all(kind, obj) {
-        Ok(()) => MPI_SUCCESS,
-        Err(e) => report(name, kind, obj, e),
-    }
-}
-
-/// After `old` was duplicated into `new`: run the copy callbacks in creation order. On a
-/// failing callback the new object is freed (by `undo`) and the error reported.
-pub fn after_dup(name: &'static str, kind: Kind, old: i32, new: i32, undo: impl FnOnce(&mut Runtime)) -> c_int {
-    let attrs = with_store(|s| s.values.get(&(kind, old)).cloned().unwrap_or_default());
-    for (key, val) in attrs {
-        let Some((copy, extra)) = with_store(|s| s.keyvals.get(&key).map(|k| (k.copy, k.extra))) else { continue };
-        let Some(f) = copy else { continue };
-        let (mut out, mut flag): (*mut c_void, c_int) = (std::ptr::null_mut(), 0);
-        // SAFETY: registered with MPI's copy-callback signature; `out` and `flag` are ours.
-        let code = unsafe { f(old, key, extra as *mut c_void, val as *mut c_void, &mut out as *mut *mut c_void as *mut c_void, &mut flag) };
-        if code != MPI_SUCCESS {
-            // The copies made so far go with the new object, without delete callbacks: the
-            // user never saw it.
-            with_store(|s| {
-                for (k, _) in s.values.remove(&(kind, new)).unwrap_or_default() {
-                    release(s, k);
-                }
-            });
-            let e = callback_error("copy", key, code);
-            return locked(name, handler_comm(kind, old), |rt| {
-                undo(rt);
-                Err(e)
-            });
-        }
-        if flag != 0 {
-            with_store(|s| {
-                s.values.entry((kind, new)).or_default().push((key, out as usize));
-                if let Some(k) = s.keyvals.get_mut(&key) {
-                    k.uses += 1;
-                }
-            });
-        }
-    }
-    MPI_SUCCESS
 }
 
 /// At `MPI_Finalize`: the attributes of `MPI_COMM_SELF` are deleted first, as if it were
@@ -415,72 +208,3 @@ pub unsafe extern "C" fn MPIR_Dup_fn(_obj: c_int, _key: c_int, _extra: *mut c_vo
     }
     MPI_SUCCESS
 }
-
-crate::mpi_export! { MPI_Comm_create_keyval, PMPI_Comm_create_keyval, (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) {
-    create_keyval(Kind::Comm, copy, delete, keyval, extra, "MPI_Comm_create_keyval")
-}}
-
-crate::mpi_export! { MPI_Type_create_keyval, PMPI_Type_create_keyval, (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) {
-    create_keyval(Kind::Type, copy, delete, keyval, extra, "MPI_Type_create_keyval")
-}}
-
-crate::mpi_export! { MPI_Comm_free_keyval, PMPI_Comm_free_keyval, (keyval: *mut c_int) {
-    free_keyval(Kind::Comm, keyval, "MPI_Comm_free_keyval")
-}}
-
-crate::mpi_export! { MPI_Type_free_keyval, PMPI_Type_free_keyval, (keyval: *mut c_int) {
-    free_keyval(Kind::Type, keyval, "MPI_Type_free_keyval")
-}}
-
-crate::mpi_export! { MPI_Comm_set_attr, PMPI_Comm_set_attr, (comm: MPI_Comm, key: c_int, val: *mut c_void) {
-    set_attr(Kind::Comm, comm, key, val, "MPI_Comm_set_attr")
-}}
-
-crate::mpi_export! { MPI_Type_set_attr, PMPI_Type_set_attr, (dt: MPI_Datatype, key: c_int, val: *mut c_void) {
-    set_attr(Kind::Type, dt, key, val, "MPI_Type_set_attr")
-}}
-
-crate::mpi_export! { MPI_Attr_put, PMPI_Attr_put, (comm: MPI_Comm, key: c_int, val: *mut c_void) {
-    set_attr(Kind::Comm, comm, key, val, "MPI_Attr_put")
-}}
-
-crate::mpi_export! { MPI_Comm_get_attr, PMPI_Comm_get_attr, (comm: MPI_Comm, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    get_attr(Kind::Comm, comm, key, val, flag, "MPI_Comm_get_attr")
-}}
-
-crate::mpi_export! { MPI_Type_get_attr, PMPI_Type_get_attr, (dt: MPI_Datatype, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    get_attr(Kind::Type, dt, key, val, flag, "MPI_Type_get_attr")
-}}
-
-crate::mpi_export! { MPI_Attr_get, PMPI_Attr_get, (comm: MPI_Comm, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    get_attr(Kind::Comm, comm, key, val, flag, "MPI_Attr_get")
-}}
-
-crate::mpi_export! { MPI_Comm_delete_attr, PMPI_Comm_delete_attr, (comm: MPI_Comm, key: c_int) {
-    delete_attr(Kind::Comm, comm, key, "MPI_Comm_delete_attr")
-}}
-
-crate::mpi_export! { MPI_Type_delete_attr, PMPI_Type_delete_attr, (dt: MPI_Datatype, key: c_int) {
-    delete_attr(Kind::Type, dt, key, "MPI_Type_delete_attr")
-}}
-
-crate::mpi_export! { MPI_Win_create_keyval, PMPI_Win_create_keyval, (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) {
-    // Windows are never duplicated: the copy callback is kept but never called.
-    create_keyval(Kind::Win, copy, delete, keyval, extra, "MPI_Win_create_keyval")
-}}
-
-crate::mpi_export! { MPI_Win_free_keyval, PMPI_Win_free_keyval, (keyval: *mut c_int) {
-    free_keyval(Kind::Win, keyval, "MPI_Win_free_keyval")
-}}
-
-crate::mpi_export! { MPI_Win_set_attr, PMPI_Win_set_attr, (win: MPI_Win, key: c_int, val: *mut c_void) {
-    set_attr(Kind::Win, win, key, val, "MPI_Win_set_attr")
-}}
-
-crate::mpi_export! { MPI_Win_get_attr, PMPI_Win_get_attr, (win: MPI_Win, key: c_int, val: *mut c_void, flag: *mut c_int) {
-    get_attr(Kind::Win, win, key, val, flag, "MPI_Win_get_attr")
-}}
-
-crate::mpi_export! { MPI_Win_delete_attr, PMPI_Win_delete_attr, (win: MPI_Win, key: c_int) {
-    delete_attr(Kind::Win, win, key, "MPI_Win_delete_attr")
-}}

@@ -7,7 +7,7 @@ use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::consts::*;
-use crate::error::MpiError;
+use crate::error::{die, MpiError};
 use crate::runtime;
 use crate::threads::{self, Locked};
 
@@ -86,10 +86,4 @@ pub fn call_anytime(name: &'static str, body: impl FnOnce() -> c_int) -> c_int {
         Ok(code) => code,
         Err(_) => die(&format!("internal error in {name}"), 1),
     }
-}
-
-/// Report and end the process (no runtime to tell the job through).
-pub fn die(msg: &str, code: i32) -> ! {
-    eprintln!("ferry: {msg}");
-    std::process::exit(code)
 }

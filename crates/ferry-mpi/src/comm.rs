@@ -1,10 +1,8 @@
 //! Communicators: a context id pair, a group of world ranks, an error handler; and the
 //! functions that make, compare and free them.
 
-use std::os::raw::c_int;
 use std::sync::Arc;
 
-use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
@@ -157,7 +155,7 @@ pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>
 /// complete at the call). The duplicate gets no idup block of its own. Once the block is
 /// spent (after `IDUP_PAIRS` idups of one communicator, or for an idup of an idup) the
 /// context is agreed as `MPI_Comm_dup` agrees it, which waits for every member to call.
-fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
+pub(crate) fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
     let world_rank = rt.world_rank;
     rt.comm(comm)?;
     let c = rt.comms.get_mut(&comm).expect("checked above");
@@ -223,7 +221,7 @@ fn subgroup(rt: &Runtime, comm: i32, group: i32) -> MpiResult<crate::group::Memb
 
 /// `MPI_Comm_create`: collective over `comm`; members of `group` get the new communicator.
 /// Members that pass disjoint groups share one context id, as the parts of a split do.
-fn create(rt: &mut Runtime, comm: i32, group: i32) -> MpiResult<i32> {
+pub(crate) fn create(rt: &mut Runtime, comm: i32, group: i32) -> MpiResult<i32> {
     if rt.comm(comm)?.is_inter() {
         return crate::intercomm::derive::create(rt, comm, group);
     }
@@ -239,7 +237,7 @@ fn create(rt: &mut Runtime, comm: i32, group: i32) -> MpiResult<i32> {
 
 /// `MPI_Comm_create_group`: collective over `group` only, its exchange told apart from other
 /// creations on `comm` by `tag`. A process outside `group` gets `MPI_COMM_NULL` at once.
-fn create_group(rt: &mut Runtime, comm: i32, group: i32, tag: i32) -> MpiResult<i32> {
+pub(crate) fn create_group(rt: &mut Runtime, comm: i32, group: i32, tag: i32) -> MpiResult<i32> {
     intra(rt, comm)?;
     let g = subgroup(rt, comm, group)?;
     if tag < 0 {
@@ -266,7 +264,7 @@ const HW_RESOURCE_KEY: &str = "mpi_hw_resource_type";
 /// host and gives `MPI_COMM_NULL` on one host (Ferry knows no smaller resource). The new
 /// communicators carry the resource under `mpi_hw_resource_type` in their info; an unguided
 /// split that found one also sets it in the caller's info object, as MPI-4 says.
-fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32) -> MpiResult<i32> {
+pub(crate) fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32) -> MpiResult<i32> {
     let members = rt.comm(comm)?.group.clone();
     let hints = crate::info::optional(rt, info)?;
     let host = rt.host_ranks().first().map_or(rt.world_rank, |&w| w.min(rt.world_rank)) as i32;
@@ -297,7 +295,7 @@ fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32)
     Ok(new)
 }
 
-fn compare(rt: &Runtime, a: i32, b: i32) -> MpiResult<i32> {
+pub(crate) fn compare(rt: &Runtime, a: i32, b: i32) -> MpiResult<i32> {
     let (ca, cb) = (rt.comm(a)?, rt.comm(b)?);
     if a == b {
         return Ok(MPI_IDENT);
@@ -314,138 +312,9 @@ fn compare(rt: &Runtime, a: i32, b: i32) -> MpiResult<i32> {
     Ok(if x == y { MPI_SIMILAR } else { MPI_UNEQUAL })
 }
 
-pub(crate) fn out<'a, T>(p: *mut T, name: &str) -> MpiResult<&'a mut T> {
-    // SAFETY: a non-null output argument points to caller storage for one T (MPI's contract).
-    unsafe { p.as_mut() }.ok_or_else(|| crate::error::MpiError::new(MPI_ERR_ARG, format!("{name} is NULL")))
-}
-pub(crate) use self::out as out_arg;
-
-crate::mpi_export! { MPI_Comm_size, PMPI_Comm_size, (comm: MPI_Comm, size: *mut c_int) {
-    if let Some(rc) = crate::op_queries::answer(|v| { *out(size, "size")? = v.comm(comm)?.1; Ok(()) }) {
-        return rc;
-    }
-    call("MPI_Comm_size", comm, |rt| { let s = rt.comm(comm)?.size(); *out(size, "size")? = s; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Comm_rank, PMPI_Comm_rank, (comm: MPI_Comm, rank: *mut c_int) {
-    if let Some(rc) = crate::op_queries::answer(|v| { *out(rank, "rank")? = v.comm(comm)?.0; Ok(()) }) {
-        return rc;
-    }
-    call("MPI_Comm_rank", comm, |rt| { let r = rt.comm(comm)?.rank; *out(rank, "rank")? = r; Ok(()) })
-}}
-
-/// The exported dup functions: the new communicator, then its copied attributes. With
-/// `request`, the idups: the duplicate is complete at once and so is the request.
-fn dup_export(name: &'static str, comm: MPI_Comm, info: Option<MPI_Info>, newcomm: *mut MPI_Comm, request: Option<*mut MPI_Request>) -> c_int {
-    let rc = call(name, comm, |rt| {
-        let o = out(newcomm, "newcomm")?;
-        rt.comm(comm)?;
-        let hints = info.map(|i| crate::info::optional(rt, i)).transpose()?;
-        match request {
-            None => *o = dup(rt, comm, hints)?,
-            Some(r) => {
-                let r = out(r, "request")?;
-                *o = idup(rt, comm, hints)?;
-                *r = rt.add_req(crate::completion::ApiReq::done(comm, MPI_ANY_SOURCE));
-            }
-        }
-        Ok(())
-    });
-    if rc != MPI_SUCCESS { return rc; }
-    // SAFETY: checked non-null and written by the call above.
-    let new = unsafe { *newcomm };
-    crate::attr::after_dup(name, crate::attr::Kind::Comm, comm, new, |rt| {
-        rt.comms.remove(&new);
-        // SAFETY: as above.
-        unsafe { *newcomm = MPI_COMM_NULL };
-    })
-}
-
-crate::mpi_export! { MPI_Comm_dup, PMPI_Comm_dup, (comm: MPI_Comm, newcomm: *mut MPI_Comm) {
-    dup_export("MPI_Comm_dup", comm, None, newcomm, None)
-}}
-
-crate::mpi_export! { MPI_Comm_idup, PMPI_Comm_idup, (comm: MPI_Comm, newcomm: *mut MPI_Comm, request: *mut MPI_Request) {
-    dup_export("MPI_Comm_idup", comm, None, newcomm, Some(request))
-}}
-
-crate::mpi_export! { MPI_Comm_idup_with_info, PMPI_Comm_idup_with_info, (comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm, request: *mut MPI_Request) {
-    dup_export("MPI_Comm_idup_with_info", comm, Some(info), newcomm, Some(request))
-}}
-
-crate::mpi_export! { MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info, (comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm) {
-    dup_export("MPI_Comm_dup_with_info", comm, Some(info), newcomm, None)
-}}
-
-crate::mpi_export! { MPI_Comm_split, PMPI_Comm_split, (comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_split", comm, |rt| { let o = out(newcomm, "newcomm")?; rt.comm(comm)?; *o = split(rt, comm, color, key)?; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Comm_free, PMPI_Comm_free, (comm: *mut MPI_Comm) {
-    free_export("MPI_Comm_free", comm)
-}}
-
-/// Free `*comm` for `name`: its attributes' delete callbacks, then the handle.
-fn free_export(name: &'static str, comm: *mut MPI_Comm) -> c_int {
-    // SAFETY: MPI passes a pointer to the caller's handle; checked for NULL first.
-    let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
-    let rc = crate::attr::before_free(name, crate::attr::Kind::Comm, h);
-    if rc != MPI_SUCCESS { return rc; }
-    call(name, h, |rt| {
-        let o = out(comm, "comm")?;
-        freeable(rt, h)?;
-        rt.comms.remove(&h);
-        *o = MPI_COMM_NULL;
-        Ok(())
-    })
-}
-
-fn freeable(rt: &Runtime, h: MPI_Comm) -> MpiResult<()> {
+pub(crate) fn freeable(rt: &Runtime, h: MPI_Comm) -> MpiResult<()> {
     if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {
         return err(MPI_ERR_COMM, "predefined communicators cannot be freed");
     }
     rt.comm(h).map(|_| ())
 }
-
-// MPI_Comm_disconnect belongs to dynamic processes, which Ferry has not, but MPI defines it
-// on every communicator: it waits until the pending communication of this process on the
-// communicator is complete, then frees it. The requests stay the program's to complete.
-crate::mpi_export! { MPI_Comm_disconnect, PMPI_Comm_disconnect, (comm: *mut MPI_Comm) {
-    // SAFETY: as in MPI_Comm_free.
-    let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
-    let rc = call("MPI_Comm_disconnect", h, |rt| {
-        out(comm, "comm")?;
-        freeable(rt, h)?;
-        let pending: Vec<MPI_Request> = rt.reqs.iter().filter(|(_, r)| r.comm == h).map(|(k, _)| k).filter(|&k| rt.live(k)).collect();
-        rt.block_until(&pending, true)
-    });
-    if rc != MPI_SUCCESS { return rc; }
-    free_export("MPI_Comm_disconnect", comm)
-}}
-
-crate::mpi_export! { MPI_Comm_compare, PMPI_Comm_compare, (a: MPI_Comm, b: MPI_Comm, result: *mut c_int) {
-    call("MPI_Comm_compare", a, |rt| { let o = out(result, "result")?; *o = compare(rt, a, b)?; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Comm_test_inter, PMPI_Comm_test_inter, (comm: MPI_Comm, flag: *mut c_int) {
-    call("MPI_Comm_test_inter", comm, |rt| { let o = out(flag, "flag")?; *o = rt.comm(comm)?.is_inter() as c_int; Ok(()) })
-}}
-
-// Ferry starts no processes at run time (no MPI_Comm_spawn), so no process has a parent:
-// the standard's answer for a process not spawned is MPI_COMM_NULL.
-crate::mpi_export! { MPI_Comm_get_parent, PMPI_Comm_get_parent, (parent: *mut MPI_Comm) {
-    call("MPI_Comm_get_parent", MPI_COMM_WORLD, |_| { *out(parent, "parent")? = MPI_COMM_NULL; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Comm_create, PMPI_Comm_create, (comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_create", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = create(rt, comm, group)?; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Comm_create_group, PMPI_Comm_create_group, (comm: MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_create_group", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = create_group(rt, comm, group, tag)?; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Comm_split_type, PMPI_Comm_split_type, (comm: MPI_Comm, split_type: c_int, key: c_int, info: MPI_Info, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_split_type", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = self::split_type(rt, comm, split_type, key, info)?; Ok(()) })
-}}
-

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use ferry_core::engine::Status;
 use ferry_data::datatype::Datatype;
 
-use crate::boundary::call;
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;
@@ -287,7 +286,6 @@ impl Runtime {
         }
     }
 
-
     pub fn progress_once(&mut self) -> MpiResult<()> {
         self.engine.progress(Some(std::time::Duration::ZERO))?;
         self.reap_orphans();
@@ -309,7 +307,6 @@ impl Runtime {
         });
     }
 }
-
 
 impl Locked {
     /// Generalized requests among `hs` that only the program can complete: unless another
@@ -498,7 +495,7 @@ fn status_at(sts: *mut MPI_Status, i: usize) -> *mut MPI_Status {
     }
 }
 
-fn wait_one(rt: &mut Locked, req: *mut MPI_Request, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn wait_one(rt: &mut Locked, req: *mut MPI_Request, status: *mut MPI_Status) -> MpiResult<()> {
     let h = out_arg(req, "request")?;
     if h != &MPI_REQUEST_NULL {
         rt.req(*h)?;
@@ -514,7 +511,7 @@ fn wait_one(rt: &mut Locked, req: *mut MPI_Request, status: *mut MPI_Status) -> 
     check(o, comm).map(|_| ())
 }
 
-fn test_one(rt: &mut Locked, req: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn test_one(rt: &mut Locked, req: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
     let flag = out_arg(flag, "flag")?;
     if h != MPI_REQUEST_NULL {
@@ -602,7 +599,7 @@ fn wait_gathered(rt: &mut Locked) -> MpiResult<()> {
     Ok(r?)
 }
 
-fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     if gather_plain(rt, hs)? {
         wait_gathered(rt)?;
@@ -651,7 +648,7 @@ fn finish_plain(rt: &mut Runtime, h: MPI_Request) -> Option<(Outcome, i32)> {
     Some((o, r.comm))
 }
 
-fn testall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn testall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     let flag = out_arg(flag, "flag")?;
     validate(rt, hs)?;
@@ -679,7 +676,7 @@ fn any_done(rt: &mut Runtime, hs: &mut [MPI_Request], index: &mut c_int, status:
     Ok(Some(i))
 }
 
-fn waitany(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn waitany(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     let index = out_arg(index, "index")?;
     validate(rt, hs)?;
@@ -692,7 +689,7 @@ fn waitany(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, index: *mut c_
     any_done(rt, hs, index, status).map(|_| ())
 }
 
-fn testany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn testany(rt: &mut Runtime, count: c_int, reqs: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     let index = out_arg(index, "index")?;
     let flag = out_arg(flag, "flag")?;
@@ -732,7 +729,7 @@ fn wait_for_any(rt: &mut Locked, hs: &[MPI_Request]) -> MpiResult<()> {
 }
 
 /// MPI_Waitsome (`block`) and MPI_Testsome.
-fn some_of(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status, block: bool) -> MpiResult<()> {
+pub(crate) fn some_of(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status, block: bool) -> MpiResult<()> {
     let hs = handles(count, reqs)?;
     let outcount = out_arg(outcount, "outcount")?;
     validate(rt, hs)?;
@@ -748,7 +745,7 @@ fn some_of(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, outcount: *mut
     some(rt, hs, outcount, indices, sts)
 }
 
-fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
     let o = out_arg(req, "request")?;
     let h = *o;
     if h == MPI_REQUEST_NULL {
@@ -811,35 +808,7 @@ fn release(rt: &mut Runtime, r: ApiReq) {
     }
 }
 
-crate::mpi_export! { MPI_Wait, PMPI_Wait, (req: *mut MPI_Request, status: *mut MPI_Status) {
-    call("MPI_Wait", MPI_COMM_WORLD, |rt| wait_one(rt, req, status))
-}}
-crate::mpi_export! { MPI_Test, PMPI_Test, (req: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) {
-    call("MPI_Test", MPI_COMM_WORLD, |rt| test_one(rt, req, flag, status))
-}}
-crate::mpi_export! { MPI_Waitall, PMPI_Waitall, (count: c_int, reqs: *mut MPI_Request, sts: *mut MPI_Status) {
-    call("MPI_Waitall", MPI_COMM_WORLD, |rt| waitall(rt, count, reqs, sts))
-}}
-crate::mpi_export! { MPI_Testall, PMPI_Testall, (count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) {
-    call("MPI_Testall", MPI_COMM_WORLD, |rt| testall(rt, count, reqs, flag, sts))
-}}
-crate::mpi_export! { MPI_Waitany, PMPI_Waitany, (count: c_int, reqs: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) {
-    call("MPI_Waitany", MPI_COMM_WORLD, |rt| waitany(rt, count, reqs, index, status))
-}}
-crate::mpi_export! { MPI_Testany, PMPI_Testany, (count: c_int, reqs: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status) {
-    call("MPI_Testany", MPI_COMM_WORLD, |rt| testany(rt, count, reqs, index, flag, status))
-}}
-crate::mpi_export! { MPI_Waitsome, PMPI_Waitsome, (count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) {
-    call("MPI_Waitsome", MPI_COMM_WORLD, |rt| some_of(rt, count, reqs, outcount, indices, sts, true))
-}}
-crate::mpi_export! { MPI_Testsome, PMPI_Testsome, (count: c_int, reqs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, sts: *mut MPI_Status) {
-    call("MPI_Testsome", MPI_COMM_WORLD, |rt| some_of(rt, count, reqs, outcount, indices, sts, false))
-}}
-crate::mpi_export! { MPI_Request_free, PMPI_Request_free, (req: *mut MPI_Request) {
-    call("MPI_Request_free", MPI_COMM_WORLD, |rt| request_free(rt, req))
-}}
-
-fn request_get_status(rt: &mut Runtime, h: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn request_get_status(rt: &mut Runtime, h: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let flag = out_arg(flag, "flag")?;
     if h != MPI_REQUEST_NULL {
         rt.req(h)?;
@@ -853,7 +822,3 @@ fn request_get_status(rt: &mut Runtime, h: MPI_Request, flag: *mut c_int, status
     }
     Ok(())
 }
-
-crate::mpi_export! { MPI_Request_get_status, PMPI_Request_get_status, (req: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) {
-    call("MPI_Request_get_status", MPI_COMM_WORLD, |rt| request_get_status(rt, req, flag, status))
-}}

@@ -3,14 +3,11 @@
 //! released the runtime, so the handler may call MPI.
 
 use std::collections::BTreeMap;
-use std::ffi::{c_char, CStr};
 use std::os::raw::c_int;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
-use crate::error::{err, MpiError, MpiResult};
+use crate::error::{err, MpiResult};
 
 /// `MPI_Comm_errhandler_function`: `void (MPI_Comm *, int *, ...)`.
 pub type CommErrhandlerFn = unsafe extern "C" fn(*mut MPI_Comm, *mut c_int, ...);
@@ -19,7 +16,7 @@ pub type CommErrhandlerFn = unsafe extern "C" fn(*mut MPI_Comm, *mut c_int, ...)
 const USER_BASE: i32 = 0x9400_0000u32 as i32;
 
 #[derive(Default)]
-struct Table {
+pub(crate) struct Table {
     /// User handlers: the function and the references the program holds to the handle (the
     /// one from its creation and one per `MPI_*_get_errhandler`); at none it may no longer
     /// be attached, but the objects that use it keep it working.
@@ -27,12 +24,12 @@ struct Table {
     next: i32,
     /// User error codes above `MPI_ERR_LASTCODE`: code -> its class (a class is its own).
     codes: BTreeMap<i32, i32>,
-    strings: BTreeMap<i32, String>,
+    pub(crate) strings: BTreeMap<i32, String>,
 }
 
 static TABLE: Mutex<Option<Table>> = Mutex::new(None);
 
-fn with_table<T>(f: impl FnOnce(&mut Table) -> T) -> T {
+pub(crate) fn with_table<T>(f: impl FnOnce(&mut Table) -> T) -> T {
     let mut g: MutexGuard<'static, Option<Table>> = TABLE.lock().unwrap_or_else(|p| p.into_inner());
     f(g.get_or_insert_with(Table::default))
 }
@@ -115,66 +112,13 @@ pub fn last_used_code() -> c_int {
 }
 
 /// A new code above every code in use, of `class` (or its own class when `None`).
-fn add_code(class: Option<c_int>) -> c_int {
+pub(crate) fn add_code(class: Option<c_int>) -> c_int {
     with_table(|t| {
         let code = t.codes.keys().next_back().copied().unwrap_or(MPI_ERR_LASTCODE) + 1;
         t.codes.insert(code, class.unwrap_or(code));
         code
     })
 }
-
-crate::mpi_export! { MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler, (f: Option<CommErrhandlerFn>, eh: *mut MPI_Errhandler) {
-    call("MPI_Comm_create_errhandler", MPI_COMM_WORLD, |_| {
-        let o = out_arg(eh, "errhandler")?;
-        let Some(f) = f else { return err(MPI_ERR_ARG, "the error handler function is NULL") };
-        *o = register(f);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Comm_call_errhandler, PMPI_Comm_call_errhandler, (comm: MPI_Comm, code: c_int) {
-    let valid = call("MPI_Comm_call_errhandler", comm, |rt| rt.comm(comm).map(|_| ()));
-    if valid != MPI_SUCCESS {
-        return valid;
-    }
-    // The handler runs as for an error inside an MPI call on `comm`; it returned, so did we.
-    call("MPI_Comm_call_errhandler", comm, |_| Err(MpiError::new(code, format!("error code {code} raised by the program"))));
-    MPI_SUCCESS
-}}
-
-crate::mpi_export! { MPI_Add_error_class, PMPI_Add_error_class, (class: *mut c_int) {
-    call("MPI_Add_error_class", MPI_COMM_WORLD, |_| { *out_arg(class, "errorclass")? = add_code(None); Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Add_error_code, PMPI_Add_error_code, (class: c_int, code: *mut c_int) {
-    call("MPI_Add_error_code", MPI_COMM_WORLD, |_| {
-        let o = out_arg(code, "errorcode")?;
-        let predefined = (MPI_SUCCESS..=MPI_ERR_LASTCODE).contains(&class) && crate::predefined::error_class_name(class).is_some();
-        if !predefined && user_class(class) != Some(class) {
-            return err(MPI_ERR_ARG, format!("{class} is not an error class"));
-        }
-        *o = add_code(Some(class));
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Add_error_string, PMPI_Add_error_string, (code: c_int, string: *const c_char) {
-    call("MPI_Add_error_string", MPI_COMM_WORLD, |_| {
-        if string.is_null() {
-            return err(MPI_ERR_ARG, "string is NULL");
-        }
-        // SAFETY: MPI passes a NUL-terminated string.
-        let s = unsafe { CStr::from_ptr(string) }.to_string_lossy().into_owned();
-        if s.len() >= MPI_MAX_ERROR_STRING as usize {
-            return err(MPI_ERR_ARG, format!("the string has {} bytes; MPI_MAX_ERROR_STRING is {MPI_MAX_ERROR_STRING}", s.len()));
-        }
-        if user_class(code).is_none() {
-            return err(MPI_ERR_ARG, format!("{code} is not an error class or code added by the program"));
-        }
-        with_table(|t| t.strings.insert(code, s));
-        Ok(())
-    })
-}}
 
 /// Class of any error code, predefined or the user's (for `MPI_Error_class`).
 pub fn class_of(code: c_int) -> Option<c_int> {

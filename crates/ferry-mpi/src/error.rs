@@ -76,3 +76,17 @@ impl From<ferry_core::JobError> for MpiError {
         MpiError::new(MPI_ERR_OTHER, e.to_string())
     }
 }
+
+/// Report and end the process (no runtime to tell the job through).
+pub fn die(msg: &str, code: i32) -> ! {
+    eprintln!("ferry: {msg}");
+    std::process::exit(code)
+}
+
+/// An output argument of an MPI call: the caller's storage for one `T`, or `MPI_ERR_ARG`
+/// naming the argument when it is NULL.
+pub(crate) fn out<'a, T>(p: *mut T, name: &str) -> MpiResult<&'a mut T> {
+    // SAFETY: a non-null output argument points to caller storage for one T (MPI's contract).
+    unsafe { p.as_mut() }.ok_or_else(|| MpiError::new(MPI_ERR_ARG, format!("{name} is NULL")))
+}
+pub(crate) use self::out as out_arg;

@@ -6,8 +6,6 @@
 use std::os::raw::c_int;
 use std::sync::Arc;
 
-use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;
@@ -24,7 +22,7 @@ const UNDEF: i32 = 1023;
 const REALS: &[(c_int, c_int, MPI_Datatype, MPI_Datatype)] =
     &[(6, 37, MPI_REAL4, MPI_COMPLEX8), (15, 307, MPI_REAL8, MPI_COMPLEX16), (33, 4931, MPI_REAL16, MPI_COMPLEX32)];
 /// Decimal range of the integer kinds.
-const INTEGERS: &[(c_int, MPI_Datatype)] = &[(2, MPI_INTEGER1), (4, MPI_INTEGER2), (9, MPI_INTEGER4), (18, MPI_INTEGER8)];
+pub(crate) const INTEGERS: &[(c_int, MPI_Datatype)] = &[(2, MPI_INTEGER1), (4, MPI_INTEGER2), (9, MPI_INTEGER4), (18, MPI_INTEGER8)];
 
 /// Whether `h` is one of these types (which cannot be freed).
 pub fn is_f90(h: MPI_Datatype) -> bool {
@@ -36,7 +34,7 @@ fn field(v: c_int) -> i32 {
 }
 
 /// The handle for `base` asked as (combiner, ints), made on first use.
-fn handle(rt: &mut Runtime, combiner: c_int, ints: Vec<c_int>, base: MPI_Datatype) -> MpiResult<MPI_Datatype> {
+pub(crate) fn handle(rt: &mut Runtime, combiner: c_int, ints: Vec<c_int>, base: MPI_Datatype) -> MpiResult<MPI_Datatype> {
     let (p, r) = if ints.len() == 2 { (ints[0], ints[1]) } else { (UNDEF, ints[0]) };
     let h = BASE | ((combiner - MPI_COMBINER_F90_REAL) << 20) | (field(p) << 10) | field(r);
     if !rt.types.contains_key(&h) {
@@ -61,7 +59,7 @@ fn check_pr(p: c_int, r: c_int) -> MpiResult<()> {
     Ok(())
 }
 
-fn real_kind(p: c_int, r: c_int) -> MpiResult<(MPI_Datatype, MPI_Datatype)> {
+pub(crate) fn real_kind(p: c_int, r: c_int) -> MpiResult<(MPI_Datatype, MPI_Datatype)> {
     check_pr(p, r)?;
     REALS
         .iter()
@@ -69,35 +67,3 @@ fn real_kind(p: c_int, r: c_int) -> MpiResult<(MPI_Datatype, MPI_Datatype)> {
         .map(|k| (k.2, k.3))
         .ok_or_else(|| crate::error::MpiError::new(MPI_ERR_ARG, format!("no real kind has precision {p} and range {r} (Ferry has REAL4, REAL8 and REAL16)")))
 }
-
-crate::mpi_export! { MPI_Type_create_f90_integer, PMPI_Type_create_f90_integer, (r: c_int, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_f90_integer", MPI_COMM_WORLD, |rt| {
-        let o = out_arg(newtype, "newtype")?;
-        if r < 0 {
-            return err(MPI_ERR_ARG, format!("range {r} is negative"));
-        }
-        let Some(&(_, base)) = INTEGERS.iter().find(|k| r <= k.0) else {
-            return err(MPI_ERR_ARG, format!("no integer kind has range {r} (the largest, INTEGER8, has 18)"));
-        };
-        *o = handle(rt, MPI_COMBINER_F90_INTEGER, vec![r], base)?;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Type_create_f90_real, PMPI_Type_create_f90_real, (p: c_int, r: c_int, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_f90_real", MPI_COMM_WORLD, |rt| {
-        let o = out_arg(newtype, "newtype")?;
-        let (real, _) = real_kind(p, r)?;
-        *o = handle(rt, MPI_COMBINER_F90_REAL, vec![p, r], real)?;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Type_create_f90_complex, PMPI_Type_create_f90_complex, (p: c_int, r: c_int, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_f90_complex", MPI_COMM_WORLD, |rt| {
-        let o = out_arg(newtype, "newtype")?;
-        let (_, complex) = real_kind(p, r)?;
-        *o = handle(rt, MPI_COMBINER_F90_COMPLEX, vec![p, r], complex)?;
-        Ok(())
-    })
-}}

@@ -11,8 +11,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::os::raw::{c_int, c_void};
 
-use crate::boundary::call;
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::completion::{status_bytes, ApiReq, Body, Outcome};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -125,14 +124,14 @@ pub fn cancel(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
     Ok(())
 }
 
-fn grequest_start(rt: &mut Runtime, query: Option<QueryFn>, free: Option<FreeFn>, cancel: Option<CancelFn>, extra: *mut c_void, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn grequest_start(rt: &mut Runtime, query: Option<QueryFn>, free: Option<FreeFn>, cancel: Option<CancelFn>, extra: *mut c_void, req: *mut MPI_Request) -> MpiResult<()> {
     let o = out_arg(req, "request")?;
     let g = Grequest { query, free, cancel, extra, complete: false, freed: false };
     *o = rt.add_req(ApiReq { body: Body::Generalized(Box::new(g)), comm: MPI_COMM_WORLD, group: None, unpack: None, keep: None });
     Ok(())
 }
 
-fn grequest_complete(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
+pub(crate) fn grequest_complete(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
     let g = grequest(rt, h)?;
     if g.complete {
         return err(MPI_ERR_REQUEST, format!("generalized request {h:#x} is already complete"));
@@ -155,7 +154,7 @@ fn element_bytes(t: &ferry_data::datatype::Datatype, count: usize) -> MpiResult<
     (count / per).checked_mul(size).and_then(|b| b.checked_add(partial)).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, format!("{count} elements overflow the byte count")))
 }
 
-fn status_mut<'a>(status: *mut MPI_Status) -> MpiResult<&'a mut MPI_Status> {
+pub(crate) fn status_mut<'a>(status: *mut MPI_Status) -> MpiResult<&'a mut MPI_Status> {
     if crate::completion::status_ignored(status) {
         return err(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
     }
@@ -163,7 +162,7 @@ fn status_mut<'a>(status: *mut MPI_Status) -> MpiResult<&'a mut MPI_Status> {
     Ok(unsafe { &mut *status })
 }
 
-fn set_elements(rt: &mut Runtime, status: *mut MPI_Status, dt: MPI_Datatype, count: MPI_Count) -> MpiResult<()> {
+pub(crate) fn set_elements(rt: &mut Runtime, status: *mut MPI_Status, dt: MPI_Datatype, count: MPI_Count) -> MpiResult<()> {
     let st = status_mut(status)?;
     if count < 0 {
         return err(MPI_ERR_COUNT, format!("count {count} is negative"));
@@ -177,23 +176,3 @@ fn set_elements(rt: &mut Runtime, status: *mut MPI_Status, dt: MPI_Datatype, cou
     st.count_hi_and_cancelled = (((bytes >> 32) << 1) as i32) | (st.count_hi_and_cancelled & 1);
     Ok(())
 }
-
-crate::mpi_export! { MPI_Grequest_start, PMPI_Grequest_start, (query: Option<QueryFn>, free: Option<FreeFn>, cancel: Option<CancelFn>, extra: *mut c_void, req: *mut MPI_Request) {
-    call("MPI_Grequest_start", MPI_COMM_WORLD, |rt| grequest_start(rt, query, free, cancel, extra, req))
-}}
-crate::mpi_export! { MPI_Grequest_complete, PMPI_Grequest_complete, (req: MPI_Request) {
-    call("MPI_Grequest_complete", MPI_COMM_WORLD, |rt| grequest_complete(rt, req))
-}}
-crate::mpi_export! { MPI_Status_set_elements, PMPI_Status_set_elements, (status: *mut MPI_Status, dt: MPI_Datatype, count: c_int) {
-    call("MPI_Status_set_elements", MPI_COMM_WORLD, |rt| set_elements(rt, status, dt, count as MPI_Count))
-}}
-crate::mpi_export! { MPI_Status_set_elements_x, PMPI_Status_set_elements_x, (status: *mut MPI_Status, dt: MPI_Datatype, count: MPI_Count) {
-    call("MPI_Status_set_elements_x", MPI_COMM_WORLD, |rt| set_elements(rt, status, dt, count))
-}}
-crate::mpi_export! { MPI_Status_set_cancelled, PMPI_Status_set_cancelled, (status: *mut MPI_Status, flag: c_int) {
-    call("MPI_Status_set_cancelled", MPI_COMM_WORLD, |_| {
-        let st = status_mut(status)?;
-        st.count_hi_and_cancelled = (st.count_hi_and_cancelled & !1) | (flag != 0) as c_int;
-        Ok(())
-    })
-}}

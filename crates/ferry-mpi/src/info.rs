@@ -6,8 +6,6 @@
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 
-use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;
@@ -21,7 +19,7 @@ pub type Hints = Vec<(String, String)>;
 /// The info objects of a process, by handle.
 #[derive(Default)]
 pub struct Infos {
-    table: ferry_core::fastmap::FastMap<i32, Hints>,
+    pub(crate) table: ferry_core::fastmap::FastMap<i32, Hints>,
     next: i32,
 }
 
@@ -47,7 +45,7 @@ pub fn hints(rt: &Runtime, h: MPI_Info) -> MpiResult<Hints> {
 }
 
 /// The hints of `h` for changing: `MPI_INFO_ENV` is predefined and stays as it is.
-fn hints_mut(rt: &mut Runtime, h: MPI_Info) -> MpiResult<&mut Hints> {
+pub(crate) fn hints_mut(rt: &mut Runtime, h: MPI_Info) -> MpiResult<&mut Hints> {
     if h == MPI_INFO_ENV {
         return err(MPI_ERR_INFO, "MPI_INFO_ENV is predefined and cannot be changed or freed");
     }
@@ -101,7 +99,7 @@ pub(crate) fn env_hints(rt: &Runtime) -> Hints {
     h
 }
 
-fn c_str<'a>(p: *const c_char, class: c_int, what: &str, max: usize) -> MpiResult<&'a str> {
+pub(crate) fn c_str<'a>(p: *const c_char, class: c_int, what: &str, max: usize) -> MpiResult<&'a str> {
     if p.is_null() {
         return err(class, format!("{what} is NULL"));
     }
@@ -116,12 +114,12 @@ fn c_str<'a>(p: *const c_char, class: c_int, what: &str, max: usize) -> MpiResul
     Ok(s)
 }
 
-fn key_arg<'a>(p: *const c_char) -> MpiResult<&'a str> {
+pub(crate) fn key_arg<'a>(p: *const c_char) -> MpiResult<&'a str> {
     c_str(p, MPI_ERR_INFO_KEY, "key", MAX_INFO_KEY)
 }
 
 /// Copy `s` into the caller's buffer `dst` of `room` characters plus the terminating null.
-fn copy_out(s: &str, dst: *mut c_char, room: usize) {
+pub(crate) fn copy_out(s: &str, dst: *mut c_char, room: usize) {
     let n = s.len().min(room);
     // SAFETY: the caller's buffer holds `room` + 1 characters (MPI's contract for the call).
     unsafe {
@@ -130,138 +128,6 @@ fn copy_out(s: &str, dst: *mut c_char, room: usize) {
     }
 }
 
-fn lookup<'a>(h: &'a Hints, key: &str) -> Option<&'a str> {
+pub(crate) fn lookup<'a>(h: &'a Hints, key: &str) -> Option<&'a str> {
     h.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
-
-crate::mpi_export! { MPI_Info_create, PMPI_Info_create, (info: *mut MPI_Info) {
-    call("MPI_Info_create", MPI_COMM_WORLD, |rt| { let o = out_arg(info, "info")?; *o = rt.infos.add(Vec::new()); Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Info_set, PMPI_Info_set, (info: MPI_Info, key: *const c_char, value: *const c_char) {
-    call("MPI_Info_set", MPI_COMM_WORLD, |rt| {
-        let k = key_arg(key)?;
-        let v = c_str(value, MPI_ERR_INFO_VALUE, "value", MAX_INFO_VAL)?;
-        set(hints_mut(rt, info)?, k, v);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Info_get, PMPI_Info_get, (info: MPI_Info, key: *const c_char, valuelen: c_int, value: *mut c_char, flag: *mut c_int) {
-    call("MPI_Info_get", MPI_COMM_WORLD, |rt| {
-        let h = hints(rt, info)?;
-        let k = key_arg(key)?;
-        if valuelen < 0 {
-            return err(MPI_ERR_ARG, format!("valuelen {valuelen} is negative"));
-        }
-        if value.is_null() {
-            return err(MPI_ERR_ARG, "value is NULL");
-        }
-        let f = out_arg(flag, "flag")?;
-        match lookup(&h, k) {
-            Some(v) => { copy_out(v, value, valuelen as usize); *f = 1; }
-            None => *f = 0,
-        }
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Info_get_valuelen, PMPI_Info_get_valuelen, (info: MPI_Info, key: *const c_char, valuelen: *mut c_int, flag: *mut c_int) {
-    call("MPI_Info_get_valuelen", MPI_COMM_WORLD, |rt| {
-        let h = hints(rt, info)?;
-        let k = key_arg(key)?;
-        let (l, f) = (out_arg(valuelen, "valuelen")?, out_arg(flag, "flag")?);
-        match lookup(&h, k) {
-            Some(v) => { *l = v.len() as c_int; *f = 1; }
-            None => *f = 0,
-        }
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Info_get_string, PMPI_Info_get_string, (info: MPI_Info, key: *const c_char, buflen: *mut c_int, value: *mut c_char, flag: *mut c_int) {
-    call("MPI_Info_get_string", MPI_COMM_WORLD, |rt| {
-        let h = hints(rt, info)?;
-        let k = key_arg(key)?;
-        let (l, f) = (out_arg(buflen, "buflen")?, out_arg(flag, "flag")?);
-        if *l < 0 {
-            return err(MPI_ERR_ARG, format!("buflen {} is negative", *l));
-        }
-        if *l > 0 && value.is_null() {
-            return err(MPI_ERR_ARG, "value is NULL");
-        }
-        match lookup(&h, k) {
-            Some(v) => {
-                if *l > 0 {
-                    copy_out(v, value, *l as usize - 1);
-                }
-                *l = v.len() as c_int + 1;
-                *f = 1;
-            }
-            None => *f = 0,
-        }
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Info_get_nkeys, PMPI_Info_get_nkeys, (info: MPI_Info, nkeys: *mut c_int) {
-    call("MPI_Info_get_nkeys", MPI_COMM_WORLD, |rt| { let n = hints(rt, info)?.len(); *out_arg(nkeys, "nkeys")? = n as c_int; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Info_get_nthkey, PMPI_Info_get_nthkey, (info: MPI_Info, n: c_int, key: *mut c_char) {
-    call("MPI_Info_get_nthkey", MPI_COMM_WORLD, |rt| {
-        let h = hints(rt, info)?;
-        if n < 0 || n as usize >= h.len() {
-            return err(MPI_ERR_ARG, format!("n {n} is not below the number of keys, {}", h.len()));
-        }
-        if key.is_null() {
-            return err(MPI_ERR_ARG, "key is NULL");
-        }
-        copy_out(&h[n as usize].0, key, MAX_INFO_KEY);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Info_delete, PMPI_Info_delete, (info: MPI_Info, key: *const c_char) {
-    call("MPI_Info_delete", MPI_COMM_WORLD, |rt| {
-        let h = hints_mut(rt, info)?;
-        let k = key_arg(key)?;
-        match h.iter().position(|(x, _)| x == k) {
-            Some(i) => { h.remove(i); Ok(()) }
-            None => err(MPI_ERR_INFO_NOKEY, format!("key \"{k}\" is not in the info object")),
-        }
-    })
-}}
-
-crate::mpi_export! { MPI_Info_dup, PMPI_Info_dup, (info: MPI_Info, newinfo: *mut MPI_Info) {
-    call("MPI_Info_dup", MPI_COMM_WORLD, |rt| { let h = hints(rt, info)?; let o = out_arg(newinfo, "newinfo")?; *o = rt.infos.add(h); Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Info_free, PMPI_Info_free, (info: *mut MPI_Info) {
-    call("MPI_Info_free", MPI_COMM_WORLD, |rt| {
-        let o = out_arg(info, "info")?;
-        hints_mut(rt, *o)?;
-        rt.infos.table.remove(&*o);
-        *o = MPI_INFO_NULL;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Comm_set_info, PMPI_Comm_set_info, (comm: MPI_Comm, info: MPI_Info) {
-    call("MPI_Comm_set_info", comm, |rt| {
-        rt.comm(comm)?;
-        let given = hints(rt, info)?;
-        let c = rt.comms.get_mut(&comm).expect("checked above");
-        given.iter().for_each(|(k, v)| set(&mut c.hints, k, v));
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Comm_get_info, PMPI_Comm_get_info, (comm: MPI_Comm, info: *mut MPI_Info) {
-    call("MPI_Comm_get_info", comm, |rt| {
-        let h = rt.comm(comm)?.hints.clone();
-        let o = out_arg(info, "info_used")?;
-        *o = rt.infos.add(h);
-        Ok(())
-    })
-}}

@@ -4,8 +4,7 @@
 
 use std::os::raw::{c_int, c_void};
 
-use crate::boundary::call;
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::completion::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -18,7 +17,7 @@ fn pair(comm: MPI_Comm, recv: ApiReq, send: ApiReq) -> ApiReq {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn isendrecv(
+pub(crate) fn isendrecv(
     rt: &mut Runtime, sbuf: *const c_void, scount: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
     rbuf: *mut c_void, rcount: c_int, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -33,7 +32,7 @@ fn isendrecv(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn isendrecv_replace(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int, source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn isendrecv_replace(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int, source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let o = out_arg(req, "request")?;
     check_send(rt, buf, count, dt, dest, stag, comm)?;
     check_recv(rt, buf, count, dt, source, rtag, comm)?;
@@ -52,16 +51,6 @@ fn isendrecv_replace(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_D
     *o = rt.add_req(pair(comm, r, s));
     Ok(())
 }
-
-crate::mpi_export! { MPI_Isendrecv, PMPI_Isendrecv, (sbuf: *const c_void, scount: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
-        rbuf: *mut c_void, rcount: c_int, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Isendrecv", comm, |rt| isendrecv(rt, sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, req))
-}}
-
-crate::mpi_export! { MPI_Isendrecv_replace, PMPI_Isendrecv_replace, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int,
-        source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Isendrecv_replace", comm, |rt| isendrecv_replace(rt, buf, count, dt, dest, stag, source, rtag, comm, req))
-}}
 
 /// `n` bytes of a packed message as an `MPI_BYTE` count, or `MPI_ERR_COUNT`.
 fn byte_count(n: usize) -> MpiResult<c_int> {

@@ -3,8 +3,7 @@
 
 use std::os::raw::{c_char, c_int};
 
-use crate::boundary::call;
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 
@@ -38,27 +37,10 @@ pub fn write_name(text: &str, name: *mut c_char, resultlen: *mut c_int, what: &s
 }
 
 /// The name of a communicator nobody named: the predefined ones have theirs.
-fn default_name(comm: MPI_Comm) -> &'static str {
+pub(crate) fn default_name(comm: MPI_Comm) -> &'static str {
     match comm {
         MPI_COMM_WORLD => "MPI_COMM_WORLD",
         MPI_COMM_SELF => "MPI_COMM_SELF",
         _ => "",
     }
 }
-
-crate::mpi_export! { MPI_Comm_set_name, PMPI_Comm_set_name, (comm: MPI_Comm, comm_name: *const c_char) {
-    call("MPI_Comm_set_name", comm, |rt| {
-        rt.comm(comm)?;
-        let name = read_name(comm_name, "comm_name")?;
-        rt.comms.get_mut(&comm).expect("checked above").name = Some(name);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Comm_get_name, PMPI_Comm_get_name, (comm: MPI_Comm, comm_name: *mut c_char, resultlen: *mut c_int) {
-    call("MPI_Comm_get_name", comm, |rt| {
-        let c = rt.comm(comm)?;
-        let text = c.name.clone().unwrap_or_else(|| default_name(comm).to_string());
-        write_name(&text, comm_name, resultlen, "comm_name")
-    })
-}}

@@ -12,8 +12,6 @@ use std::sync::Arc;
 use ferry_data::datatype::Datatype;
 use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
 
-use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::op_queries::{with_view, View};
@@ -41,7 +39,7 @@ const USER_OP_BASE: i32 = 0x9800_0000u32 as i32;
 const USER_OP_MAX: i32 = 0x03ff_ffff;
 
 impl Runtime {
-    fn add_op(&mut self, op: UserOp) -> MpiResult<MPI_Op> {
+    pub(crate) fn add_op(&mut self, op: UserOp) -> MpiResult<MPI_Op> {
         for _ in 0..=USER_OP_MAX {
             self.next_op = (self.next_op + 1) & USER_OP_MAX;
             let h = USER_OP_BASE | self.next_op;
@@ -208,55 +206,6 @@ unsafe fn call_user(op: &UserOp, handle: MPI_Datatype, a: *mut u8, b: *mut u8, n
         UserFn::Large(f) => unsafe { f(a as *mut c_void, b as *mut c_void, &mut (n as MPI_Count), &mut dt) },
     }
 }
-
-crate::mpi_export! { MPI_Op_create, PMPI_Op_create, (user_fn: Option<MPI_User_function>, commute: c_int, op: *mut MPI_Op) {
-    call("MPI_Op_create", MPI_COMM_WORLD, |rt| {
-        let out = out_arg(op, "op")?;
-        let Some(f) = user_fn else { return err(MPI_ERR_ARG, "user function is NULL") };
-        *out = rt.add_op(UserOp { f: UserFn::Int(f), commute: commute != 0 })?;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Op_create_c, PMPI_Op_create_c, (user_fn: Option<MPI_User_function_c>, commute: c_int, op: *mut MPI_Op) {
-    call("MPI_Op_create_c", MPI_COMM_WORLD, |rt| {
-        let out = out_arg(op, "op")?;
-        let Some(f) = user_fn else { return err(MPI_ERR_ARG, "user function is NULL") };
-        *out = rt.add_op(UserOp { f: UserFn::Large(f), commute: commute != 0 })?;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Op_free, PMPI_Op_free, (op: *mut MPI_Op) {
-    call("MPI_Op_free", MPI_COMM_WORLD, |rt| {
-        let o = out_arg(op, "op")?;
-        if PredefinedOp::from_handle(*o).is_some() {
-            return err(MPI_ERR_OP, format!("cannot free the predefined operation {:#x}", *o));
-        }
-        // Calls in flight keep their own copy of the function: freeing cannot disturb them.
-        if rt.ops.remove(&*o).is_none() {
-            return err(MPI_ERR_OP, if *o == MPI_OP_NULL { "MPI_OP_NULL is not an operation".to_string() } else { format!("invalid operation {:#x}", *o) });
-        }
-        *o = MPI_OP_NULL;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Op_commutative, PMPI_Op_commutative, (op: MPI_Op, commute: *mut c_int) {
-    call("MPI_Op_commutative", MPI_COMM_WORLD, |rt| {
-        let o = out_arg(commute, "commute")?;
-        *o = match rt.ops.get(&op) {
-            Some(u) => u.commute as c_int,
-            None if PredefinedOp::from_handle(op).is_some() => 1,
-            None => return err(MPI_ERR_OP, format!("invalid operation {op:#x}")),
-        };
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Reduce_local, PMPI_Reduce_local, (inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op) {
-    call("MPI_Reduce_local", MPI_COMM_WORLD, |rt| reduce_local(rt, inbuf, inoutbuf, count.into(), dt, op))
-}}
 
 /// MPI_Reduce_local and MPI_Reduce_local_c: `inoutbuf = inbuf op inoutbuf`, `count` elements.
 /// A contiguous type is combined where it lies; any other is packed, combined and unpacked.

@@ -5,8 +5,8 @@ use crate::threads::Locked;
 
 use ferry_core::engine::matching::Pattern;
 
-use crate::boundary::call;
-use crate::comm::{out_arg, Comm};
+use crate::comm::Comm;
+use crate::error::out_arg;
 use crate::completion::{check, status_bytes, write_status, ApiReq, Body, Outcome, Unpack};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -239,7 +239,7 @@ pub fn bsend_ids(rt: &Runtime) -> Vec<u64> {
     rt.bsend.pending.iter().map(|p| p.0).collect()
 }
 
-fn send(rt: &mut Locked, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<()> {
+pub(crate) fn send(rt: &mut Locked, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<()> {
     let Some((id, keep)) = post_send(rt, buf, count, dt, dest, tag, comm, mode)? else {
         // Copied out by the route already: nothing to wait for.
         return Ok(());
@@ -248,13 +248,13 @@ fn send(rt: &mut Locked, buf: *const c_void, count: c_int, dt: MPI_Datatype, des
     check(o, comm).map(|_| ())
 }
 
-fn isend(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn isend(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode, req: *mut MPI_Request) -> MpiResult<()> {
     let o = out_arg(req, "request")?;
     *o = start_send(rt, buf, count, dt, dest, tag, comm, mode)?;
     Ok(())
 }
 
-fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
     // The same checks, in the same order, as a non-blocking receive; no request record.
     let c = rt.comm(comm)?;
     check_count(count)?;
@@ -301,7 +301,7 @@ fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, sourc
 }
 
 #[allow(clippy::too_many_arguments)]
-fn sendrecv(
+pub(crate) fn sendrecv(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
     rbuf: *mut c_void, rcount: c_int, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status,
 ) -> MpiResult<()> {
@@ -314,7 +314,7 @@ fn sendrecv(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn sendrecv_replace(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn sendrecv_replace(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
     check_count(count)?;
     check_buf(buf, count, dt)?;
     let t = rt.datatype(dt)?;
@@ -349,7 +349,7 @@ fn proc_null_status(status: *mut MPI_Status) {
     write_status(status, &Outcome { source: MPI_PROC_NULL, ..Outcome::empty() }, false);
 }
 
-fn iprobe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn iprobe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let flag = out_arg(flag, "flag")?;
     let (pat, group) = pattern(rt, source, tag, comm)?;
     if source == MPI_PROC_NULL {
@@ -368,7 +368,7 @@ fn iprobe(rt: &mut Runtime, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mu
     Ok(())
 }
 
-fn probe(rt: &mut Locked, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+pub(crate) fn probe(rt: &mut Locked, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
     let (pat, group) = pattern(rt, source, tag, comm)?;
     if source == MPI_PROC_NULL {
         proc_null_status(status);
@@ -383,7 +383,7 @@ fn probe(rt: &mut Locked, source: c_int, tag: c_int, comm: MPI_Comm, status: *mu
     Ok(())
 }
 
-fn improbe(rt: &mut Locked, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status, block: bool) -> MpiResult<()> {
+pub(crate) fn improbe(rt: &mut Locked, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status, block: bool) -> MpiResult<()> {
     let (pat, group) = pattern(rt, source, tag, comm)?;
     let m = out_arg(message, "message")?;
     if source == MPI_PROC_NULL {
@@ -412,7 +412,7 @@ fn improbe(rt: &mut Locked, source: c_int, tag: c_int, comm: MPI_Comm, flag: *mu
     Ok(())
 }
 
-fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message) -> MpiResult<i32> {
+pub(crate) fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message) -> MpiResult<i32> {
     let m = out_arg(message, "message")?;
     check_count(count)?;
     check_buf(buf, count, dt)?;
@@ -429,7 +429,7 @@ fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, me
     Ok(rt.add_req(ApiReq { body: Body::Engine(id), comm: msg.comm, group, unpack: target.unpack, keep: None }))
 }
 
-fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
     let Some(r) = rt.reqs.get_mut(&h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")) };
     if r.inactive() {
@@ -454,7 +454,7 @@ fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
     Ok(())
 }
 
-fn buffer_attach(rt: &mut Runtime, buf: *mut c_void, size: c_int) -> MpiResult<()> {
+pub(crate) fn buffer_attach(rt: &mut Runtime, buf: *mut c_void, size: c_int) -> MpiResult<()> {
     if size < 0 {
         return err(MPI_ERR_ARG, format!("buffer size {size} is negative"));
     }
@@ -466,7 +466,7 @@ fn buffer_attach(rt: &mut Runtime, buf: *mut c_void, size: c_int) -> MpiResult<(
     Ok(())
 }
 
-fn buffer_detach(rt: &mut Locked, buf: *mut c_void, size: *mut c_int) -> MpiResult<()> {
+pub(crate) fn buffer_detach(rt: &mut Locked, buf: *mut c_void, size: *mut c_int) -> MpiResult<()> {
     // Until none is left: other threads may buffer more sends while this one waits.
     loop {
         reap_bsends(rt);
@@ -487,85 +487,6 @@ fn buffer_detach(rt: &mut Locked, buf: *mut c_void, size: *mut c_int) -> MpiResu
 
 // ----- exports ---------------------------------------------------------------------------
 
-crate::mpi_export! { MPI_Send, PMPI_Send, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
-    call("MPI_Send", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Standard))
-}}
-crate::mpi_export! { MPI_Ssend, PMPI_Ssend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
-    call("MPI_Ssend", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Synchronous))
-}}
-crate::mpi_export! { MPI_Rsend, PMPI_Rsend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
-    call("MPI_Rsend", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Ready))
-}}
-crate::mpi_export! { MPI_Bsend, PMPI_Bsend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
-    call("MPI_Bsend", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Buffered))
-}}
-crate::mpi_export! { MPI_Isend, PMPI_Isend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Isend", comm, |rt| isend(rt, buf, count, dt, dest, tag, comm, Mode::Standard, req))
-}}
-crate::mpi_export! { MPI_Issend, PMPI_Issend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Issend", comm, |rt| isend(rt, buf, count, dt, dest, tag, comm, Mode::Synchronous, req))
-}}
-crate::mpi_export! { MPI_Irsend, PMPI_Irsend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Irsend", comm, |rt| isend(rt, buf, count, dt, dest, tag, comm, Mode::Ready, req))
-}}
-crate::mpi_export! { MPI_Ibsend, PMPI_Ibsend, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ibsend", comm, |rt| isend(rt, buf, count, dt, dest, tag, comm, Mode::Buffered, req))
-}}
-crate::mpi_export! { MPI_Recv, PMPI_Recv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
-    call("MPI_Recv", comm, |rt| recv(rt, buf, count, dt, source, tag, comm, status))
-}}
-crate::mpi_export! { MPI_Irecv, PMPI_Irecv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Irecv", comm, |rt| { let o = out_arg(req, "request")?; *o = start_recv(rt, buf, count, dt, source, tag, comm)?; Ok(()) })
-}}
-crate::mpi_export! { MPI_Sendrecv, PMPI_Sendrecv, (sbuf: *const c_void, scount: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
-        rbuf: *mut c_void, rcount: c_int, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
-    call("MPI_Sendrecv", comm, |rt| sendrecv(rt, sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status))
-}}
-crate::mpi_export! { MPI_Sendrecv_replace, PMPI_Sendrecv_replace, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int,
-        source: c_int, rtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
-    call("MPI_Sendrecv_replace", comm, |rt| sendrecv_replace(rt, buf, count, dt, dest, stag, source, rtag, comm, status))
-}}
-crate::mpi_export! { MPI_Probe, PMPI_Probe, (source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) {
-    call("MPI_Probe", comm, |rt| probe(rt, source, tag, comm, status))
-}}
-crate::mpi_export! { MPI_Iprobe, PMPI_Iprobe, (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) {
-    call("MPI_Iprobe", comm, |rt| iprobe(rt, source, tag, comm, flag, status))
-}}
-crate::mpi_export! { MPI_Mprobe, PMPI_Mprobe, (source: c_int, tag: c_int, comm: MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status) {
-    call("MPI_Mprobe", comm, |rt| improbe(rt, source, tag, comm, std::ptr::null_mut(), message, status, true))
-}}
-crate::mpi_export! { MPI_Improbe, PMPI_Improbe, (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status) {
-    call("MPI_Improbe", comm, |rt| { out_arg(flag, "flag")?; improbe(rt, source, tag, comm, flag, message, status, false) })
-}}
-crate::mpi_export! { MPI_Mrecv, PMPI_Mrecv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status) {
-    call("MPI_Mrecv", MPI_COMM_WORLD, |rt| {
-        let h = imrecv(rt, buf, count, dt, message)?;
-        let (o, comm) = rt.wait_raw(h)?;
-        write_status(status, &o, o.error != MPI_SUCCESS);
-        check(o, comm).map(|_| ())
-    })
-}}
-crate::mpi_export! { MPI_Imrecv, PMPI_Imrecv, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message, req: *mut MPI_Request) {
-    call("MPI_Imrecv", MPI_COMM_WORLD, |rt| { let o = out_arg(req, "request")?; *o = imrecv(rt, buf, count, dt, message)?; Ok(()) })
-}}
-crate::mpi_export! { MPI_Cancel, PMPI_Cancel, (req: *mut MPI_Request) {
-    call("MPI_Cancel", MPI_COMM_WORLD, |rt| cancel(rt, req))
-}}
-crate::mpi_export! { MPI_Test_cancelled, PMPI_Test_cancelled, (status: *const MPI_Status, flag: *mut c_int) {
-    call("MPI_Test_cancelled", MPI_COMM_WORLD, |_| {
-        // SAFETY: MPI passes a status filled by a completion call.
-        let st = unsafe { status.as_ref() }.ok_or_else(|| MpiError::new(MPI_ERR_ARG, "status is NULL"))?;
-        *out_arg(flag, "flag")? = st.count_hi_and_cancelled & 1;
-        Ok(())
-    })
-}}
-crate::mpi_export! { MPI_Buffer_attach, PMPI_Buffer_attach, (buf: *mut c_void, size: c_int) {
-    call("MPI_Buffer_attach", MPI_COMM_WORLD, |rt| buffer_attach(rt, buf, size))
-}}
-crate::mpi_export! { MPI_Buffer_detach, PMPI_Buffer_detach, (buf: *mut c_void, size: *mut c_int) {
-    call("MPI_Buffer_detach", MPI_COMM_WORLD, |rt| buffer_detach(rt, buf, size))
-}}
-
 /// Elements of `dt` in a status's byte count (MPI_Get_count).
 pub fn get_count(rt: &mut Runtime, status: *const MPI_Status, dt: MPI_Datatype) -> MpiResult<c_int> {
     // SAFETY: MPI passes a status filled by a completion call.
@@ -584,21 +505,3 @@ pub fn get_elements(rt: &mut Runtime, status: *const MPI_Status, dt: MPI_Datatyp
     let t = rt.any_datatype(dt)?;
     Ok(t.elements(status_bytes(st)))
 }
-
-crate::mpi_export! { MPI_Get_count, PMPI_Get_count, (status: *const MPI_Status, dt: MPI_Datatype, count: *mut c_int) {
-    call("MPI_Get_count", MPI_COMM_WORLD, |rt| { let o = out_arg(count, "count")?; *o = get_count(rt, status, dt)?; Ok(()) })
-}}
-crate::mpi_export! { MPI_Get_elements, PMPI_Get_elements, (status: *const MPI_Status, dt: MPI_Datatype, count: *mut c_int) {
-    call("MPI_Get_elements", MPI_COMM_WORLD, |rt| {
-        let o = out_arg(count, "count")?;
-        *o = match get_elements(rt, status, dt)? { Some(n) if n <= c_int::MAX as usize => n as c_int, _ => MPI_UNDEFINED };
-        Ok(())
-    })
-}}
-crate::mpi_export! { MPI_Get_elements_x, PMPI_Get_elements_x, (status: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) {
-    call("MPI_Get_elements_x", MPI_COMM_WORLD, |rt| {
-        let o = out_arg(count, "count")?;
-        *o = match get_elements(rt, status, dt)? { Some(n) => n as MPI_Count, None => MPI_UNDEFINED as MPI_Count };
-        Ok(())
-    })
-}}

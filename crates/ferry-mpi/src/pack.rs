@@ -2,12 +2,10 @@
 //! and the portable "external32" form of `ferry_data::datatype`.
 
 use std::ffi::CStr;
-use std::os::raw::{c_char, c_int, c_void};
+use std::os::raw::{c_char, c_void};
 
 use ferry_data::datatype::Datatype;
 
-use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;
@@ -141,61 +139,3 @@ pub(crate) fn pack_external_size(rt: &mut Runtime, datarep: *const c_char, incou
     let (t, n) = typed(rt, dt, incount)?;
     external_len(&t, n)
 }
-
-crate::mpi_export! { MPI_Pack, PMPI_Pack, (inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: MPI_Comm) {
-    call("MPI_Pack", comm, |rt| {
-        let p = out_arg(position, "position")?;
-        let mut pos = *p as i64;
-        pack(rt, inbuf, incount.into(), dt, outbuf, outsize.into(), &mut pos, comm)?;
-        // Within `outsize`, an int.
-        *p = pos as c_int;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Unpack, PMPI_Unpack, (inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Unpack", comm, |rt| {
-        let p = out_arg(position, "position")?;
-        let mut pos = *p as i64;
-        unpack(rt, inbuf, insize.into(), &mut pos, outbuf, outcount.into(), dt, comm)?;
-        // Within `insize`, an int.
-        *p = pos as c_int;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Pack_size, PMPI_Pack_size, (incount: c_int, dt: MPI_Datatype, comm: MPI_Comm, size: *mut c_int) {
-    call("MPI_Pack_size", comm, |rt| {
-        let len = pack_size(rt, incount.into(), dt, comm)?;
-        let len = c_int::try_from(len).map_err(|_| MpiError::new(MPI_ERR_COUNT, format!("{len} packed bytes do not fit an int")))?;
-        *out_arg(size, "size")? = len;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Pack_external, PMPI_Pack_external, (datarep: *const c_char, inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, position: *mut MPI_Aint) {
-    call("MPI_Pack_external", MPI_COMM_WORLD, |rt| {
-        let p = out_arg(position, "position")?;
-        let mut pos = *p as i64;
-        pack_external(rt, datarep, inbuf, incount.into(), dt, outbuf, outsize as i64, &mut pos)?;
-        *p = pos as MPI_Aint;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Unpack_external, PMPI_Unpack_external, (datarep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, position: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype) {
-    call("MPI_Unpack_external", MPI_COMM_WORLD, |rt| {
-        let p = out_arg(position, "position")?;
-        let mut pos = *p as i64;
-        unpack_external(rt, datarep, inbuf, insize as i64, &mut pos, outbuf, outcount.into(), dt)?;
-        *p = pos as MPI_Aint;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Pack_external_size, PMPI_Pack_external_size, (datarep: *const c_char, incount: c_int, dt: MPI_Datatype, size: *mut MPI_Aint) {
-    call("MPI_Pack_external_size", MPI_COMM_WORLD, |rt| {
-        *out_arg(size, "size")? = pack_external_size(rt, datarep, incount.into(), dt)? as MPI_Aint;
-        Ok(())
-    })
-}}

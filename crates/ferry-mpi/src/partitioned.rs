@@ -9,8 +9,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_core::engine::matching::Pattern;
 
-use crate::boundary::call;
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::completion::{ApiReq, Body, Outcome};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -117,7 +116,7 @@ fn post(rt: &mut Runtime, s: Spec) -> MpiResult<ApiReq> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn init(rt: &mut Runtime, send: bool, buf: *mut c_void, partitions: c_int, count: MPI_Count, dt: MPI_Datatype, peer: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn init(rt: &mut Runtime, send: bool, buf: *mut c_void, partitions: c_int, count: MPI_Count, dt: MPI_Datatype, peer: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) -> MpiResult<()> {
     let o = out_arg(req, "request")?;
     rt.comm(comm)?;
     if partitions < 0 {
@@ -186,7 +185,7 @@ pub fn finish(rt: &mut Runtime, h: MPI_Request) -> Outcome {
 }
 
 /// `MPI_Pready` and its kin: mark `parts` of the send `h` ready; the last one sends.
-fn ready(rt: &mut Runtime, parts: impl Iterator<Item = c_int>, h: MPI_Request) -> MpiResult<()> {
+pub(crate) fn ready(rt: &mut Runtime, parts: impl Iterator<Item = c_int>, h: MPI_Request) -> MpiResult<()> {
     let p = partitioned_mut(rt, h)?;
     if !p.spec.send {
         return err(MPI_ERR_REQUEST, "MPI_Pready applies to partitioned sends, not receives");
@@ -216,7 +215,7 @@ fn ready(rt: &mut Runtime, parts: impl Iterator<Item = c_int>, h: MPI_Request) -
     Ok(())
 }
 
-fn parrived(rt: &mut Runtime, h: MPI_Request, partition: c_int, flag: *mut c_int) -> MpiResult<()> {
+pub(crate) fn parrived(rt: &mut Runtime, h: MPI_Request, partition: c_int, flag: *mut c_int) -> MpiResult<()> {
     let flag = out_arg(flag, "flag")?;
     let p = partitioned_mut(rt, h)?;
     if p.spec.send {
@@ -235,43 +234,8 @@ fn parrived(rt: &mut Runtime, h: MPI_Request, partition: c_int, flag: *mut c_int
     Ok(())
 }
 
-crate::mpi_export! { MPI_Psend_init, PMPI_Psend_init, (buf: *const c_void, partitions: c_int, count: MPI_Count, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Psend_init", comm, |rt| init(rt, true, buf as *mut c_void, partitions, count, dt, dest, tag, comm, info, req))
-}}
-
-crate::mpi_export! { MPI_Precv_init, PMPI_Precv_init, (buf: *mut c_void, partitions: c_int, count: MPI_Count, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Precv_init", comm, |rt| init(rt, false, buf, partitions, count, dt, source, tag, comm, info, req))
-}}
-
 /// The communicator of request `h`, for the error handler (`MPI_COMM_WORLD` if none).
-fn comm_of(h: MPI_Request) -> MPI_Comm {
+pub(crate) fn comm_of(h: MPI_Request) -> MPI_Comm {
     // Only a look: `call` reports a runtime held elsewhere (a user reduction function).
     crate::runtime::try_lock().and_then(|g| g.as_ref().and_then(|rt| rt.reqs.get(&h).map(|r| r.comm))).unwrap_or(MPI_COMM_WORLD)
 }
-
-crate::mpi_export! { MPI_Pready, PMPI_Pready, (partition: c_int, req: MPI_Request) {
-    call("MPI_Pready", comm_of(req), |rt| ready(rt, std::iter::once(partition), req))
-}}
-
-crate::mpi_export! { MPI_Pready_range, PMPI_Pready_range, (low: c_int, high: c_int, req: MPI_Request) {
-    call("MPI_Pready_range", comm_of(req), |rt| {
-        if low > high {
-            return err(MPI_ERR_ARG, format!("partition_low {low} is above partition_high {high}"));
-        }
-        ready(rt, low..=high, req)
-    })
-}}
-
-crate::mpi_export! { MPI_Pready_list, PMPI_Pready_list, (length: c_int, list: *mut c_int, req: MPI_Request) {
-    call("MPI_Pready_list", comm_of(req), |rt| {
-        if length < 0 {
-            return err(MPI_ERR_ARG, format!("length {length} is negative"));
-        }
-        let parts = crate::types::slice(list, length as usize, "array_of_partitions")?;
-        ready(rt, parts.iter().copied(), req)
-    })
-}}
-
-crate::mpi_export! { MPI_Parrived, PMPI_Parrived, (req: MPI_Request, partition: c_int, flag: *mut c_int) {
-    call("MPI_Parrived", comm_of(req), |rt| parrived(rt, req, partition, flag))
-}}

@@ -4,8 +4,7 @@
 
 use std::os::raw::{c_int, c_void};
 
-use crate::boundary::call;
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::completion::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -30,14 +29,14 @@ pub fn register(rt: &mut Runtime, comm: MPI_Comm, start: Starter, req: *mut MPI_
 }
 
 #[allow(clippy::too_many_arguments)]
-fn send_init(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn send_init(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode, req: *mut MPI_Request) -> MpiResult<()> {
     out_arg(req, "request")?;
     check_send(rt, buf, count, dt, dest, tag, comm)?;
     register(rt, comm, Box::new(move |rt| send_req(rt, buf, count, dt, dest, tag, comm, mode)), req)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn recv_init(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn recv_init(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     out_arg(req, "request")?;
     check_recv(rt, buf, count, dt, source, tag, comm)?;
     register(rt, comm, Box::new(move |rt| recv_req(rt, buf, count, dt, source, tag, comm)), req)
@@ -82,13 +81,13 @@ fn start_one(rt: &mut Locked, h: MPI_Request) -> MpiResult<()> {
     result
 }
 
-fn start(rt: &mut Locked, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn start(rt: &mut Locked, req: *mut MPI_Request) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
     startable(rt, h)?;
     start_one(rt, h)
 }
 
-fn startall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn startall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request) -> MpiResult<()> {
     if count < 0 {
         return err(MPI_ERR_COUNT, format!("negative count {count}"));
     }
@@ -119,25 +118,3 @@ fn startall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request) -> MpiResult<
     }
     first
 }
-
-crate::mpi_export! { MPI_Send_init, PMPI_Send_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Send_init", comm, |rt| send_init(rt, buf, count, dt, dest, tag, comm, Mode::Standard, req))
-}}
-crate::mpi_export! { MPI_Ssend_init, PMPI_Ssend_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ssend_init", comm, |rt| send_init(rt, buf, count, dt, dest, tag, comm, Mode::Synchronous, req))
-}}
-crate::mpi_export! { MPI_Rsend_init, PMPI_Rsend_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Rsend_init", comm, |rt| send_init(rt, buf, count, dt, dest, tag, comm, Mode::Ready, req))
-}}
-crate::mpi_export! { MPI_Bsend_init, PMPI_Bsend_init, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Bsend_init", comm, |rt| send_init(rt, buf, count, dt, dest, tag, comm, Mode::Buffered, req))
-}}
-crate::mpi_export! { MPI_Recv_init, PMPI_Recv_init, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Recv_init", comm, |rt| recv_init(rt, buf, count, dt, source, tag, comm, req))
-}}
-crate::mpi_export! { MPI_Start, PMPI_Start, (req: *mut MPI_Request) {
-    call("MPI_Start", MPI_COMM_WORLD, |rt| start(rt, req))
-}}
-crate::mpi_export! { MPI_Startall, PMPI_Startall, (count: c_int, reqs: *mut MPI_Request) {
-    call("MPI_Startall", MPI_COMM_WORLD, |rt| startall(rt, count, reqs))
-}}

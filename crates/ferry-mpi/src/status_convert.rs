@@ -5,10 +5,8 @@
 //! with the six conversions between them. Every conversion goes through `MPI_F08_status`,
 //! field by field, so the private count and cancelled fields travel too.
 
-use std::os::raw::c_int;
 
 use crate::abi_objects;
-use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 
@@ -70,75 +68,40 @@ fn check<T>(p: *const T, form: &str, ignores: &[(*const T, &str)]) -> MpiResult<
     }
 }
 
-fn check_c(p: *const MPI_Status) -> MpiResult<()> {
+pub(crate) fn check_c(p: *const MPI_Status) -> MpiResult<()> {
     // MPICH's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are both (MPI_Status *)1.
     check(p, "C", &[(MPI_STATUS_IGNORE as *const MPI_Status, "MPI_STATUS_IGNORE")])
 }
 
-fn check_f(p: *const MPI_Fint) -> MpiResult<()> {
+pub(crate) fn check_f(p: *const MPI_Fint) -> MpiResult<()> {
     let (one, many) = abi_objects::fortran_status_ignores();
     check(p, "Fortran", &[(one, "MPI_F_STATUS_IGNORE"), (many, "MPI_F_STATUSES_IGNORE")])
 }
 
-fn check_f08(p: *const MPI_F08_status) -> MpiResult<()> {
+pub(crate) fn check_f08(p: *const MPI_F08_status) -> MpiResult<()> {
     let (one, many) = abi_objects::f08_status_ignores();
     check(p, "Fortran 2008", &[(one, "MPI_F08_STATUS_IGNORE"), (many, "MPI_F08_STATUSES_IGNORE")])
 }
 
 /// Read a status the checks above accepted.
-fn read<T: Copy>(p: *const T) -> T {
+pub(crate) fn read<T: Copy>(p: *const T) -> T {
     // SAFETY: checked non-null and no sentinel; MPI's contract makes it a whole status.
     unsafe { p.read_unaligned() }
 }
 
 /// Write a status the checks above accepted.
-fn write<T>(p: *mut T, v: T) {
+pub(crate) fn write<T>(p: *mut T, v: T) {
     // SAFETY: as for `read`, the caller's status to fill.
     unsafe { p.write_unaligned(v) }
 }
 
-fn read_f(p: *const MPI_Fint) -> MPI_F08_status {
+pub(crate) fn read_f(p: *const MPI_Fint) -> MPI_F08_status {
     MPI_F08_status::from_fortran(&read(p as *const [MPI_Fint; F_SIZE]))
 }
 
-fn write_f(p: *mut MPI_Fint, s: MPI_F08_status) {
+pub(crate) fn write_f(p: *mut MPI_Fint, s: MPI_F08_status) {
     write(p as *mut [MPI_Fint; F_SIZE], s.to_fortran());
 }
-
-/// Run a conversion: check the source, then the destination, then convert.
-fn convert(name: &'static str, checks: [MpiResult<()>; 2], body: impl FnOnce()) -> c_int {
-    call(name, MPI_COMM_WORLD, |_| {
-        for c in checks {
-            c?;
-        }
-        body();
-        Ok(())
-    })
-}
-
-crate::mpi_export! { MPI_Status_c2f, PMPI_Status_c2f, (c_status: *const MPI_Status, f_status: *mut MPI_Fint) {
-    convert("MPI_Status_c2f", [check_c(c_status), check_f(f_status)], || write_f(f_status, (&read(c_status)).into()))
-}}
-
-crate::mpi_export! { MPI_Status_f2c, PMPI_Status_f2c, (f_status: *const MPI_Fint, c_status: *mut MPI_Status) {
-    convert("MPI_Status_f2c", [check_f(f_status), check_c(c_status)], || write(c_status, (&read_f(f_status)).into()))
-}}
-
-crate::mpi_export! { MPI_Status_c2f08, PMPI_Status_c2f08, (c_status: *const MPI_Status, f08_status: *mut MPI_F08_status) {
-    convert("MPI_Status_c2f08", [check_c(c_status), check_f08(f08_status)], || write(f08_status, (&read(c_status)).into()))
-}}
-
-crate::mpi_export! { MPI_Status_f082c, PMPI_Status_f082c, (f08_status: *const MPI_F08_status, c_status: *mut MPI_Status) {
-    convert("MPI_Status_f082c", [check_f08(f08_status), check_c(c_status)], || write(c_status, (&read(f08_status)).into()))
-}}
-
-crate::mpi_export! { MPI_Status_f2f08, PMPI_Status_f2f08, (f_status: *const MPI_Fint, f08_status: *mut MPI_F08_status) {
-    convert("MPI_Status_f2f08", [check_f(f_status), check_f08(f08_status)], || write(f08_status, read_f(f_status)))
-}}
-
-crate::mpi_export! { MPI_Status_f082f, PMPI_Status_f082f, (f08_status: *const MPI_F08_status, f_status: *mut MPI_Fint) {
-    convert("MPI_Status_f082f", [check_f08(f08_status), check_f(f_status)], || write_f(f_status, read(f08_status)))
-}}
 
 #[cfg(test)]
 mod tests {

@@ -126,7 +126,7 @@ impl Locked {
             Some(rt) => self.rt = NonNull::from(rt),
             None => {
                 drop(guard);
-                crate::boundary::die("MPI_Finalize was called while another thread was inside MPI", 1);
+                crate::error::die("MPI_Finalize was called while another thread was inside MPI", 1);
             }
         }
         self.guard = Some(guard);

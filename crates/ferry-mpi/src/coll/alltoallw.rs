@@ -3,7 +3,7 @@
 //! (`Collective::Alltoall`, varying) carry it unchanged; the staged result is unpacked
 //! peer by peer with its own datatype.
 
-use std::os::raw::{c_int, c_void};
+use std::os::raw::c_void;
 
 use ferry_coll::{Collective, Params};
 
@@ -11,8 +11,7 @@ use super::inter::Side;
 use super::region::TypedBlock;
 use ferry_coll::inter::movers::Blocks;
 
-use super::{begin, check_buf, in_place, no_alias, no_in_place, pick, product, req_out, submit, sum_counts, Counts, Displs, Prepared, Region, BLOCKING};
-use crate::boundary::call;
+use super::{begin, check_buf, in_place, no_alias, no_in_place, pick, product, submit, sum_counts, Counts, Displs, Prepared, Region};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;
@@ -89,12 +88,3 @@ pub(crate) fn alltoallw(
     let finish = recv_region.typed_unpacker(rbuf, recv);
     submit(rt, Prepared { call, info, params, send: send_region, recv: recv_region, red: None, finish }, req)
 }
-
-crate::mpi_export! { MPI_Alltoallw, PMPI_Alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
-        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Alltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stypes, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtypes, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ialltoallw, PMPI_Ialltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
-        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallw", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallw(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stypes, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtypes, comm, req) })
-}}

@@ -21,7 +21,7 @@ use crate::threads::Locked;
 /// Counts (and displacements) of a buffer's blocks, one per rank of a group, from the C
 /// arguments: one count for all, or arrays.
 #[derive(Clone, Copy)]
-pub(super) enum Layout {
+pub(crate) enum Layout {
     Uniform(MPI_Count),
     Varying(Counts, Displs),
     /// Counts only, the blocks back to back (reduce_scatter's recvcounts).
@@ -76,7 +76,7 @@ fn element_blocks(n: usize, layout: Layout, what: &str) -> MpiResult<Vec<(usize,
 
 /// A user buffer of blocks: its region (packed for the schedule), the byte layout, and
 /// what unpacks a result into it.
-pub(super) struct Side {
+pub(crate) struct Side {
     pub(super) region: Region,
     pub(super) blocks: Blocks,
     pub(super) finish: Option<Box<dyn FnOnce()>>,
@@ -112,12 +112,12 @@ fn run(rt: &mut Locked, call: Call, sched: Schedule, name: &'static str, send: S
     submit_schedule(rt, call, sched, name, [send.region, recv.region], red, recv.finish, req)
 }
 
-pub(super) fn barrier(rt: &mut Locked, call: Call, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn barrier(rt: &mut Locked, call: Call, req: *mut MPI_Request) -> MpiResult<()> {
     let (call, s) = widen(call);
     run(rt, call, movers::barrier(&s), "barrier.inter", none(), none(), None, req)
 }
 
-pub(super) fn bcast(rt: &mut Locked, call: Call, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn bcast(rt: &mut Locked, call: Call, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, req: *mut MPI_Request) -> MpiResult<()> {
     let (call, s) = widen(call);
     let root = root_of(&s, root)?;
     let buffer = match root {
@@ -184,7 +184,7 @@ pub(super) fn alltoall(
 }
 
 /// Alltoallw: the typed regions are packed peer after peer by the caller.
-pub(super) fn alltoallw(rt: &mut Locked, call: Call, send: Side, recv: Side, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn alltoallw(rt: &mut Locked, call: Call, send: Side, recv: Side, req: *mut MPI_Request) -> MpiResult<()> {
     let (call, s) = widen(call);
     let sched = movers::alltoall(&s, &send.blocks, &recv.blocks);
     run(rt, call, sched, "alltoallw.inter", send, recv, None, req)
@@ -192,7 +192,7 @@ pub(super) fn alltoallw(rt: &mut Locked, call: Call, send: Side, recv: Side, req
 
 /// Which combining collective.
 #[derive(Clone, Copy)]
-pub(super) enum Combine {
+pub(crate) enum Combine {
     Reduce(c_int),
     Allreduce,
     /// Reduce_scatter(_block): the result blocks per local rank.
@@ -200,7 +200,7 @@ pub(super) enum Combine {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn reduce(rt: &mut Locked, call: Call, kind: Combine, sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn reduce(rt: &mut Locked, call: Call, kind: Combine, sbuf: *const c_void, rbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op, req: *mut MPI_Request) -> MpiResult<()> {
     let (call, s) = widen(call);
     // A bystander of a reduce (MPI_PROC_NULL) passes no meaningful buffer, type or operation.
     let bystander = matches!(kind, Combine::Reduce(MPI_PROC_NULL));

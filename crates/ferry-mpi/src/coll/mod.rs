@@ -8,15 +8,15 @@
 //! `movers` holds the calls that move data (bcast, scatter, gather, allgather, alltoall,
 //! barrier), `reductions` those that combine it.
 
-mod alltoallw;
-mod inter;
-mod movers;
-mod neighbor;
-mod neighbor_w;
-mod persistent;
-mod persistent_v;
-mod reductions;
-mod region;
+pub(crate) mod alltoallw;
+pub(crate) mod inter;
+pub(crate) mod movers;
+pub(crate) mod neighbor;
+pub(crate) mod neighbor_w;
+pub(crate) mod persistent;
+pub(crate) mod persistent_v;
+pub(crate) mod reductions;
+pub(crate) mod region;
 pub mod selection;
 mod status;
 
@@ -60,12 +60,12 @@ const SEQ_SPAN: u32 = 1 << 20;
 const COLL_TAGS_END: i32 = NONBLOCKING_TAGS + TOKEN_TAG_BASE + SEQ_SPAN as i32;
 const _: () = assert!(COLL_TAGS_END <= crate::internal::PARTITIONED_BASE);
 
-fn in_place(p: *const c_void) -> bool {
+pub(crate) fn in_place(p: *const c_void) -> bool {
     p as isize == -1
 }
 
 /// The communicator's facts one collective call needs.
-struct Call {
+pub(crate) struct Call {
     comm: MPI_Comm,
     rank: usize,
     size: usize,
@@ -91,7 +91,7 @@ impl Call {
 /// in the non-blocking one. Every member counts it before any other check, so an error
 /// found on some ranks only cannot shift the next collective's tag. The tools interface's
 /// event `ferry_coll_begin` is raised here.
-fn begin(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<Call> {
+pub(crate) fn begin(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<Call> {
     rt.comm(comm)?;
     let c = rt.comms.get_mut(&comm).expect("validated");
     let blocking = req.is_null();
@@ -104,7 +104,7 @@ fn begin(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<C
 }
 
 /// MPI_IN_PLACE where this rank may not use it: it is no buffer.
-fn no_in_place(buf: *const c_void, what: &str) -> MpiResult<()> {
+pub(crate) fn no_in_place(buf: *const c_void, what: &str) -> MpiResult<()> {
     if in_place(buf) {
         return err(MPI_ERR_BUFFER, format!("MPI_IN_PLACE cannot be the {what} here"));
     }
@@ -113,14 +113,14 @@ fn no_in_place(buf: *const c_void, what: &str) -> MpiResult<()> {
 
 /// The same memory as send and receive buffer is allowed only as MPI_IN_PLACE: a rank that
 /// both sends and receives data may not pass one pointer twice.
-fn no_alias(sbuf: *const c_void, rbuf: *const c_void, moves_data: bool) -> MpiResult<()> {
+pub(crate) fn no_alias(sbuf: *const c_void, rbuf: *const c_void, moves_data: bool) -> MpiResult<()> {
     if moves_data && !sbuf.is_null() && !in_place(sbuf) && std::ptr::eq(sbuf, rbuf) {
         return err(MPI_ERR_BUFFER, "the send and receive buffers are the same memory (MPI_IN_PLACE says that)".to_string());
     }
     Ok(())
 }
 
-fn check_root(call: &Call, root: c_int) -> MpiResult<usize> {
+pub(crate) fn check_root(call: &Call, root: c_int) -> MpiResult<usize> {
     if root < 0 || root as usize >= call.size {
         return err(MPI_ERR_ROOT, format!("invalid root {root} (communicator size {})", call.size));
     }
@@ -128,14 +128,14 @@ fn check_root(call: &Call, root: c_int) -> MpiResult<usize> {
 }
 
 /// A count as the int-count and the large-count (`MPI_Count`) functions pass it.
-fn check_count(count: impl Into<MPI_Count>) -> MpiResult<usize> {
+pub(crate) fn check_count(count: impl Into<MPI_Count>) -> MpiResult<usize> {
     let count = count.into();
     usize::try_from(count).or_else(|_| err(MPI_ERR_COUNT, format!("count {count} is negative")))
 }
 
 /// `a * b` (elements, bytes), or MPI_ERR_COUNT where no memory could hold that many: a large
 /// count times a size or a number of ranks may overflow what an int count never could.
-fn product(a: usize, b: usize, what: &str) -> MpiResult<usize> {
+pub(crate) fn product(a: usize, b: usize, what: &str) -> MpiResult<usize> {
     match a.checked_mul(b) {
         Some(p) if p <= isize::MAX as usize => Ok(p),
         _ => err(MPI_ERR_COUNT, format!("{what}: {a} times {b} exceeds the address space")),
@@ -143,11 +143,11 @@ fn product(a: usize, b: usize, what: &str) -> MpiResult<usize> {
 }
 
 /// The sum of `counts`, checked as [`product`] is.
-fn sum_counts(counts: &[usize], what: &str) -> MpiResult<usize> {
+pub(crate) fn sum_counts(counts: &[usize], what: &str) -> MpiResult<usize> {
     counts.iter().try_fold(0usize, |t, c| t.checked_add(*c).filter(|t| *t <= isize::MAX as usize)).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, format!("{what} add up beyond the address space")))
 }
 
-fn check_buf(buf: *const c_void, count: usize, dt: MPI_Datatype) -> MpiResult<()> {
+pub(crate) fn check_buf(buf: *const c_void, count: usize, dt: MPI_Datatype) -> MpiResult<()> {
     if buf.is_null() && count > 0 && Runtime::is_predefined_type(dt) {
         return err(MPI_ERR_BUFFER, format!("buffer is NULL with count {count}"));
     }
@@ -236,7 +236,7 @@ pub(crate) fn req_out(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -
 pub(crate) const BLOCKING: *mut MPI_Request = std::ptr::null_mut();
 
 /// The algorithm for a call: the decision table or the override, counted for statistics.
-fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: bool, commutative: bool, bytes: usize) -> &'static AlgorithmInfo {
+pub(crate) fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: bool, commutative: bool, bytes: usize) -> &'static AlgorithmInfo {
     rt.coll.pick(CallKind { collective: coll, varying }, commutative, call.size, bytes)
 }
 
@@ -270,7 +270,7 @@ impl CollCall {
 }
 
 /// What the API functions build: a call ready to run.
-struct Prepared {
+pub(crate) struct Prepared {
     call: Call,
     info: &'static AlgorithmInfo,
     params: Params,
@@ -320,7 +320,7 @@ fn launch(
 /// Run a call to completion, or hand back a request: for schedules built outside the
 /// decision table (the neighbourhood and intercommunicator collectives).
 #[allow(clippy::too_many_arguments)]
-fn submit_schedule(
+pub(crate) fn submit_schedule(
     rt: &mut Locked, call: Call, sched: ferry_coll::Schedule, algorithm: &'static str, regions: [Region; 2], red: Option<Reduction>,
     finish: Option<Box<dyn FnOnce()>>, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -347,7 +347,7 @@ fn run_now(rt: &mut Locked, p: Prepared) -> MpiResult<()> {
 }
 
 /// Blocking or not: run now, or hand back a request.
-fn submit(rt: &mut Locked, p: Prepared, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn submit(rt: &mut Locked, p: Prepared, req: *mut MPI_Request) -> MpiResult<()> {
     if req.is_null() {
         return run_now(rt, p);
     }

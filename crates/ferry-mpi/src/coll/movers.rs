@@ -6,13 +6,12 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::{Collective, Params};
 
 use super::inter::{self, Layout};
-use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, req_out, submit, Call, Counts, Displs, Prepared, Region, BLOCKING};
-use crate::boundary::call;
+use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, submit, Call, Counts, Displs, Prepared, Region};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::threads::Locked;
 
-pub(super) fn bcast(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn bcast(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::bcast(rt, call, buf, count, dt, root, req);
@@ -215,7 +214,7 @@ fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatyp
     submit(rt, Prepared { call, info, params, send: send_region, recv: recv_region, red: None, finish }, req)
 }
 
-pub(super) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
+pub(crate) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
     if call.remote.is_some() {
         return inter::barrier(rt, call, req);
@@ -226,7 +225,7 @@ pub(super) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) ->
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn gather_args(
+pub(crate) fn gather_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -254,7 +253,7 @@ pub(crate) fn gatherv_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn allgather_args(
+pub(crate) fn allgather_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -283,7 +282,7 @@ pub(crate) fn allgatherv_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn scatter_args(
+pub(crate) fn scatter_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     root: c_int, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -314,7 +313,7 @@ pub(crate) fn scatterv_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoall_args(
+pub(crate) fn alltoall_args(
     rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
     comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
@@ -348,80 +347,3 @@ pub(crate) fn alltoallv_args(
     let recv = Side { counts: rcounts.read(call.size, "recvcounts")?, displs: Some(rdispls.read(call.size, "rdispls")?) };
     alltoall(rt, sbuf, send, stype, rbuf, recv, rtype, call, req)
 }
-
-crate::mpi_export! { MPI_Barrier, PMPI_Barrier, (comm: MPI_Comm) {
-    call("MPI_Barrier", comm, |rt| barrier(rt, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ibarrier, PMPI_Ibarrier, (comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ibarrier", comm, |rt| { let req = req_out(rt, comm, req)?; barrier(rt, comm, req) })
-}}
-crate::mpi_export! { MPI_Bcast, PMPI_Bcast, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Bcast", comm, |rt| bcast(rt, buf, count, dt, root, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ibcast, PMPI_Ibcast, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ibcast", comm, |rt| { let req = req_out(rt, comm, req)?; bcast(rt, buf, count, dt, root, comm, req) })
-}}
-crate::mpi_export! { MPI_Gather, PMPI_Gather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Gather", comm, |rt| gather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Igather, PMPI_Igather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Igather", comm, |rt| { let req = req_out(rt, comm, req)?; gather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req) })
-}}
-crate::mpi_export! { MPI_Gatherv, PMPI_Gatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Gatherv", comm, |rt| gatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, root, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Igatherv, PMPI_Igatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Igatherv", comm, |rt| { let req = req_out(rt, comm, req)?; gatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, root, comm, req) })
-}}
-crate::mpi_export! { MPI_Allgather, PMPI_Allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Allgather", comm, |rt| allgather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Iallgather, PMPI_Iallgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iallgather", comm, |rt| { let req = req_out(rt, comm, req)?; allgather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
-}}
-crate::mpi_export! { MPI_Allgatherv, PMPI_Allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Allgatherv", comm, |rt| allgatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Iallgatherv, PMPI_Iallgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iallgatherv", comm, |rt| { let req = req_out(rt, comm, req)?; allgatherv_args(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
-}}
-crate::mpi_export! { MPI_Scatter, PMPI_Scatter, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Scatter", comm, |rt| scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Iscatter, PMPI_Iscatter, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iscatter", comm, |rt| { let req = req_out(rt, comm, req)?; scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req) })
-}}
-crate::mpi_export! { MPI_Scatterv, PMPI_Scatterv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Scatterv", comm, |rt| scatterv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, rcount, rtype, root, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Iscatterv, PMPI_Iscatterv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iscatterv", comm, |rt| { let req = req_out(rt, comm, req)?; scatterv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, rcount, rtype, root, comm, req) })
-}}
-crate::mpi_export! { MPI_Alltoall, PMPI_Alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Alltoall", comm, |rt| alltoall_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ialltoall, PMPI_Ialltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoall", comm, |rt| { let req = req_out(rt, comm, req)?; alltoall_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
-}}
-crate::mpi_export! { MPI_Alltoallv, PMPI_Alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Alltoallv", comm, |rt| alltoallv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ialltoallv, PMPI_Ialltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallv", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
-}}

@@ -6,8 +6,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_coll::neighbor::{linear, NeighborParams};
 
-use super::{begin, check_buf, no_in_place, product, req_out, submit_schedule, Counts, Displs, Region, BLOCKING};
-use crate::boundary::call;
+use super::{begin, check_buf, no_in_place, product, submit_schedule, Counts, Displs, Region};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::threads::Locked;
@@ -83,7 +82,7 @@ fn neighbor(rt: &mut Locked, comm: MPI_Comm, sbuf: *const c_void, send: impl FnO
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn allgather(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+pub(crate) fn allgather(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
              comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     neighbor(rt, comm, sbuf, |_| Ok(Send::Same(count(scount)?)), stype, rbuf, |_| Ok(Recv::Uniform(count(rcount)?)), rtype, req)
 }
@@ -100,7 +99,7 @@ pub(crate) fn allgatherv(rt: &mut Locked, sbuf: *const c_void, scount: c_int, st
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn alltoall(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
+pub(crate) fn alltoall(rt: &mut Locked, sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype,
             comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let send = |n| {
         let c = count(scount)?;
@@ -124,37 +123,3 @@ pub(crate) fn alltoallv(rt: &mut Locked, sbuf: *const c_void, scounts: Counts, s
     };
     neighbor(rt, comm, sbuf, send, stype, rbuf, recv, rtype, req)
 }
-
-crate::mpi_export! { MPI_Neighbor_allgather, PMPI_Neighbor_allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_allgather", comm, |rt| allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_allgather", comm, |rt| { let req = req_out(rt, comm, req)?; allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
-}}
-crate::mpi_export! { MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_allgatherv", comm, |rt| { let req = req_out(rt, comm, req)?; allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, req) })
-}}
-crate::mpi_export! { MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoall", comm, |rt| alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoall", comm, |rt| { let req = req_out(rt, comm, req)?; alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
-}}
-crate::mpi_export! { MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
-        stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ineighbor_alltoallv, PMPI_Ineighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
-        stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
-        req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallv", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
-}}

@@ -5,13 +5,12 @@
 //! neighbours get empty blocks: nothing is sent to them and their receive slots stay as
 //! they were.
 
-use std::os::raw::{c_int, c_void};
+use std::os::raw::c_void;
 
 use ferry_coll::neighbor::{linear, NeighborParams};
 
 use super::region::TypedBlock;
-use super::{begin, no_in_place, product, req_out, submit_schedule, sum_counts, Counts, Region, BLOCKING};
-use crate::boundary::call;
+use super::{begin, no_in_place, product, submit_schedule, sum_counts, Counts, Region};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;
@@ -74,13 +73,3 @@ pub(crate) fn alltoallw(
     let sched = linear::schedule(&q);
     submit_schedule(rt, call, sched, linear::ID, [sregion, rregion], None, finish, req)
 }
-
-crate::mpi_export! { MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
-        stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ineighbor_alltoallw, PMPI_Ineighbor_alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
-        stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm,
-        req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallw", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, req) })
-}}

@@ -13,7 +13,6 @@ use super::{neighbor, neighbor_w};
 use super::persistent::{check_common, check_data, is_root, starter};
 use super::reductions::reduce_scatter;
 use super::{check_count, in_place, Counts, Displs};
-use crate::boundary::call;
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::persistent::register;
@@ -95,11 +94,6 @@ pub(crate) fn gatherv_init(
     register(rt, comm, starter(move |rt, r| gatherv_args(rt, sbuf, scount, stype, rbuf, c.counts(), d.displs(), rtype, root, comm, r)), req)
 }
 
-crate::mpi_export! { MPI_Gatherv_init, PMPI_Gatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Gatherv_init", comm, |rt| gatherv_init(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, root, comm, info, req))
-}}
-
 /// Scatterv_init, with int or large-count arrays (kept as the latter).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatterv_init(
@@ -117,11 +111,6 @@ pub(crate) fn scatterv_init(
     register(rt, comm, starter(move |rt, r| scatterv_args(rt, sbuf, c.counts(), d.displs(), stype, rbuf, rcount, rtype, root, comm, r)), req)
 }
 
-crate::mpi_export! { MPI_Scatterv_init, PMPI_Scatterv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Scatterv_init", comm, |rt| scatterv_init(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, rcount, rtype, root, comm, info, req))
-}}
-
 /// Allgatherv_init, with int or large-count arrays (kept as the latter).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn allgatherv_init(
@@ -135,11 +124,6 @@ pub(crate) fn allgatherv_init(
     let (c, d) = (Kept::counts_if(true, rcounts, n), Kept::displs_if(true, rdispls, n));
     register(rt, comm, starter(move |rt, r| allgatherv_args(rt, sbuf, scount, stype, rbuf, c.counts(), d.displs(), rtype, comm, r)), req)
 }
-
-crate::mpi_export! { MPI_Allgatherv_init, PMPI_Allgatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Allgatherv_init", comm, |rt| allgatherv_init(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, info, req))
-}}
 
 /// Alltoallv_init, with int or large-count arrays (kept as the latter).
 #[allow(clippy::too_many_arguments)]
@@ -159,12 +143,6 @@ pub(crate) fn alltoallv_init(
     register(rt, comm, starter(move |rt, r| alltoallv_args(rt, sbuf, sc.counts(), sd.displs(), stype, rbuf, rc.counts(), rd.displs(), rtype, comm, r)), req)
 }
 
-crate::mpi_export! { MPI_Alltoallv_init, PMPI_Alltoallv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: MPI_Datatype,
-        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Alltoallv_init", comm, |rt| alltoallv_init(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts),
-        Displs::Int(rdispls), rtype, comm, info, req))
-}}
-
 /// Alltoallw_init, with int or large-count arrays (kept as the latter).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn alltoallw_init(
@@ -179,12 +157,6 @@ pub(crate) fn alltoallw_init(
     register(rt, comm, starter(move |rt, r| alltoallw(rt, sbuf, sc.counts(), sd.displs(), st.ptr(), rbuf, rc.counts(), rd.displs(), rty.ptr(), comm, r)), req)
 }
 
-crate::mpi_export! { MPI_Alltoallw_init, PMPI_Alltoallw_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stypes: *const MPI_Datatype,
-        rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Alltoallw_init", comm, |rt| alltoallw_init(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stypes, rbuf, Counts::Int(rcounts),
-        Displs::Int(rdispls), rtypes, comm, info, req))
-}}
-
 /// Reduce_scatter_init, with int counts or `MPI_Count`s (kept as the latter).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn reduce_scatter_init(
@@ -197,14 +169,9 @@ pub(crate) fn reduce_scatter_init(
     register(rt, comm, starter(move |rt, r| reduce_scatter(rt, sbuf, rbuf, c.counts(), dt, op, comm, r)), req)
 }
 
-crate::mpi_export! { MPI_Reduce_scatter_init, PMPI_Reduce_scatter_init, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype,
-        op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Reduce_scatter_init", comm, |rt| reduce_scatter_init(rt, sbuf, rbuf, Counts::Int(rcounts), dt, op, comm, info, req))
-}}
-
 /// The neighbourhood inits: the communicator must carry a topology, and both datatypes
 /// exist. Returns (in-degree, out-degree): the lengths of the receive and send arrays.
-fn check_neighbor(rt: &mut Runtime, comm: MPI_Comm, info: MPI_Info, stype: MPI_Datatype, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<(usize, usize)> {
+pub(crate) fn check_neighbor(rt: &mut Runtime, comm: MPI_Comm, info: MPI_Info, stype: MPI_Datatype, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<(usize, usize)> {
     check_common(rt, comm, info, None, req)?;
     let topo = crate::topo::of(rt, comm)?;
     rt.datatype(stype)?;
@@ -212,16 +179,6 @@ fn check_neighbor(rt: &mut Runtime, comm: MPI_Comm, info: MPI_Info, stype: MPI_D
     let (sources, dests) = topo.neighbors(rt.comm(comm)?.rank);
     Ok((sources.len(), dests.len()))
 }
-
-crate::mpi_export! { MPI_Neighbor_allgather_init, PMPI_Neighbor_allgather_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_allgather_init", comm, |rt| {
-        check_neighbor(rt, comm, info, stype, rtype, req)?;
-        check_count(scount)?;
-        check_count(rcount)?;
-        register(rt, comm, starter(move |rt, r| neighbor::allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, r)), req)
-    })
-}}
 
 /// Neighbor_allgatherv_init, with int or large-count arrays (kept as the latter).
 #[allow(clippy::too_many_arguments)]
@@ -235,22 +192,6 @@ pub(crate) fn neighbor_allgatherv_init(
     register(rt, comm, starter(move |rt, r| neighbor::allgatherv(rt, sbuf, scount, stype, rbuf, c.counts(), d.displs(), rtype, comm, r)), req)
 }
 
-crate::mpi_export! { MPI_Neighbor_allgatherv_init, PMPI_Neighbor_allgatherv_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_allgatherv_init", comm, |rt| neighbor_allgatherv_init(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype,
-        comm, info, req))
-}}
-
-crate::mpi_export! { MPI_Neighbor_alltoall_init, PMPI_Neighbor_alltoall_init, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
-        rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoall_init", comm, |rt| {
-        check_neighbor(rt, comm, info, stype, rtype, req)?;
-        check_count(scount)?;
-        check_count(rcount)?;
-        register(rt, comm, starter(move |rt, r| neighbor::alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, r)), req)
-    })
-}}
-
 /// Neighbor_alltoallv_init, with int or large-count arrays (kept as the latter).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn neighbor_alltoallv_init(
@@ -262,13 +203,6 @@ pub(crate) fn neighbor_alltoallv_init(
     let (rc, rd) = (Kept::counts_if(true, rcounts, indegree), Kept::displs_if(true, rdispls, indegree));
     register(rt, comm, starter(move |rt, r| neighbor::alltoallv(rt, sbuf, sc.counts(), sd.displs(), stype, rbuf, rc.counts(), rd.displs(), rtype, comm, r)), req)
 }
-
-crate::mpi_export! { MPI_Neighbor_alltoallv_init, PMPI_Neighbor_alltoallv_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
-        stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
-        info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoallv_init", comm, |rt| neighbor_alltoallv_init(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf,
-        Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, info, req))
-}}
 
 /// Neighbor_alltoallw_init, with int or large counts (kept as the latter).
 #[allow(clippy::too_many_arguments)]
@@ -283,10 +217,3 @@ pub(crate) fn neighbor_alltoallw_init(
     let (rc, rd, rty) = (Kept::counts_if(true, rcounts, indegree), Kept::of(rdispls, indegree), Kept::of(rtypes, indegree));
     register(rt, comm, starter(move |rt, r| neighbor_w::alltoallw(rt, sbuf, sc.counts(), sd.ptr(), st.ptr(), rbuf, rc.counts(), rd.ptr(), rty.ptr(), comm, r)), req)
 }
-
-crate::mpi_export! { MPI_Neighbor_alltoallw_init, PMPI_Neighbor_alltoallw_init, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
-        stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm,
-        info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoallw_init", comm, |rt| neighbor_alltoallw_init(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls,
-        rtypes, comm, info, req))
-}}

@@ -8,8 +8,7 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::{Collective, Params};
 
 use super::inter::{self, Combine, Layout};
-use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, req_out, submit, sum_counts, Counts, Prepared, Region, BLOCKING};
-use crate::boundary::call;
+use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, submit, sum_counts, Counts, Prepared, Region};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::op::reduction;
@@ -104,40 +103,3 @@ pub(crate) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_
     let finish = recv.unpacker(rbuf, t, vec![(0, mine)]);
     submit(rt, Prepared { call, info, params, send, recv, red: Some(red), finish }, req)
 }
-
-crate::mpi_export! { MPI_Reduce, PMPI_Reduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) {
-    call("MPI_Reduce", comm, |rt| reduce(rt, Collective::Reduce, sbuf, rbuf, count.into(), dt, op, root, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ireduce, PMPI_Ireduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ireduce", comm, |rt| { let req = req_out(rt, comm, req)?; reduce(rt, Collective::Reduce, sbuf, rbuf, count.into(), dt, op, root, comm, req) })
-}}
-crate::mpi_export! { MPI_Allreduce, PMPI_Allreduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Allreduce", comm, |rt| reduce(rt, Collective::Allreduce, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Iallreduce, PMPI_Iallreduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iallreduce", comm, |rt| { let req = req_out(rt, comm, req)?; reduce(rt, Collective::Allreduce, sbuf, rbuf, count.into(), dt, op, 0, comm, req) })
-}}
-crate::mpi_export! { MPI_Reduce_scatter_block, PMPI_Reduce_scatter_block, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Reduce_scatter_block", comm, |rt| reduce(rt, Collective::ReduceScatter, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ireduce_scatter_block", comm, |rt| { let req = req_out(rt, comm, req)?; reduce(rt, Collective::ReduceScatter, sbuf, rbuf, count.into(), dt, op, 0, comm, req) })
-}}
-crate::mpi_export! { MPI_Reduce_scatter, PMPI_Reduce_scatter, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Reduce_scatter", comm, |rt| reduce_scatter(rt, sbuf, rbuf, Counts::Int(rcounts), dt, op, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Ireduce_scatter, PMPI_Ireduce_scatter, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ireduce_scatter", comm, |rt| { let req = req_out(rt, comm, req)?; reduce_scatter(rt, sbuf, rbuf, Counts::Int(rcounts), dt, op, comm, req) })
-}}
-crate::mpi_export! { MPI_Scan, PMPI_Scan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Scan", comm, |rt| reduce(rt, Collective::Scan, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Iscan, PMPI_Iscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iscan", comm, |rt| { let req = req_out(rt, comm, req)?; reduce(rt, Collective::Scan, sbuf, rbuf, count.into(), dt, op, 0, comm, req) })
-}}
-crate::mpi_export! { MPI_Exscan, PMPI_Exscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Exscan", comm, |rt| reduce(rt, Collective::Exscan, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
-}}
-crate::mpi_export! { MPI_Iexscan, PMPI_Iexscan, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Iexscan", comm, |rt| { let req = req_out(rt, comm, req)?; reduce(rt, Collective::Exscan, sbuf, rbuf, count.into(), dt, op, 0, comm, req) })
-}}

@@ -7,7 +7,7 @@ use ferry_data::datatype::Datatype;
 
 /// A user buffer as a schedule sees it: a packed byte region, straight in user memory when
 /// the datatype is contiguous, else in a staging vector packed or unpacked around the run.
-pub(super) struct Region {
+pub(crate) struct Region {
     pub(super) ptr: *mut u8,
     staging: Option<Vec<u8>>,
 }
@@ -60,7 +60,7 @@ impl Region {
 }
 
 /// One peer's block of an alltoallw: `count` elements of `t` at byte `disp` of the user buffer.
-pub(super) struct TypedBlock {
+pub(crate) struct TypedBlock {
     pub(super) disp: usize,
     pub(super) count: usize,
     pub(super) t: Datatype,

@@ -4,7 +4,7 @@
 //! sessions model alike, with a tag made from the string tag, as for
 //! `MPI_Comm_create_from_group`; its arguments and errors are those of the latter.
 
-use std::os::raw::{c_char, c_int};
+use std::os::raw::c_int;
 use std::sync::Arc;
 
 use super::{join, Bridge, LocalSide};
@@ -13,7 +13,7 @@ use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
 use crate::runtime::Runtime;
-use crate::session::{call_creating, FromGroups};
+use crate::session::FromGroups;
 
 /// Position of `leader` in a group of `size`, or MPI_ERR_RANK.
 fn leader_in(leader: c_int, size: usize, what: &str) -> MpiResult<usize> {
@@ -25,7 +25,7 @@ fn leader_in(leader: c_int, size: usize, what: &str) -> MpiResult<usize> {
 
 /// Collective over both groups; `remote_group` is read at every process (to refuse one that
 /// is in both groups), `remote_leader` at the local leader only, as the standard says.
-fn create(rt: &mut Runtime, local_group: MPI_Group, local_leader: c_int, remote_group: MPI_Group, remote_leader: c_int, args: FromGroups) -> MpiResult<MPI_Comm> {
+pub(crate) fn create(rt: &mut Runtime, local_group: MPI_Group, local_leader: c_int, remote_group: MPI_Group, remote_leader: c_int, args: FromGroups) -> MpiResult<MPI_Comm> {
     let local = rt.group(local_group)?;
     let remote = rt.group(remote_group)?;
     // MPI-4: with an empty group the call is local and makes no communicator.
@@ -53,12 +53,3 @@ fn create(rt: &mut Runtime, local_group: MPI_Group, local_leader: c_int, remote_
     c.remote = Some(Arc::new(remote));
     Ok(args.finish(rt, c))
 }
-
-crate::mpi_export! { MPI_Intercomm_create_from_groups, PMPI_Intercomm_create_from_groups, (local_group: MPI_Group, local_leader: c_int,
-        remote_group: MPI_Group, remote_leader: c_int, stringtag: *const c_char, info: MPI_Info, errhandler: MPI_Errhandler,
-        newintercomm: *mut MPI_Comm) {
-    call_creating("MPI_Intercomm_create_from_groups", errhandler, newintercomm, |rt| {
-        let args = FromGroups::new(rt, stringtag, info, errhandler)?;
-        create(rt, local_group, local_leader, remote_group, remote_leader, args)
-    })
-}}

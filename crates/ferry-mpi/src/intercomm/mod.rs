@@ -5,15 +5,14 @@
 //! compare) as they apply to them.
 
 pub(crate) mod derive;
-mod from_groups;
+pub(crate) mod from_groups;
 
 use std::os::raw::c_int;
 use std::sync::Arc;
 
 use ferry_core::engine::matching::Pattern;
 
-use crate::boundary::call;
-use crate::comm::{intra, out_arg, Comm, IDUP_PAIRS};
+use crate::comm::{intra, Comm, IDUP_PAIRS};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
@@ -176,7 +175,7 @@ pub(crate) fn join(rt: &mut Runtime, local: LocalSide, bridge: Option<Bridge>, o
 
 /// `MPI_Intercomm_create`: `join` with the local communicator's internal context and the
 /// leaders meeting on `peer_comm`'s, with the negative tag of `MPI_Comm_create_group`.
-fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, peer_comm: i32, remote_leader: c_int, tag: c_int) -> MpiResult<i32> {
+pub(crate) fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, peer_comm: i32, remote_leader: c_int, tag: c_int) -> MpiResult<i32> {
     let c = intra(rt, local_comm)?;
     if local_leader < 0 || local_leader >= c.size() {
         return err(MPI_ERR_RANK, format!("invalid local leader {local_leader} (communicator size {})", c.size()));
@@ -210,7 +209,7 @@ fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, peer_comm: i32
 
 /// `MPI_Intercomm_merge`: the group whose members passed `high = false` comes first; when
 /// both sides passed the same, the side whose first member has the lower world rank does.
-fn merge(rt: &mut Runtime, comm: i32, high: bool) -> MpiResult<i32> {
+pub(crate) fn merge(rt: &mut Runtime, comm: i32, high: bool) -> MpiResult<i32> {
     let Exchanged { ctx, local: local_items, remote: remote_items } = exchange(rt, comm, &[high as u8])?;
     let c = rt.comm(comm)?;
     let remote = c.remote.as_ref().expect("exchange checked it");
@@ -222,32 +221,6 @@ fn merge(rt: &mut Runtime, comm: i32, high: bool) -> MpiResult<i32> {
     new.errhandler = c.errhandler;
     Ok(rt.add_comm(new))
 }
-
-crate::mpi_export! { MPI_Intercomm_create, PMPI_Intercomm_create, (local_comm: MPI_Comm, local_leader: c_int, peer_comm: MPI_Comm,
-        remote_leader: c_int, tag: c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Intercomm_create", local_comm, |rt| {
-        let o = out_arg(newcomm, "newintercomm")?;
-        *o = create(rt, local_comm, local_leader, peer_comm, remote_leader, tag)?;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Intercomm_merge, PMPI_Intercomm_merge, (comm: MPI_Comm, high: c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Intercomm_merge", comm, |rt| { let o = out_arg(newcomm, "newintracomm")?; *o = merge(rt, comm, high != 0)?; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Comm_remote_size, PMPI_Comm_remote_size, (comm: MPI_Comm, size: *mut c_int) {
-    call("MPI_Comm_remote_size", comm, |rt| { let o = out_arg(size, "size")?; *o = inter(rt, comm)?.peer_size(); Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Comm_remote_group, PMPI_Comm_remote_group, (comm: MPI_Comm, group: *mut MPI_Group) {
-    call("MPI_Comm_remote_group", comm, |rt| {
-        let o = out_arg(group, "group")?;
-        let g = inter(rt, comm)?.peers().clone();
-        *o = rt.add_group(g);
-        Ok(())
-    })
-}}
 
 #[cfg(test)]
 mod tests {

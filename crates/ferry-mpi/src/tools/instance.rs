@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 
 use super::event::{EventType, COLL_BEGIN, EVENTS, REQUEST_LEFT};
 use super::registration::{registered, ARMED};
-use super::{initialised, put, run, source};
+use super::{initialised, source};
 use crate::consts::*;
 use crate::runtime::Runtime;
 
@@ -21,10 +21,10 @@ use crate::runtime::Runtime;
 pub(super) const RECORD: usize = 16;
 
 /// One raised event.
-struct Instance {
-    event: &'static EventType,
-    timestamp: MPI_Count,
-    record: [u8; RECORD],
+pub(crate) struct Instance {
+    pub(crate) event: &'static EventType,
+    pub(crate) timestamp: MPI_Count,
+    pub(crate) record: [u8; RECORD],
 }
 
 thread_local! {
@@ -34,7 +34,7 @@ thread_local! {
 }
 
 /// The instance of handle `h`, while its callbacks run on this thread.
-fn instance<'a>(h: *mut c_void) -> Result<&'a Instance, c_int> {
+pub(crate) fn instance<'a>(h: *mut c_void) -> Result<&'a Instance, c_int> {
     if !LIVE.with(|l| l.borrow().contains(&(h as usize))) {
         return Err(MPI_T_ERR_INVALID_HANDLE);
     }
@@ -103,55 +103,3 @@ fn raise(rt: &mut Runtime, event: usize, comm: MPI_Comm, record: [u8; RECORD]) {
     });
     LIVE.with(|l| l.borrow_mut().retain(|x| *x != h));
 }
-
-crate::mpi_export! { MPI_T_event_read, PMPI_T_event_read, (h: *mut c_void, element: c_int, buffer: *mut c_void) {
-    run(|| {
-        initialised()?;
-        let inst = instance(h)?;
-        let el = usize::try_from(element).ok().and_then(|i| inst.event.elements.get(i)).ok_or(MPI_T_ERR_INVALID_INDEX)?;
-        if buffer.is_null() {
-            return Err(MPI_T_ERR_INVALID);
-        }
-        // SAFETY: the buffer holds one element of the element's datatype (MPI's contract).
-        unsafe { std::ptr::copy_nonoverlapping(inst.record[el.displacement..].as_ptr(), buffer as *mut u8, el.size) };
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_T_event_copy, PMPI_T_event_copy, (h: *mut c_void, buffer: *mut c_void) {
-    run(|| {
-        initialised()?;
-        let inst = instance(h)?;
-        if buffer.is_null() {
-            return Err(MPI_T_ERR_INVALID);
-        }
-        // SAFETY: the buffer holds the whole record, laid out by the displacements
-        // MPI_T_event_get_info gives (MPI's contract).
-        unsafe { std::ptr::copy_nonoverlapping(inst.record.as_ptr(), buffer as *mut u8, inst.event.record_size()) };
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_T_event_get_timestamp, PMPI_T_event_get_timestamp, (h: *mut c_void, timestamp: *mut MPI_Count) {
-    run(|| {
-        initialised()?;
-        let inst = instance(h)?;
-        if timestamp.is_null() {
-            return Err(MPI_T_ERR_INVALID);
-        }
-        put(timestamp, inst.timestamp);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_T_event_get_source, PMPI_T_event_get_source, (h: *mut c_void, source_index: *mut c_int) {
-    run(|| {
-        initialised()?;
-        instance(h)?;
-        if source_index.is_null() {
-            return Err(MPI_T_ERR_INVALID);
-        }
-        put(source_index, source::CLOCK);
-        Ok(())
-    })
-}}

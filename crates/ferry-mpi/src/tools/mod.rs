@@ -8,13 +8,13 @@
 //! before `MPI_Init` and after `MPI_Finalize`, and its functions return their error codes
 //! without calling error handlers, as the standard says.
 
-mod category;
-mod cvar;
-mod event;
-mod instance;
-mod pvar;
-mod registration;
-mod source;
+pub(crate) mod category;
+pub(crate) mod cvar;
+pub(crate) mod event;
+pub(crate) mod instance;
+pub(crate) mod pvar;
+pub(crate) mod registration;
+pub(crate) mod source;
 
 use std::collections::BTreeSet;
 use std::os::raw::{c_char, c_int};
@@ -27,25 +27,25 @@ use crate::runtime::Runtime;
 pub(crate) use instance::{collective_begun, requests_left};
 
 /// What the interface keeps between calls.
-struct State {
+pub(crate) struct State {
     /// MPI_T_init_thread calls not yet matched by MPI_T_finalize.
-    inits: u32,
+    pub(crate) inits: u32,
     /// Live control-variable handles (the addresses of their boxes).
-    cvar_handles: BTreeSet<usize>,
+    pub(crate) cvar_handles: BTreeSet<usize>,
     /// Live performance-variable sessions (the addresses of their boxes).
-    sessions: BTreeSet<usize>,
+    pub(crate) sessions: BTreeSet<usize>,
     /// Values written through the interface, by knob name: they replace the environment's.
-    written: Vec<(&'static str, String)>,
+    pub(crate) written: Vec<(&'static str, String)>,
 }
 
-static STATE: Mutex<State> = Mutex::new(State { inits: 0, cvar_handles: BTreeSet::new(), sessions: BTreeSet::new(), written: Vec::new() });
+pub(crate) static STATE: Mutex<State> = Mutex::new(State { inits: 0, cvar_handles: BTreeSet::new(), sessions: BTreeSet::new(), written: Vec::new() });
 
 /// `State::inits`, readable without the lock: an event callback runs inside an MPI call,
 /// where waiting for a lock another thread holds while it waits for the runtime would hang.
-static INITS: AtomicU32 = AtomicU32::new(0);
+pub(crate) static INITS: AtomicU32 = AtomicU32::new(0);
 
 /// The interface's state, when it is initialised.
-fn state() -> Result<MutexGuard<'static, State>, c_int> {
+pub(crate) fn state() -> Result<MutexGuard<'static, State>, c_int> {
     let s = STATE.lock().unwrap_or_else(|p| p.into_inner());
     if s.inits == 0 {
         return Err(MPI_T_ERR_NOT_INITIALIZED);
@@ -54,7 +54,7 @@ fn state() -> Result<MutexGuard<'static, State>, c_int> {
 }
 
 /// Whether the interface is initialised (`MPI_T_ERR_NOT_INITIALIZED` if not).
-fn initialised() -> Result<(), c_int> {
+pub(crate) fn initialised() -> Result<(), c_int> {
     if INITS.load(Ordering::Acquire) == 0 {
         return Err(MPI_T_ERR_NOT_INITIALIZED);
     }
@@ -64,7 +64,7 @@ fn initialised() -> Result<(), c_int> {
 /// Run `f` on the MPI runtime, `None` before `MPI_Init` and after `MPI_Finalize`. Inside an
 /// event or generalized-request callback the runtime is the one the running MPI call lent;
 /// inside a reduction function it is held by the collective, and this is `MPI_T_ERR_INVALID`.
-fn with_runtime<R>(f: impl FnOnce(Option<&mut Runtime>) -> R) -> Result<R, c_int> {
+pub(crate) fn with_runtime<R>(f: impl FnOnce(Option<&mut Runtime>) -> R) -> Result<R, c_int> {
     if crate::op::in_user_function() {
         return Err(MPI_T_ERR_INVALID);
     }
@@ -77,17 +77,9 @@ fn with_runtime<R>(f: impl FnOnce(Option<&mut Runtime>) -> R) -> Result<R, c_int
     Ok(f(rt.as_mut()))
 }
 
-/// Run an MPI_T function body: its error is the return code.
-fn run(body: impl FnOnce() -> Result<(), c_int>) -> c_int {
-    crate::boundary::call_anytime("MPI_T", || match body() {
-        Ok(()) => MPI_SUCCESS,
-        Err(code) => code,
-    })
-}
-
 /// A new info object holding `hints`, for the caller to free, while MPI is up; before
 /// `MPI_Init` and after `MPI_Finalize` no info object can exist, and it is `MPI_INFO_NULL`.
-fn new_info(hints: crate::info::Hints) -> Result<MPI_Info, c_int> {
+pub(crate) fn new_info(hints: crate::info::Hints) -> Result<MPI_Info, c_int> {
     with_runtime(|rt| rt.map_or(MPI_INFO_NULL, |rt| rt.infos.add(hints)))
 }
 
@@ -95,7 +87,7 @@ fn new_info(hints: crate::info::Hints) -> Result<MPI_Info, c_int> {
 /// a size of 0) it receives the length the string needs, NUL included, else the string is
 /// written (cut to fit) and `len` receives what was written, NUL included. A NULL `len`
 /// asks for nothing.
-fn put_str(s: &str, buf: *mut c_char, len: *mut c_int) {
+pub(crate) fn put_str(s: &str, buf: *mut c_char, len: *mut c_int) {
     if len.is_null() {
         return;
     }
@@ -117,7 +109,7 @@ fn put_str(s: &str, buf: *mut c_char, len: *mut c_int) {
 
 /// Write through an output argument the caller may leave NULL (MPI_T allows it for the
 /// parts of an info query it does not want).
-fn put<T>(p: *mut T, v: T) {
+pub(crate) fn put<T>(p: *mut T, v: T) {
     // SAFETY: a non-NULL output argument points to caller storage for one T.
     if let Some(p) = unsafe { p.as_mut() } {
         *p = v;
@@ -125,33 +117,10 @@ fn put<T>(p: *mut T, v: T) {
 }
 
 /// A NUL-terminated name argument.
-fn name_arg(p: *const c_char) -> Result<String, c_int> {
+pub(crate) fn name_arg(p: *const c_char) -> Result<String, c_int> {
     if p.is_null() {
         return Err(MPI_T_ERR_INVALID_NAME);
     }
     // SAFETY: MPI passes a NUL-terminated string (checked non-NULL above).
     Ok(unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }
-
-crate::mpi_export! { MPI_T_init_thread, PMPI_T_init_thread, (required: c_int, provided: *mut c_int) {
-    run(|| {
-        let mut s = STATE.lock().unwrap_or_else(|p| p.into_inner());
-        if provided.is_null() {
-            return Err(MPI_ERR_ARG);
-        }
-        // The interface serialises its own calls: every thread level is safe for it.
-        put(provided, required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE));
-        s.inits += 1;
-        INITS.store(s.inits, Ordering::Release);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_T_finalize, PMPI_T_finalize, () {
-    run(|| {
-        let mut s = state()?;
-        s.inits -= 1;
-        INITS.store(s.inits, Ordering::Release);
-        Ok(())
-    })
-}}

@@ -2,9 +2,7 @@
 
 use std::os::raw::c_int;
 
-use super::{attach_first, ints, of, put, Topology};
-use crate::boundary::call;
-use crate::comm::out;
+use super::{ints, of, Topology};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::runtime::Runtime;
@@ -53,7 +51,7 @@ pub fn dims_create(nnodes: i32, dims: &mut [i32]) -> MpiResult<()> {
     Ok(())
 }
 
-fn cart(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(Vec<i32>, Vec<bool>)> {
+pub(crate) fn cart(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(Vec<i32>, Vec<bool>)> {
     match &*of(rt, comm)? {
         Topology::Cart { dims, periods } => Ok((dims.clone(), periods.clone())),
         _ => err(MPI_ERR_TOPOLOGY, "the communicator's topology is not Cartesian"),
@@ -61,7 +59,7 @@ fn cart(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(Vec<i32>, Vec<bool>)> {
 }
 
 /// Checked grid: `ndims` positive extents and their periodicity.
-fn grid(ndims: c_int, dims: *const c_int, periods: *const c_int) -> MpiResult<(Vec<i32>, Vec<bool>)> {
+pub(crate) fn grid(ndims: c_int, dims: *const c_int, periods: *const c_int) -> MpiResult<(Vec<i32>, Vec<bool>)> {
     if ndims < 0 {
         return err(MPI_ERR_DIMS, format!("ndims {ndims} is negative"));
     }
@@ -73,11 +71,11 @@ fn grid(ndims: c_int, dims: *const c_int, periods: *const c_int) -> MpiResult<(V
     Ok((d, p))
 }
 
-fn nodes(dims: &[i32]) -> i64 {
+pub(crate) fn nodes(dims: &[i32]) -> i64 {
     dims.iter().map(|d| *d as i64).product()
 }
 
-fn cart_sub(rt: &mut Runtime, comm: MPI_Comm, remain: *const c_int) -> MpiResult<MPI_Comm> {
+pub(crate) fn cart_sub(rt: &mut Runtime, comm: MPI_Comm, remain: *const c_int) -> MpiResult<MPI_Comm> {
     let (dims, periods) = cart(rt, comm)?;
     let keep: Vec<bool> = ints(remain, dims.len(), "remain_dims")?.iter().map(|x| *x != 0).collect();
     let rank = rt.comm(comm)?.rank;
@@ -90,104 +88,6 @@ fn cart_sub(rt: &mut Runtime, comm: MPI_Comm, remain: *const c_int) -> MpiResult
     rt.comms.get_mut(&new).expect("split with a colour always gives a communicator").topo = Some(std::sync::Arc::new(sub));
     Ok(new)
 }
-
-crate::mpi_export! { MPI_Dims_create, PMPI_Dims_create, (nnodes: c_int, ndims: c_int, dims: *mut c_int) {
-    call("MPI_Dims_create", MPI_COMM_WORLD, |_| {
-        if ndims < 0 {
-            return err(MPI_ERR_DIMS, format!("ndims {ndims} is negative"));
-        }
-        let mut d = ints(dims, ndims as usize, "dims")?.to_vec();
-        dims_create(nnodes, &mut d)?;
-        put(dims, &d, ndims, "dims")
-    })
-}}
-
-crate::mpi_export! { MPI_Cart_create, PMPI_Cart_create, (comm: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int,
-        _reorder: c_int, comm_cart: *mut MPI_Comm) {
-    call("MPI_Cart_create", comm, |rt| {
-        let o = out(comm_cart, "comm_cart")?;
-        crate::comm::intra(rt, comm)?;
-        let (d, p) = grid(ndims, dims, periods)?;
-        let n = nodes(&d);
-        *o = attach_first(rt, comm, n, Topology::Cart { dims: d, periods: p })?;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Cart_map, PMPI_Cart_map, (comm: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, newrank: *mut c_int) {
-    call("MPI_Cart_map", comm, |rt| {
-        let o = out(newrank, "newrank")?;
-        let c = crate::comm::intra(rt, comm)?;
-        let (size, rank) = (c.size(), c.rank);
-        let (d, _) = grid(ndims, dims, periods)?;
-        let n = nodes(&d);
-        if n > size as i64 {
-            return err(MPI_ERR_TOPOLOGY, format!("the grid has {n} nodes, the communicator only {size} ranks"));
-        }
-        *o = if (rank as i64) < n { rank } else { MPI_UNDEFINED };
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Cartdim_get, PMPI_Cartdim_get, (comm: MPI_Comm, ndims: *mut c_int) {
-    call("MPI_Cartdim_get", comm, |rt| { let o = out(ndims, "ndims")?; *o = cart(rt, comm)?.0.len() as c_int; Ok(()) })
-}}
-
-crate::mpi_export! { MPI_Cart_get, PMPI_Cart_get, (comm: MPI_Comm, maxdims: c_int, dims: *mut c_int, periods: *mut c_int, coords: *mut c_int) {
-    call("MPI_Cart_get", comm, |rt| {
-        let (d, p) = cart(rt, comm)?;
-        if maxdims < 0 {
-            return err(MPI_ERR_ARG, format!("maxdims {maxdims} is negative"));
-        }
-        let c = Topology::coords(&d, rt.comm(comm)?.rank);
-        put(dims, &d, maxdims, "dims")?;
-        put(periods, &p.iter().map(|x| *x as c_int).collect::<Vec<_>>(), maxdims, "periods")?;
-        put(coords, &c, maxdims, "coords")
-    })
-}}
-
-crate::mpi_export! { MPI_Cart_rank, PMPI_Cart_rank, (comm: MPI_Comm, coords: *const c_int, rank: *mut c_int) {
-    call("MPI_Cart_rank", comm, |rt| {
-        let o = out(rank, "rank")?;
-        let (d, p) = cart(rt, comm)?;
-        let c = ints(coords, d.len(), "coords")?;
-        match Topology::cart_rank(&d, &p, c) {
-            Some(r) => { *o = r; Ok(()) }
-            None => err(MPI_ERR_ARG, format!("coordinates {c:?} lie outside the non-periodic grid {d:?}")),
-        }
-    })
-}}
-
-crate::mpi_export! { MPI_Cart_coords, PMPI_Cart_coords, (comm: MPI_Comm, rank: c_int, maxdims: c_int, coords: *mut c_int) {
-    call("MPI_Cart_coords", comm, |rt| {
-        let (d, _) = cart(rt, comm)?;
-        let size = rt.comm(comm)?.size();
-        if rank < 0 || rank >= size {
-            return err(MPI_ERR_RANK, format!("invalid rank {rank} (communicator size {size})"));
-        }
-        if maxdims < d.len() as c_int {
-            return err(MPI_ERR_ARG, format!("maxdims {maxdims} is below the {} dimensions", d.len()));
-        }
-        put(coords, &Topology::coords(&d, rank), maxdims, "coords")
-    })
-}}
-
-crate::mpi_export! { MPI_Cart_shift, PMPI_Cart_shift, (comm: MPI_Comm, direction: c_int, disp: c_int, source: *mut c_int, dest: *mut c_int) {
-    call("MPI_Cart_shift", comm, |rt| {
-        let (s, t) = (out(source, "rank_source")?, out(dest, "rank_dest")?);
-        let (d, p) = cart(rt, comm)?;
-        if direction < 0 || direction as usize >= d.len() {
-            return err(MPI_ERR_ARG, format!("direction {direction} is not one of the {} dimensions", d.len()));
-        }
-        let (a, b) = Topology::shift(&d, &p, rt.comm(comm)?.rank, direction as usize, disp);
-        (*s, *t) = (a, b);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Cart_sub, PMPI_Cart_sub, (comm: MPI_Comm, remain_dims: *const c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Cart_sub", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = cart_sub(rt, comm, remain_dims)?; Ok(()) })
-}}
 
 #[cfg(test)]
 mod tests {

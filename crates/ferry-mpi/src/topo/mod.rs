@@ -4,9 +4,9 @@
 //! place, so a topology's communicator is a duplicate (or, for excess ranks of a Cartesian
 //! grid, a split) of the old one.
 
-mod cart;
-mod dist_graph;
-mod graph;
+pub(crate) mod cart;
+pub(crate) mod dist_graph;
+pub(crate) mod graph;
 
 use std::os::raw::c_int;
 use std::sync::Arc;
@@ -95,7 +95,7 @@ impl Topology {
 }
 
 /// Node `rank`'s slice of `edges`.
-fn graph_neighbors<'a>(index: &[i32], edges: &'a [i32], rank: i32) -> &'a [i32] {
+pub(crate) fn graph_neighbors<'a>(index: &[i32], edges: &'a [i32], rank: i32) -> &'a [i32] {
     let r = rank as usize;
     let lo = if r == 0 { 0 } else { index[r - 1] as usize };
     &edges[lo..index[r] as usize]
@@ -161,14 +161,6 @@ pub(crate) fn attach_first(rt: &mut Runtime, comm: MPI_Comm, n: i64, topo: Topol
     }
     Ok(new)
 }
-
-crate::mpi_export! { MPI_Topo_test, PMPI_Topo_test, (comm: MPI_Comm, status: *mut c_int) {
-    crate::boundary::call("MPI_Topo_test", comm, |rt| {
-        let o = crate::comm::out(status, "status")?;
-        *o = rt.comm(comm)?.topo.as_ref().map_or(MPI_UNDEFINED, |t| t.kind());
-        Ok(())
-    })
-}}
 
 #[cfg(test)]
 mod tests {

@@ -12,10 +12,10 @@
 //! memory.
 
 pub mod codec;
-mod objects;
-mod ops;
-mod shared;
-mod sync;
+pub(crate) mod objects;
+pub(crate) mod ops;
+pub(crate) mod shared;
+pub(crate) mod sync;
 pub mod target;
 
 use std::os::raw::{c_int, c_void};
@@ -23,8 +23,6 @@ use std::sync::Arc;
 
 use ferry_core::fastmap::FastMap;
 
-use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::completion::Unpack;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -33,12 +31,12 @@ use target::{Exposure, Memory, Shared};
 pub use objects::{is_window_key, window_attr};
 
 /// Tags of the window's collective exchanges on its second context.
-const TAG_FENCE: i32 = -2;
+pub(crate) const TAG_FENCE: i32 = -2;
 const TAG_FREE: i32 = -3;
 /// `MPI_Win_post` tells each origin of its group with this tag.
-const TAG_POST: i32 = -4;
+pub(crate) const TAG_POST: i32 = -4;
 /// The exchanges of `MPI_Win_allocate_shared`.
-const TAG_SHARED: i32 = -5;
+pub(crate) const TAG_SHARED: i32 = -5;
 
 /// An answer this origin waits for.
 pub struct Reply {
@@ -160,36 +158,9 @@ fn bad_win(h: MPI_Win) -> MpiError {
     }
 }
 
-/// Run an MPI call on window `win`: an error goes to the window's error handler (a bad handle
-/// to `MPI_COMM_WORLD`'s, as for any call without a valid object).
-pub fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
-    let mut raised = None;
-    let rc = call(name, MPI_COMM_WORLD, |rt| match body(rt) {
-        Ok(()) => Ok(()),
-        Err(e) => match rt.wins.table.get(&win).map(|w| w.errhandler) {
-            None => Err(e),
-            // MPI_ERRORS_ABORT may end all the job's processes, as the fatal handler does.
-            Some(eh) if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT => rt.abort_job(&format!("Fatal error in {name}: {e}"), e.class.max(1)),
-            Some(eh) => {
-                raised = Some((crate::errhandler::user_handler(eh), e.class));
-                Ok(())
-            }
-        },
-    });
-    match raised {
-        Some((f, class)) => {
-            if let Some(f) = f {
-                crate::errhandler::invoke(f, win, class);
-            }
-            class
-        }
-        None => rc,
-    }
-}
-
 /// Make a window of `size` bytes at `base` over `comm` (all of them collective).
 #[allow(clippy::too_many_arguments)]
-fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, flavor: c_int, owned: Option<Vec<u128>>) -> MpiResult<MPI_Win> {
+pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, flavor: c_int, owned: Option<Vec<u128>>) -> MpiResult<MPI_Win> {
     let c = rt.comm(comm)?;
     if c.is_inter() {
         return err(MPI_ERR_COMM, "windows are made over intracommunicators; this is an intercommunicator");
@@ -275,7 +246,7 @@ fn allocate(size: MPI_Aint) -> MpiResult<Vec<u128>> {
 
 /// `MPI_Win_free`: every epoch must be closed; the members then agree that nobody will send
 /// to the window any more, and it goes.
-fn check_free(rt: &Runtime, h: MPI_Win) -> MpiResult<()> {
+pub(crate) fn check_free(rt: &Runtime, h: MPI_Win) -> MpiResult<()> {
     let w = rt.win(h)?;
     if !w.epoch.locks.is_empty() || w.epoch.lock_all.is_some() || w.epoch.start.is_some() || w.posted.is_some() {
         return err(MPI_ERR_RMA_SYNC, "the window still has an open passive-target or PSCW epoch");
@@ -283,7 +254,7 @@ fn check_free(rt: &Runtime, h: MPI_Win) -> MpiResult<()> {
     Ok(())
 }
 
-fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
+pub(crate) fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
     check_free(rt, h)?;
     sync::wait_all_replies(rt, h)?;
     let w = rt.win(h)?;
@@ -305,17 +276,6 @@ fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
     Ok(())
 }
 
-crate::mpi_export! { MPI_Win_create, PMPI_Win_create, (base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) {
-    call("MPI_Win_create", comm, |rt| {
-        let o = out_arg(win, "win")?;
-        if base.is_null() && size > 0 {
-            return err(MPI_ERR_ARG, format!("base is NULL with size {size}"));
-        }
-        *o = create(rt, comm, base, size, disp_unit, info, MPI_WIN_FLAVOR_CREATE, None)?;
-        Ok(())
-    })
-}}
-
 /// Set the memory of window `h` (made without memory) to start at `base`.
 fn set_base(rt: &mut Runtime, h: MPI_Win, base: *mut c_void) -> MpiResult<()> {
     let ctx = rt.win(h)?.ctx;
@@ -336,7 +296,7 @@ fn discard(rt: &mut Runtime, h: MPI_Win) {
 /// `MPI_Win_allocate`: when every member is reached through shared memory, the memory goes into one
 /// shared-memory object, so that puts and gets among them are plain copies (parts aligned
 /// to 64 bytes); else, or if that fails, into ordinary memory.
-fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm) -> MpiResult<(MPI_Win, *mut c_void)> {
+pub(crate) fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm) -> MpiResult<(MPI_Win, *mut c_void)> {
     if size < 0 {
         return err(MPI_ERR_SIZE, format!("window size {size} is negative"));
     }
@@ -362,42 +322,3 @@ fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI
     let base = mem.as_mut_ptr() as *mut c_void;
     Ok((create(rt, comm, base, size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, Some(mem))?, base))
 }
-
-crate::mpi_export! { MPI_Win_allocate, PMPI_Win_allocate, (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) {
-    call("MPI_Win_allocate", comm, |rt| {
-        let o = out_arg(win, "win")?;
-        let b = out_arg(baseptr as *mut *mut c_void, "baseptr")?;
-        let (h, base) = allocate_window(rt, size, disp_unit, info, comm)?;
-        *o = h;
-        *b = base;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Win_create_dynamic, PMPI_Win_create_dynamic, (info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) {
-    call("MPI_Win_create_dynamic", comm, |rt| {
-        let o = out_arg(win, "win")?;
-        *o = create(rt, comm, MPI_BOTTOM, 0, 1, info, MPI_WIN_FLAVOR_DYNAMIC, None)?;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Win_free, PMPI_Win_free, (win: *mut MPI_Win) {
-    // SAFETY: MPI passes a pointer to the caller's handle; NULL is checked.
-    let h = match unsafe { win.as_ref() } { Some(h) => *h, None => return call("MPI_Win_free", MPI_COMM_WORLD, |_| err(MPI_ERR_ARG, "win is NULL")) };
-    let rc = win_call("MPI_Win_free", h, |rt| check_free(rt, h));
-    if rc != MPI_SUCCESS {
-        return rc;
-    }
-    // The attributes' delete callbacks run first, without the lock (they may call MPI).
-    let rc = crate::attr::before_free("MPI_Win_free", crate::attr::Kind::Win, h);
-    if rc != MPI_SUCCESS {
-        return rc;
-    }
-    let rc = win_call("MPI_Win_free", h, |rt| free(rt, h));
-    if rc == MPI_SUCCESS {
-        // SAFETY: checked non-NULL above.
-        unsafe { *win = MPI_WIN_NULL };
-    }
-    rc
-}}

@@ -13,8 +13,7 @@ use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
 
 use super::codec::{Header, Kind};
 use super::target::TAG_REQUEST;
-use super::{win_call, Reply};
-use crate::comm::out_arg;
+use super::Reply;
 use crate::completion::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -172,7 +171,7 @@ fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype, len
 }
 
 #[allow(clippy::too_many_arguments)]
-fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<()> {
+pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<()> {
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     if let Some(at) = direct_place(rt, win, &p, obuf, ocount, otype)? {
         // SAFETY: `direct_place` checked the origin's size against the target bytes, which
@@ -227,7 +226,7 @@ fn shared_place(rt: &Runtime, win: MPI_Win, p: &Place) -> MpiResult<Option<*mut 
 }
 
 #[allow(clippy::too_many_arguments)]
-fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
+pub(crate) fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     if let Some(at) = direct_place(rt, win, &p, obuf, ocount, otype)? {
         // SAFETY: as in `put`, the other way.
@@ -256,7 +255,7 @@ fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, 
 }
 
 #[allow(clippy::too_many_arguments)]
-fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<()> {
+pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<()> {
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     let (data, ot) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
     let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
@@ -270,7 +269,7 @@ fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_D
 /// `MPI_Get_accumulate` (and `MPI_Fetch_and_op`): the old target bytes come back into the
 /// result buffer, then the origin's are combined in. With `MPI_NO_OP` the origin sends none.
 #[allow(clippy::too_many_arguments)]
-fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
+pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     let no_op = op == MPI_NO_OP;
     let (data, ot) = if no_op { (Vec::new(), p.ttype.clone()) } else { origin_bytes(rt, obuf, ocount, otype, p.len)? };
@@ -289,7 +288,7 @@ fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: M
 }
 
 #[allow(clippy::too_many_arguments)]
-fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) -> MpiResult<()> {
+pub(crate) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) -> MpiResult<()> {
     let t = rt.datatype(dt)?;
     if !Runtime::is_predefined_type(dt) || t.uniform_primitive().is_none() {
         return err(MPI_ERR_TYPE, "MPI_Compare_and_swap takes one element of a predefined type");
@@ -303,71 +302,11 @@ fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *const c_void, 
     send(rt, win, p.target, hd.encode(&data))
 }
 
-crate::mpi_export! { MPI_Put, PMPI_Put, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win) {
-    win_call("MPI_Put", win, |rt| put(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false))
-}}
-
-crate::mpi_export! { MPI_Get, PMPI_Get, (obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win) {
-    win_call("MPI_Get", win, |rt| get(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false).map(|_| ()))
-}}
-
-crate::mpi_export! { MPI_Accumulate, PMPI_Accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Accumulate", win, |rt| accumulate(rt, obuf, ocount, otype, rank, disp, tcount, ttype, op, win, false))
-}}
-
-crate::mpi_export! { MPI_Get_accumulate, PMPI_Get_accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Get_accumulate", win, |rt| get_accumulate(rt, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount, ttype, op, win, false).map(|_| ()))
-}}
-
-crate::mpi_export! { MPI_Fetch_and_op, PMPI_Fetch_and_op, (obuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Fetch_and_op", win, |rt| get_accumulate(rt, obuf, 1, dt, rbuf, 1, dt, rank, disp, 1, dt, op, win, false).map(|_| ()))
-}}
-
-crate::mpi_export! { MPI_Compare_and_swap, PMPI_Compare_and_swap, (obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) {
-    win_call("MPI_Compare_and_swap", win, |rt| compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win))
-}}
-
 /// The request handle of a request-based operation (`MPI_REQUEST_NULL` never: a call on
 /// `MPI_PROC_NULL` gets a request complete from the start).
-fn request_out(rt: &mut Runtime, out: &mut MPI_Request, h: Option<c_int>) {
+pub(crate) fn request_out(rt: &mut Runtime, out: &mut MPI_Request, h: Option<c_int>) {
     *out = match h {
         Some(h) => h,
         None => done_request(rt),
     };
 }
-
-crate::mpi_export! { MPI_Rput, PMPI_Rput, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, req: *mut MPI_Request) {
-    win_call("MPI_Rput", win, |rt| {
-        let o = out_arg(req, "request")?;
-        put(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, true)?;
-        request_out(rt, o, None);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Rget, PMPI_Rget, (obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, req: *mut MPI_Request) {
-    win_call("MPI_Rget", win, |rt| {
-        let o = out_arg(req, "request")?;
-        let h = get(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, true)?;
-        request_out(rt, o, h);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Raccumulate, PMPI_Raccumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, req: *mut MPI_Request) {
-    win_call("MPI_Raccumulate", win, |rt| {
-        let o = out_arg(req, "request")?;
-        accumulate(rt, obuf, ocount, otype, rank, disp, tcount, ttype, op, win, true)?;
-        request_out(rt, o, None);
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Rget_accumulate, PMPI_Rget_accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, req: *mut MPI_Request) {
-    win_call("MPI_Rget_accumulate", win, |rt| {
-        let o = out_arg(req, "request")?;
-        let h = get_accumulate(rt, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount, ttype, op, win, true)?;
-        request_out(rt, o, h);
-        Ok(())
-    })
-}}

@@ -11,9 +11,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::raw::{c_int, c_void};
 
-use super::{win_call, TAG_SHARED};
-use crate::boundary::call;
-use crate::comm::out_arg;
+use super::TAG_SHARED;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;
@@ -133,7 +131,7 @@ pub(super) fn one_host(rt: &Runtime, comm: MPI_Comm) -> MpiResult<Option<u32>> {
 }
 
 /// `MPI_Win_allocate_shared`: the window as any other, then its memory in one object.
-fn allocate_shared(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm) -> MpiResult<(MPI_Win, *mut c_void)> {
+pub(crate) fn allocate_shared(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm) -> MpiResult<(MPI_Win, *mut c_void)> {
     if let Some(w) = one_host(rt, comm)? {
         return err(MPI_ERR_RMA_SHARED, format!("world rank {w} of the communicator is on another host: its memory cannot be shared"));
     }
@@ -146,30 +144,3 @@ fn allocate_shared(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int, info: MPI
         }
     }
 }
-
-crate::mpi_export! { MPI_Win_allocate_shared, PMPI_Win_allocate_shared, (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) {
-    call("MPI_Win_allocate_shared", comm, |rt| {
-        let o = out_arg(win, "win")?;
-        let b = out_arg(baseptr as *mut *mut c_void, "baseptr")?;
-        let (h, base) = allocate_shared(rt, size, disp_unit, info, comm)?;
-        *o = h;
-        *b = base;
-        Ok(())
-    })
-}}
-
-crate::mpi_export! { MPI_Win_shared_query, PMPI_Win_shared_query, (win: MPI_Win, rank: c_int, size: *mut MPI_Aint, disp_unit: *mut c_int, baseptr: *mut c_void) {
-    win_call("MPI_Win_shared_query", win, |rt| {
-        let s = out_arg(size, "size")?;
-        let d = out_arg(disp_unit, "disp_unit")?;
-        let b = out_arg(baseptr as *mut *mut c_void, "baseptr")?;
-        let w = rt.win(win)?;
-        let Some(mem) = &w.shared_mem else { return err(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query needs a window of MPI_Win_allocate_shared") };
-        // MPI_PROC_NULL: the first member with memory.
-        let r = if rank == MPI_PROC_NULL { w.sizes.iter().position(|&x| x > 0).unwrap_or(0) } else { w.target(rank)? };
-        *s = w.sizes[r] as MPI_Aint;
-        *d = w.disp_units[r] as c_int;
-        *b = mem.part(r) as *mut c_void;
-        Ok(())
-    })
-}}

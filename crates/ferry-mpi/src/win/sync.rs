@@ -10,9 +10,8 @@ use ferry_core::engine::matching::Pattern;
 
 use super::codec::{Header, Kind};
 use super::target::{self, TAG_REQUEST};
-use super::{win_call, TAG_FENCE, TAG_POST};
+use super::{TAG_FENCE, TAG_POST};
 use crate::completion::{engine_outcome, Body};
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::runtime::Runtime;
@@ -97,7 +96,7 @@ fn barrier(rt: &mut Runtime, win: MPI_Win, tag: i32) -> MpiResult<()> {
     Ok(())
 }
 
-fn fence(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResult<()> {
+pub(crate) fn fence(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResult<()> {
     check_assert(assert)?;
     let w = rt.win(win)?;
     if w.epoch.start.is_some() || w.posted.is_some() || w.epoch.passive_any() {
@@ -122,7 +121,7 @@ impl super::Epoch {
     }
 }
 
-fn lock(rt: &mut Runtime, win: MPI_Win, lock_type: c_int, rank: c_int, assert: c_int) -> MpiResult<()> {
+pub(crate) fn lock(rt: &mut Runtime, win: MPI_Win, lock_type: c_int, rank: c_int, assert: c_int) -> MpiResult<()> {
     check_assert(assert)?;
     if lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED {
         return err(MPI_ERR_LOCKTYPE, format!("lock type {lock_type} is neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED"));
@@ -146,7 +145,7 @@ fn lock(rt: &mut Runtime, win: MPI_Win, lock_type: c_int, rank: c_int, assert: c
     Ok(())
 }
 
-fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<()> {
+pub(crate) fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<()> {
     let w = rt.win(win)?;
     if rank == MPI_PROC_NULL {
         return Ok(());
@@ -162,7 +161,7 @@ fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<()> {
     Ok(())
 }
 
-fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResult<()> {
+pub(crate) fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResult<()> {
     check_assert(assert)?;
     let w = rt.win(win)?;
     if w.epoch.passive_any() {
@@ -180,7 +179,7 @@ fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResult<()> {
     Ok(())
 }
 
-fn unlock_all(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
+pub(crate) fn unlock_all(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
     let w = rt.win(win)?;
     let Some(nocheck) = w.epoch.lock_all else { return err(MPI_ERR_RMA_SYNC, "the window is not locked by MPI_Win_lock_all") };
     let all: Vec<usize> = (0..w.group.len()).collect();
@@ -194,7 +193,7 @@ fn unlock_all(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
 
 /// `MPI_Win_flush` (`rank`: one target, else all) and, with `local`, `MPI_Win_flush_local`:
 /// local completion needs only the answers, which carry the data of gets.
-fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: bool) -> MpiResult<()> {
+pub(crate) fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: bool) -> MpiResult<()> {
     let w = rt.win(win)?;
     let targets: Vec<usize> = match rank {
         Some(MPI_PROC_NULL) => return Ok(()),
@@ -239,7 +238,7 @@ fn ranks_of(rt: &Runtime, win: MPI_Win, g: MPI_Group) -> MpiResult<Vec<usize>> {
     members.iter().map(|m| w.group.iter().position(|x| x == m).ok_or_else(|| MpiError::new(MPI_ERR_GROUP, format!("world rank {m} of the group is not in the window")))).collect()
 }
 
-fn post(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int) -> MpiResult<()> {
+pub(crate) fn post(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int) -> MpiResult<()> {
     check_assert(assert)?;
     let origins = ranks_of(rt, win, g)?;
     let w = rt.win_mut(win)?;
@@ -259,7 +258,7 @@ fn post(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int) -> MpiResul
     Ok(())
 }
 
-fn start(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int) -> MpiResult<()> {
+pub(crate) fn start(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int) -> MpiResult<()> {
     check_assert(assert)?;
     let targets = ranks_of(rt, win, g)?;
     let w = rt.win(win)?;
@@ -282,7 +281,7 @@ fn start(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int) -> MpiResu
     Ok(())
 }
 
-fn complete(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
+pub(crate) fn complete(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
     let w = rt.win(win)?;
     let Some(targets) = w.epoch.start.clone() else { return err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start") };
     for &t in &targets {
@@ -303,7 +302,7 @@ fn complete(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
 }
 
 /// `MPI_Win_wait` (`block`) and `MPI_Win_test`: whether every origin of the post completed.
-fn wait(rt: &mut Runtime, win: MPI_Win, block: bool) -> MpiResult<bool> {
+pub(crate) fn wait(rt: &mut Runtime, win: MPI_Win, block: bool) -> MpiResult<bool> {
     let w = rt.win(win)?;
     let Some(n) = w.posted else { return err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post") };
     let ctx = w.ctx;
@@ -323,73 +322,3 @@ fn wait(rt: &mut Runtime, win: MPI_Win, block: bool) -> MpiResult<bool> {
     rt.win_mut(win)?.posted = None;
     Ok(true)
 }
-
-crate::mpi_export! { MPI_Win_fence, PMPI_Win_fence, (assert: c_int, win: MPI_Win) {
-    win_call("MPI_Win_fence", win, |rt| fence(rt, win, assert))
-}}
-
-crate::mpi_export! { MPI_Win_lock, PMPI_Win_lock, (lock_type: c_int, rank: c_int, assert: c_int, win: MPI_Win) {
-    win_call("MPI_Win_lock", win, |rt| lock(rt, win, lock_type, rank, assert))
-}}
-
-crate::mpi_export! { MPI_Win_unlock, PMPI_Win_unlock, (rank: c_int, win: MPI_Win) {
-    win_call("MPI_Win_unlock", win, |rt| unlock(rt, win, rank))
-}}
-
-crate::mpi_export! { MPI_Win_lock_all, PMPI_Win_lock_all, (assert: c_int, win: MPI_Win) {
-    win_call("MPI_Win_lock_all", win, |rt| lock_all(rt, win, assert))
-}}
-
-crate::mpi_export! { MPI_Win_unlock_all, PMPI_Win_unlock_all, (win: MPI_Win) {
-    win_call("MPI_Win_unlock_all", win, |rt| unlock_all(rt, win))
-}}
-
-crate::mpi_export! { MPI_Win_flush, PMPI_Win_flush, (rank: c_int, win: MPI_Win) {
-    win_call("MPI_Win_flush", win, |rt| flush(rt, win, Some(rank), false))
-}}
-
-crate::mpi_export! { MPI_Win_flush_all, PMPI_Win_flush_all, (win: MPI_Win) {
-    win_call("MPI_Win_flush_all", win, |rt| flush(rt, win, None, false))
-}}
-
-crate::mpi_export! { MPI_Win_flush_local, PMPI_Win_flush_local, (rank: c_int, win: MPI_Win) {
-    win_call("MPI_Win_flush_local", win, |rt| flush(rt, win, Some(rank), true))
-}}
-
-crate::mpi_export! { MPI_Win_flush_local_all, PMPI_Win_flush_local_all, (win: MPI_Win) {
-    win_call("MPI_Win_flush_local_all", win, |rt| flush(rt, win, None, true))
-}}
-
-crate::mpi_export! { MPI_Win_sync, PMPI_Win_sync, (win: MPI_Win) {
-    win_call("MPI_Win_sync", win, |rt| {
-        rt.win(win)?;
-        // The public and private copies are one memory (MPI_WIN_UNIFIED): order this
-        // process's loads and stores, and let requests that arrived be applied.
-        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-        rt.progress_once()
-    })
-}}
-
-crate::mpi_export! { MPI_Win_post, PMPI_Win_post, (group: MPI_Group, assert: c_int, win: MPI_Win) {
-    win_call("MPI_Win_post", win, |rt| post(rt, win, group, assert))
-}}
-
-crate::mpi_export! { MPI_Win_start, PMPI_Win_start, (group: MPI_Group, assert: c_int, win: MPI_Win) {
-    win_call("MPI_Win_start", win, |rt| start(rt, win, group, assert))
-}}
-
-crate::mpi_export! { MPI_Win_complete, PMPI_Win_complete, (win: MPI_Win) {
-    win_call("MPI_Win_complete", win, |rt| complete(rt, win))
-}}
-
-crate::mpi_export! { MPI_Win_wait, PMPI_Win_wait, (win: MPI_Win) {
-    win_call("MPI_Win_wait", win, |rt| wait(rt, win, true).map(|_| ()))
-}}
-
-crate::mpi_export! { MPI_Win_test, PMPI_Win_test, (win: MPI_Win, flag: *mut c_int) {
-    win_call("MPI_Win_test", win, |rt| {
-        let f = out_arg(flag, "flag")?;
-        *f = wait(rt, win, false)? as c_int;
-        Ok(())
-    })
-}}

@@ -7,12 +7,12 @@ use std::os::raw::{c_int, c_void};
 
 use crate::attr::{CopyFn, DeleteFn};
 use crate::boundary::call;
-use crate::comm::out_arg;
 use crate::consts::*;
 use crate::errhandler::CommErrhandlerFn;
+use crate::error::out_arg;
 
 crate::mpi_export! { MPI_Address, PMPI_Address, (location: *mut c_void, address: *mut MPI_Aint) {
-    crate::address::PMPI_Get_address(location, address)
+    crate::exports::datatypes::PMPI_Get_address(location, address)
 }}
 
 crate::mpi_export! { MPI_Type_extent, PMPI_Type_extent, (dt: MPI_Datatype, extent: *mut MPI_Aint) {
@@ -37,37 +37,37 @@ crate::mpi_export! { MPI_Type_ub, PMPI_Type_ub, (dt: MPI_Datatype, ub: *mut MPI_
 }}
 
 crate::mpi_export! { MPI_Type_hindexed, PMPI_Type_hindexed, (count: c_int, blocklens: *mut c_int, displs: *mut MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    crate::types::PMPI_Type_create_hindexed(count, blocklens, displs, old, newtype)
+    crate::exports::datatypes::PMPI_Type_create_hindexed(count, blocklens, displs, old, newtype)
 }}
 
 crate::mpi_export! { MPI_Type_hvector, PMPI_Type_hvector, (count: c_int, blocklen: c_int, stride: MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    crate::types::PMPI_Type_create_hvector(count, blocklen, stride, old, newtype)
+    crate::exports::datatypes::PMPI_Type_create_hvector(count, blocklen, stride, old, newtype)
 }}
 
 crate::mpi_export! { MPI_Type_struct, PMPI_Type_struct, (count: c_int, blocklens: *mut c_int, displs: *mut MPI_Aint, types: *mut MPI_Datatype, newtype: *mut MPI_Datatype) {
-    crate::types::PMPI_Type_create_struct(count, blocklens, displs, types, newtype)
+    crate::exports::datatypes::PMPI_Type_create_struct(count, blocklens, displs, types, newtype)
 }}
 
 crate::mpi_export! { MPI_Keyval_create, PMPI_Keyval_create, (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) {
-    crate::attr::PMPI_Comm_create_keyval(copy, delete, keyval, extra)
+    crate::exports::caching::PMPI_Comm_create_keyval(copy, delete, keyval, extra)
 }}
 
 crate::mpi_export! { MPI_Keyval_free, PMPI_Keyval_free, (keyval: *mut c_int) {
-    crate::attr::PMPI_Comm_free_keyval(keyval)
+    crate::exports::caching::PMPI_Comm_free_keyval(keyval)
 }}
 
 crate::mpi_export! { MPI_Attr_delete, PMPI_Attr_delete, (comm: MPI_Comm, keyval: c_int) {
-    crate::attr::PMPI_Comm_delete_attr(comm, keyval)
+    crate::exports::caching::PMPI_Comm_delete_attr(comm, keyval)
 }}
 
 crate::mpi_export! { MPI_Errhandler_create, PMPI_Errhandler_create, (f: Option<CommErrhandlerFn>, eh: *mut MPI_Errhandler) {
-    crate::errhandler::PMPI_Comm_create_errhandler(f, eh)
+    crate::exports::environment::PMPI_Comm_create_errhandler(f, eh)
 }}
 
 crate::mpi_export! { MPI_Errhandler_set, PMPI_Errhandler_set, (comm: MPI_Comm, eh: MPI_Errhandler) {
-    crate::misc::PMPI_Comm_set_errhandler(comm, eh)
+    crate::exports::environment::PMPI_Comm_set_errhandler(comm, eh)
 }}
 
 crate::mpi_export! { MPI_Errhandler_get, PMPI_Errhandler_get, (comm: MPI_Comm, eh: *mut MPI_Errhandler) {
-    crate::misc::PMPI_Comm_get_errhandler(comm, eh)
+    crate::exports::environment::PMPI_Comm_get_errhandler(comm, eh)
 }}

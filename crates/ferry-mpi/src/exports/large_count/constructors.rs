@@ -8,7 +8,7 @@ use std::os::raw::c_int;
 use ferry_data::datatype::Datatype;
 
 use crate::boundary::call;
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::typeinfo::{child, child_list, contents_of, fill_contents, Contents};

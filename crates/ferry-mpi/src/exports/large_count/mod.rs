@@ -87,7 +87,7 @@ impl Counted {
             return Err(rc);
         }
         // SAFETY: as above.
-        let rc = unsafe { crate::types::PMPI_Type_commit(&mut t) };
+        let rc = unsafe { crate::exports::datatypes::PMPI_Type_commit(&mut t) };
         let c = Counted { count: 1, dt: t, made: true };
         if rc != MPI_SUCCESS {
             return Err(rc);
@@ -102,7 +102,7 @@ impl Drop for Counted {
             // The operation has started: it holds what it needs of the type (a send has its
             // data or its pointer, a receive its own copy of the type map).
             // SAFETY: a handle made in Counted::new, freed once.
-            unsafe { crate::types::PMPI_Type_free(&mut self.dt) };
+            unsafe { crate::exports::datatypes::PMPI_Type_free(&mut self.dt) };
         }
     }
 }

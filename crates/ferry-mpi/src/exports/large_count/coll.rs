@@ -1,7 +1,7 @@
 //! Large-count collectives. The reductions go straight to `crate::coll`'s implementation,
 //! which carries their `MPI_Count` to the schedules (a count of bytes there); the others go
-//! onto their int-count twins (the `PMPI_` entry points of `crate::coll`, declared here as the
-//! C symbols they are). A count is narrowed only where this rank's call reads it (a
+//! onto their int-count twins (the `PMPI_` entry points of `exports::collectives`, declared
+//! here as the C symbols they are). A count is narrowed only where this rank's call reads it (a
 //! non-root's receive count in a gather is not read, and may be anything), and an array only
 //! where it is read, with the length the call reads.
 //!

@@ -1,6 +1,5 @@
 //! Large-count point-to-point: the send modes, receives, persistent requests, matched
-//! receives and the buffered-send buffer, each onto its int-count twin in `crate::p2p` or
-//! `crate::persistent`.
+//! receives and the buffered-send buffer, each onto its int-count twin in `exports::p2p`.
 //!
 //! A send or receive of more than INT_MAX elements goes as one element of a contiguous type
 //! of that many, made for the call and freed once it has started: messages carry bytes, so
@@ -13,8 +12,7 @@ use std::os::raw::{c_int, c_void};
 
 use super::{converted, narrow, report, Counted};
 use crate::consts::*;
-use crate::p2p::*;
-use crate::persistent::*;
+use crate::exports::p2p::*;
 
 /// The sends and receives share one shape: (buffer, count, type, peer, tag, comm[, request]).
 macro_rules! send_like {
@@ -114,12 +112,12 @@ crate::mpi_export! { MPI_Isendrecv_c, PMPI_Isendrecv_c, (sbuf: *const c_void, sc
         rbuf: *mut c_void, rcount: MPI_Count, rdt: MPI_Datatype, source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
     let s = converted!(Counted::new("MPI_Isendrecv_c", comm, sbuf, scount, sdt));
     let r = converted!(Counted::new("MPI_Isendrecv_c", comm, rbuf, rcount, rdt));
-    crate::isendrecv::PMPI_Isendrecv(sbuf, s.count, s.dt, dest, stag, rbuf, r.count, r.dt, source, rtag, comm, req)
+    crate::exports::p2p::PMPI_Isendrecv(sbuf, s.count, s.dt, dest, stag, rbuf, r.count, r.dt, source, rtag, comm, req)
 }}
 
 // Like MPI_Sendrecv_replace_c: the implementation stages the data in an int-counted message.
 crate::mpi_export! { MPI_Isendrecv_replace_c, PMPI_Isendrecv_replace_c, (buf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, dest: c_int, stag: c_int,
         source: c_int, rtag: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
     let n = converted!(report("MPI_Isendrecv_replace_c", comm, narrow(count, "count")));
-    crate::isendrecv::PMPI_Isendrecv_replace(buf, n, dt, dest, stag, source, rtag, comm, req)
+    crate::exports::p2p::PMPI_Isendrecv_replace(buf, n, dt, dest, stag, source, rtag, comm, req)
 }}

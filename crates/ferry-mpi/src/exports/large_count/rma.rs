@@ -8,7 +8,7 @@ use std::os::raw::{c_int, c_void};
 use super::{convert, converted, narrow};
 use crate::consts::*;
 use crate::error::{MpiError, MpiResult};
-use crate::win::win_call;
+use crate::exports::one_sided::win_call;
 
 extern "C" {
     fn PMPI_Win_create(base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int;

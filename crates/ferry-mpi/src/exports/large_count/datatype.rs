@@ -4,7 +4,7 @@
 use std::os::raw::{c_char, c_void};
 
 use crate::boundary::call;
-use crate::comm::out_arg;
+use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{MpiError, MpiResult};
 use crate::op_queries::answer;

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# The ladder inside crates/ferry-mpi (DESIGN.md "Inside the MPI face", STYLE.md 18): runtime
+# state and handle tables (objects/) at the bottom, one module per feature in the middle, the
+# exports on top. A module is a top-level file or directory of src/ (coll/ is one module,
+# runtime.rs another). This prints every import circle between modules (a strongly connected
+# component of more than one module) with the imports that close it, and every import of one
+# feature by another.
+#   tests/check-mpi-layers.sh           report, exit 0
+#   tests/check-mpi-layers.sh --strict  exit 1 when there is a circle or a feature imports a feature
+set -euo pipefail
+cd "$(dirname "$0")/.."
+strict=0
+case "${1:-}" in
+  --strict) strict=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--strict]" >&2; exit 2 ;;
+esac
+STRICT=$strict SRC=crates/ferry-mpi/src python3 - <<'PY'
+import os, re, sys
+
+# The layers, bottom to top. A module not named here is a feature.
+LAYERS = {
+    "objects": "objects",        # runtime state, handle tables
+    "consts": "base",            # values of the ABI
+    "predefined": "base",
+    "error": "base",             # MpiError, die, output arguments
+    "abi_objects": "base",       # data symbols of the ABI
+    "boundary": "boundary",      # the panic boundary, used by the exports only
+    "exports": "exports",        # the C functions, one file per chapter of the standard
+}
+RANK = {"objects": 0, "base": 1, "feature": 2, "boundary": 3, "exports": 4}
+
+src = os.environ["SRC"]
+strict = os.environ["STRICT"] == "1"
+
+def layer(m):
+    return LAYERS.get(m, "feature")
+
+def module_of(rel):
+    """The top-level module of a path relative to src/ (None for lib.rs)."""
+    parts = rel.split("/")
+    if len(parts) == 1:
+        return None if parts[0] == "lib.rs" else parts[0][:-3]
+    return parts[0]
+
+def parent_path(rel):
+    """The module path (list of names, from the crate root) of `super` in this file."""
+    parts = rel[:-3].split("/")
+    if parts[-1] == "mod":
+        parts = parts[:-1]
+    return parts[:-1]  # the file's own module path minus its last name
+
+def code_lines(text):
+    """The lines of a file without comments and without `#[cfg(test)]` modules."""
+    out, skip, depth = [], False, 0
+    pending_test = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if skip:
+            depth += line.count("{") - line.count("}")
+            out.append("")
+            if depth <= 0:
+                skip = False
+            continue
+        if stripped.startswith("#[cfg(test)]"):
+            pending_test = True
+            out.append("")
+            continue
+        if pending_test and re.match(r"(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", stripped):
+            depth = line.count("{") - line.count("}")
+            skip = depth > 0
+            pending_test = False
+            out.append("")
+            continue
+        pending_test = False
+        line = re.sub(r'"(\\.|[^"\\])*"', '""', line)
+        line = re.sub(r"//.*", "", line)
+        out.append(line)
+    return out
+
+edges = {}  # (from, to) -> [file:line]
+mods = set()
+for root, _, files in os.walk(src):
+    for f in sorted(files):
+        if not f.endswith(".rs"):
+            continue
+        path = os.path.join(root, f)
+        rel = os.path.relpath(path, src)
+        me = module_of(rel)
+        if me is None:
+            continue
+        mods.add(me)
+        sup = parent_path(rel)
+        with open(path) as fh:
+            lines = code_lines(fh.read())
+        for n, line in enumerate(lines, 1):
+            targets = []
+            # crate::x and crate::{x, y::z}
+            for m in re.finditer(r"\bcrate::(\{|[A-Za-z_]\w*)", line):
+                if m.group(1) == "{":
+                    body, depth, i = "", 1, m.end()
+                    while i < len(line) and depth:
+                        c = line[i]
+                        depth += (c == "{") - (c == "}")
+                        body += c
+                        i += 1
+                    d = 0; item = ""
+                    for c in body + ",":
+                        if c == "{": d += 1
+                        if c == "}": d -= 1
+                        if c == "," and d == 0:
+                            name = re.match(r"\s*([A-Za-z_]\w*)", item)
+                            if name: targets.append(name.group(1))
+                            item = ""
+                        else:
+                            item += c
+                else:
+                    targets.append(m.group(1))
+            # super::x (and super::super::x) resolved from this file's place
+            for m in re.finditer(r"\b((?:super::)+)(\{|[A-Za-z_]\w*)", line):
+                ups = m.group(1).count("super::")
+                base = sup[: len(sup) - (ups - 1)] if ups > 1 else sup
+                if base:
+                    targets.append(base[0])
+                elif m.group(2) != "{":
+                    targets.append(m.group(2))
+            for t in targets:
+                if t in ("self", "super", "mpi_export") or t == me:
+                    continue
+                if not (os.path.exists(os.path.join(src, t + ".rs")) or os.path.isdir(os.path.join(src, t))):
+                    continue  # a macro or an item of lib.rs
+                edges.setdefault((me, t), []).append(f"{rel}:{n}")
+
+# Strongly connected components (Tarjan, iterative).
+graph = {m: sorted({b for (a, b) in edges if a == m}) for m in mods}
+index, low, onstack, stack, comps, counter = {}, {}, set(), [], [], [0]
+def strongconnect(v):
+    work = [(v, 0)]
+    index[v] = low[v] = counter[0]; counter[0] += 1
+    stack.append(v); onstack.add(v)
+    while work:
+        node, i = work[-1]
+        if i < len(graph[node]):
+            work[-1] = (node, i + 1)
+            w = graph[node][i]
+            if w not in index:
+                index[w] = low[w] = counter[0]; counter[0] += 1
+                stack.append(w); onstack.add(w)
+                work.append((w, 0))
+            elif w in onstack:
+                low[node] = min(low[node], index[w])
+        else:
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop(); onstack.discard(w); comp.append(w)
+                    if w == node: break
+                comps.append(sorted(comp))
+for m in sorted(mods):
+    if m not in index:
+        strongconnect(m)
+
+bad = 0
+circles = [c for c in comps if len(c) > 1]
+for c in sorted(circles, key=len, reverse=True):
+    bad += 1
+    cs = set(c)
+    inner = sorted((a, b) for (a, b) in edges if a in cs and b in cs)
+    print(f"circle of {len(c)} modules: {' '.join(c)}")
+    print(f"  {len(inner)} imports inside it:")
+    for a, b in inner:
+        where = edges[(a, b)]
+        more = f" (+{len(where) - 3} more)" if len(where) > 3 else ""
+        print(f"    {a} -> {b}: {', '.join(where[:3])}{more}")
+if not circles:
+    print("ok   no import circle between the modules of ferry-mpi")
+
+ff = sorted((a, b) for (a, b) in edges if layer(a) == "feature" and layer(b) == "feature")
+if ff:
+    bad += 1
+    print(f"{len(ff)} imports of a feature by another feature:")
+    for a, b in ff:
+        where = edges[(a, b)]
+        more = f" (+{len(where) - 3} more)" if len(where) > 3 else ""
+        print(f"  {a} -> {b}: {', '.join(where[:3])}{more}")
+else:
+    print("ok   no feature imports another feature")
+
+# Imports that go up the ladder (reported; the circles and feature imports above decide).
+up = sorted((a, b) for (a, b) in edges if RANK[layer(a)] < RANK[layer(b)] or (layer(b) == "boundary" and layer(a) != "exports"))
+if up:
+    print(f"{len(up)} imports up the ladder (objects < base < feature < boundary < exports):")
+    for a, b in up:
+        where = edges[(a, b)]
+        more = f" (+{len(where) - 3} more)" if len(where) > 3 else ""
+        print(f"  {a} ({layer(a)}) -> {b} ({layer(b)}): {', '.join(where[:3])}{more}")
+
+if bad and strict:
+    print("FAIL mpi layers")
+    sys.exit(1)
+PY
