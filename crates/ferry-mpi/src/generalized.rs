@@ -43,6 +43,14 @@ pub fn reentered() -> Option<*mut Runtime> {
     if LENT.load(Ordering::Acquire) == 0 {
         return None;
     }
+    lent_here()
+}
+
+/// The thread-local part of [`reentered`], apart so that the compiler cannot look the
+/// thread-local up before the counter said it is needed.
+#[cold]
+#[inline(never)]
+fn lent_here() -> Option<*mut Runtime> {
     let p = IN_CALLBACK.with(Cell::get);
     (!p.is_null()).then_some(p)
 }

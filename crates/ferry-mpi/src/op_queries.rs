@@ -96,7 +96,15 @@ pub fn with_view<R>(view: &Arc<View>, f: impl FnOnce() -> R) -> R {
 /// Whether a user's reduction function runs on this thread with the runtime held.
 #[inline]
 pub fn active() -> bool {
-    RUNNING.load(Ordering::Acquire) != 0 && ACTIVE.with(Cell::get)
+    RUNNING.load(Ordering::Acquire) != 0 && active_here()
+}
+
+/// The thread-local part of [`active`], apart so that it is read only when a user function
+/// runs somewhere in the process.
+#[cold]
+#[inline(never)]
+fn active_here() -> bool {
+    ACTIVE.with(Cell::get)
 }
 
 /// Inside a user's reduction function, answer a query from its view: `Some` with the
