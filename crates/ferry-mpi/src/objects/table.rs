@@ -56,6 +56,7 @@ impl<T> Table<T> {
     /// # Panics
     /// When [`capacity`](Self::capacity) objects live already: the handle's bits cannot name
     /// another (the boundary ends the job with this message).
+    #[inline]
     pub fn add(&mut self, value: T) -> i32 {
         let index = match self.free.pop() {
             Some(i) => i as usize,
@@ -136,6 +137,7 @@ impl<T> Table<T> {
     }
 
     /// Take the object out; its handle is refused from now on.
+    #[inline]
     pub fn remove(&mut self, h: &i32) -> Option<T> {
         let u = *h as u32;
         let v = if u & PREFIX == self.prefix {
