@@ -162,29 +162,37 @@ fn post_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatyp
         return Ok(None);
     }
     if mode == Mode::Buffered {
-        // Let finished buffered sends return their space before judging the room left.
-        rt.progress_once()?;
-        reap_bsends(rt);
-        let need = data.len + MPI_BSEND_OVERHEAD as usize;
-        let used: usize = rt.bsend.pending.iter().map(|p| p.1).sum();
-        if rt.bsend.size < used + need {
-            return err(MPI_ERR_BUFFER, format!("buffered send of {} bytes does not fit: attached buffer {} bytes, {} in use", data.len, rt.bsend.size, used));
-        }
-        let copy = match data.keep {
-            Some(v) => v,
-            None if data.len == 0 => Vec::new(),
-            // SAFETY: the send buffer holds `len` bytes.
-            None => unsafe { std::slice::from_raw_parts(data.ptr, data.len) }.to_vec(),
-        };
-        // SAFETY: `copy` lives in the pending list until the engine request completes.
-        if let Some(id) = unsafe { rt.engine.isend(to, ctx, tag, copy.as_ptr(), copy.len(), false) } {
-            rt.bsend.pending.push((id, need, copy));
-        }
-        return Ok(None);
+        return post_bsend(rt, data, to, ctx, tag).map(|()| None);
     }
     // SAFETY: the user buffer (or `keep`) stays valid until the request completes.
     // `None`: copied out by the route already, nothing to wait for.
     Ok(unsafe { rt.engine.isend(to, ctx, tag, data.ptr, data.len, mode == Mode::Synchronous) }.map(|id| (id, data.keep)))
+}
+
+/// A buffered send: a copy in the attached buffer's reckoning goes out, and the send is
+/// complete. Apart from `post_send`, whose common path it would weigh down.
+#[cold]
+#[inline(never)]
+fn post_bsend(rt: &mut Runtime, data: SendData, to: u32, ctx: u32, tag: c_int) -> MpiResult<()> {
+    // Let finished buffered sends return their space before judging the room left.
+    rt.progress_once()?;
+    reap_bsends(rt);
+    let need = data.len + MPI_BSEND_OVERHEAD as usize;
+    let used: usize = rt.bsend.pending.iter().map(|p| p.1).sum();
+    if rt.bsend.size < used + need {
+        return err(MPI_ERR_BUFFER, format!("buffered send of {} bytes does not fit: attached buffer {} bytes, {} in use", data.len, rt.bsend.size, used));
+    }
+    let copy = match data.keep {
+        Some(v) => v,
+        None if data.len == 0 => Vec::new(),
+        // SAFETY: the send buffer holds `len` bytes.
+        None => unsafe { std::slice::from_raw_parts(data.ptr, data.len) }.to_vec(),
+    };
+    // SAFETY: `copy` lives in the pending list until the engine request completes.
+    if let Some(id) = unsafe { rt.engine.isend(to, ctx, tag, copy.as_ptr(), copy.len(), false) } {
+        rt.bsend.pending.push((id, need, copy));
+    }
+    Ok(())
 }
 
 pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<i32> {
