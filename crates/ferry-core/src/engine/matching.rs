@@ -42,17 +42,16 @@ impl<P, U> Default for Context<P, U> {
 
 /// The two queues of every context. `P` identifies a posted receive, `U` an unexpected message.
 pub struct MatchQueues<P, U> {
-    /// The contexts in the order they were first used, found by `index`; most traffic stays
-    /// on one context for a while, so the one used last is tried before the map.
-    contexts: Vec<Context<P, U>>,
-    ids: Vec<u32>,
+    /// The contexts (id, queues) in the order they were first used, found by `index`; most
+    /// traffic stays on one context for a while, so the one used last is tried before the map.
+    contexts: Vec<(u32, Context<P, U>)>,
     index: FastMap<u32, usize>,
     last: usize,
 }
 
 impl<P, U> Default for MatchQueues<P, U> {
     fn default() -> Self {
-        MatchQueues { contexts: Vec::new(), ids: Vec::new(), index: FastMap::default(), last: 0 }
+        MatchQueues { contexts: Vec::new(), index: FastMap::default(), last: 0 }
     }
 }
 
@@ -70,35 +69,37 @@ impl<P, U> MatchQueues<P, U> {
     /// The queues of context `ctx`, made on first use.
     #[inline]
     fn context(&mut self, ctx: u32) -> &mut Context<P, U> {
-        if self.ids.get(self.last) != Some(&ctx) {
-            self.last = match self.index.get(&ctx) {
-                Some(&i) => i,
-                None => {
-                    self.contexts.push(Context::default());
-                    self.ids.push(ctx);
-                    self.index.insert(ctx, self.ids.len() - 1);
-                    self.ids.len() - 1
-                }
-            };
-        }
-        &mut self.contexts[self.last]
+        self.last = match self.slot_of(ctx) {
+            Some(i) => i,
+            None => {
+                self.contexts.push((ctx, Context::default()));
+                self.index.insert(ctx, self.contexts.len() - 1);
+                self.contexts.len() - 1
+            }
+        };
+        &mut self.contexts[self.last].1
     }
 
     /// The queues of context `ctx`, if it was ever used.
     #[inline]
     fn find(&self, ctx: u32) -> Option<&Context<P, U>> {
-        if self.ids.get(self.last) == Some(&ctx) {
-            return Some(&self.contexts[self.last]);
-        }
-        self.index.get(&ctx).map(|&i| &self.contexts[i])
+        let i = self.slot_of(ctx)?;
+        Some(&self.contexts[i].1)
     }
 
     #[inline]
     fn find_mut(&mut self, ctx: u32) -> Option<&mut Context<P, U>> {
-        if self.ids.get(self.last) == Some(&ctx) {
-            return Some(&mut self.contexts[self.last]);
+        let i = self.slot_of(ctx)?;
+        Some(&mut self.contexts[i].1)
+    }
+
+    /// Where context `ctx` is, the one used last tried first.
+    #[inline]
+    fn slot_of(&self, ctx: u32) -> Option<usize> {
+        match self.contexts.get(self.last) {
+            Some(c) if c.0 == ctx => Some(self.last),
+            _ => self.index.get(&ctx).copied(),
         }
-        self.index.get(&ctx).map(|&i| &mut self.contexts[i])
     }
 
     /// A message arrived: return the oldest matching posted receive (removed), or queue the
@@ -181,11 +182,11 @@ impl<P, U> MatchQueues<P, U> {
     }
 
     pub fn posted_len(&self) -> usize {
-        self.contexts.iter().map(|c| c.posted.len()).sum()
+        self.contexts.iter().map(|c| c.1.posted.len()).sum()
     }
 
     pub fn unexpected_len(&self) -> usize {
-        self.contexts.iter().map(|c| c.unexpected.len()).sum()
+        self.contexts.iter().map(|c| c.1.unexpected.len()).sum()
     }
 }
 

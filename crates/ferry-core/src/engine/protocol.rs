@@ -546,16 +546,28 @@ impl Protocol {
         Ok(())
     }
 
-    /// Where the payload of a frame from `peer` goes.
-    fn on_header(&mut self, peer: u32, h: &Header, whole: bool) -> Result<(Sink, Target), String> {
+    /// A frame on the route of `peer` must come from it and be meant for us.
+    fn check_addressed(&self, peer: u32, h: &Header) -> Result<(), String> {
         if h.src != peer || h.dst != self.me {
             return Err(format!("frame from rank {} to {} on the route of rank {peer}", h.src, h.dst));
         }
+        Ok(())
+    }
+
+    /// The envelope of an eager frame from `peer` whose sequence number is the next one, and
+    /// the number to acknowledge when the send is synchronous.
+    fn eager_envelope(&mut self, peer: u32, h: &Header) -> Result<(Envelope, Option<u64>), String> {
+        self.check_seq(peer, h.seq)?;
+        let sync = (h.flags & flags::SYNC != 0).then_some(h.seq);
+        Ok((Envelope { ctx: h.context, src: peer, tag: h.tag }, sync))
+    }
+
+    /// Where the payload of a frame from `peer` goes.
+    fn on_header(&mut self, peer: u32, h: &Header, whole: bool) -> Result<(Sink, Target), String> {
+        self.check_addressed(peer, h)?;
         match h.kind {
             Kind::Eager => {
-                self.check_seq(peer, h.seq)?;
-                let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
-                let sync = (h.flags & flags::SYNC != 0).then_some(h.seq);
+                let (env, sync) = self.eager_envelope(peer, h)?;
                 match self.queues.take_posted(&env) {
                     Some(rid) => {
                         let r = self.recv_mut(rid).expect("posted receives are live requests");
@@ -713,12 +725,8 @@ impl Deliver for Protocol {
             sink.put(payload);
             return self.frame(peer, h, sink);
         }
-        if h.src != peer || h.dst != self.me {
-            return Err(format!("frame from rank {} to {} on the route of rank {peer}", h.src, h.dst));
-        }
-        self.check_seq(peer, h.seq)?;
-        let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
-        let sync = (h.flags & flags::SYNC != 0).then_some(h.seq);
+        self.check_addressed(peer, &h)?;
+        let (env, sync) = self.eager_envelope(peer, &h)?;
         match self.queues.take_posted(&env) {
             Some(rid) => {
                 self.deliver_owned(rid, env, payload, h.len);
