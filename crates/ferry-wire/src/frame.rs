@@ -155,6 +155,7 @@ impl Header {
     }
 
     /// Decode and validate the first [`HEADER_LEN`] bytes of `buf`.
+    #[inline]
     pub fn decode(buf: &[u8], limits: &Limits) -> Result<Header, WireError> {
         if buf.len() < HEADER_LEN {
             return Err(WireError::Short { needed: HEADER_LEN, have: buf.len() });

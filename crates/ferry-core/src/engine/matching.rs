@@ -69,6 +69,15 @@ impl<P, U> MatchQueues<P, U> {
     /// The queues of context `ctx`, made on first use.
     #[inline]
     fn context(&mut self, ctx: u32) -> &mut Context<P, U> {
+        if matches!(self.contexts.get(self.last), Some(c) if c.0 == ctx) {
+            return &mut self.contexts[self.last].1;
+        }
+        self.context_elsewhere(ctx)
+    }
+
+    /// [`context`](Self::context) when it is not the one used last.
+    #[cold]
+    fn context_elsewhere(&mut self, ctx: u32) -> &mut Context<P, U> {
         self.last = match self.slot_of(ctx) {
             Some(i) => i,
             None => {

@@ -420,6 +420,7 @@ impl Protocol {
         }
     }
 
+    #[inline]
     fn finish(&mut self, rid: ReqId, result: Result<Status, EngineError>) {
         let detached = match self.reqs.get_mut(rid) {
             Some(r) => {

@@ -24,11 +24,13 @@ impl<T> Default for Slab<T> {
     }
 }
 
+#[inline]
 fn split(id: SlabId) -> (usize, u32) {
     ((id & 0xffff_ffff) as usize, (id >> 32) as u32)
 }
 
 impl<T> Slab<T> {
+    #[inline]
     pub fn insert(&mut self, value: T) -> SlabId {
         self.len += 1;
         let index = match self.free.pop() {
@@ -45,16 +47,19 @@ impl<T> Slab<T> {
         (u64::from(s.generation) << 32) | index as u64
     }
 
+    #[inline]
     pub fn get(&self, id: SlabId) -> Option<&T> {
         let (i, g) = split(id);
         self.slots.get(i).filter(|s| s.generation == g).and_then(|s| s.value.as_ref())
     }
 
+    #[inline]
     pub fn get_mut(&mut self, id: SlabId) -> Option<&mut T> {
         let (i, g) = split(id);
         self.slots.get_mut(i).filter(|s| s.generation == g).and_then(|s| s.value.as_mut())
     }
 
+    #[inline]
     pub fn remove(&mut self, id: SlabId) -> Option<T> {
         let (i, g) = split(id);
         let s = self.slots.get_mut(i).filter(|s| s.generation == g)?;

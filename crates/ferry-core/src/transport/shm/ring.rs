@@ -401,6 +401,7 @@ impl Producer {
     /// Reserve a record of `body` bytes; returns its offset. May publish a skip record to move
     /// to offset 0 (also when the record does not fit yet, so that the consumer can free the
     /// start of the ring for it).
+    #[inline]
     fn place(&mut self, body: usize) -> Option<usize> {
         let cap = self.ring.cap;
         let rec = record_len(body);
@@ -519,6 +520,7 @@ impl Consumer {
     /// The next record, without taking it: copy from the returned slices, then call
     /// [`consume`](Self::consume). Returns the same record again until it is consumed.
     /// An error means the shared memory does not hold a well-formed ring (a broken peer).
+    #[inline]
     pub fn peek(&mut self) -> Result<Option<Piece<'_>>, ShmError> {
         let cap = self.ring.cap;
         loop {

@@ -102,6 +102,7 @@ impl Route for ShmRoute {
 /// The header of a frame's first record, checked before anything is delivered: `carried`
 /// payload bytes came with it, all of them when the record is the whole frame (pieces that
 /// follow are checked as they come).
+#[inline(always)]
 fn first_header(raw: &[u8], carried: u64, whole: bool, limits: &Limits) -> Result<Header, String> {
     let h = Header::decode(raw, limits).map_err(|e| e.to_string())?;
     if raw.len() != HEADER_LEN {
