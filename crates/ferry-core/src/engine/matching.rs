@@ -24,6 +24,7 @@ pub struct Pattern {
 }
 
 impl Pattern {
+    #[inline]
     pub fn matches(&self, e: &Envelope) -> bool {
         self.ctx == e.ctx && self.src.map_or(true, |s| s == e.src) && self.tag.map_or(true, |t| t == e.tag)
     }
@@ -155,6 +156,14 @@ impl<P, U> MatchQueues<P, U> {
         }
     }
 
+    /// Whether a message matching `pat` that arrives now would be the oldest match of `pat`
+    /// and no earlier receive's: no receive is posted in its context, and no unexpected
+    /// message there matches.
+    #[inline]
+    pub fn is_clear(&self, pat: &Pattern) -> bool {
+        self.find(pat.ctx).map_or(true, |c| c.posted.is_empty() && (c.unexpected.is_empty() || !c.unexpected.iter().any(|(e, _)| pat.matches(e))))
+    }
+
     /// The oldest unexpected message matching `pat`, left in place (MPI_Iprobe).
     pub fn peek(&self, pat: &Pattern) -> Option<(&Envelope, &U)> {
         let c = self.find(pat.ctx)?;
@@ -171,6 +180,9 @@ impl<P, U> MatchQueues<P, U> {
     #[inline]
     pub fn take_if(&mut self, pat: &Pattern, ready: impl FnOnce(&U) -> bool) -> Option<(Envelope, U)> {
         let c = self.find_mut(pat.ctx)?;
+        if c.unexpected.is_empty() {
+            return None;
+        }
         let i = c.unexpected.iter().position(|(e, _)| pat.matches(e))?;
         if !ready(&c.unexpected[i].1) {
             return None;

@@ -304,7 +304,8 @@ impl Engine {
     #[inline]
     pub unsafe fn irecv_now(&mut self, pat: Pattern, buf: *mut u8, cap: usize) -> Result<Status, ReqId> {
         // SAFETY: passed on from our caller.
-        match unsafe { self.proto.recv_now(&pat, buf, cap) } {
+        // SAFETY (both): passed on from our caller.
+        match unsafe { self.proto.recv_now(&pat, buf, cap) }.or_else(|| unsafe { self.recv_in_place(&pat, buf, cap) }) {
             Some(st) => {
                 // A synchronous sender's acknowledgement may wait in the outbox.
                 self.pump();
@@ -313,6 +314,32 @@ impl Engine {
             // SAFETY: passed on from our caller.
             None => Err(unsafe { self.irecv(pat, buf, cap) }),
         }
+    }
+
+    /// Receive straight from the route of `pat`'s source when the next frame there is the
+    /// message (an eager one, here whole) and nothing queued could take it first: copied from
+    /// where it lies into `buf`, never through the unexpected queue.
+    ///
+    /// # Safety
+    /// `buf..buf+cap` must be valid for writes.
+    #[inline]
+    unsafe fn recv_in_place(&mut self, pat: &Pattern, buf: *mut u8, cap: usize) -> Option<Status> {
+        let src = pat.src?;
+        let Engine { proto, routes, limits, .. } = self;
+        let route = routes.get_mut(src as usize)?.as_mut()?;
+        if !proto.may_recv_in_place(pat) {
+            return None;
+        }
+        let mut got = None;
+        // SAFETY: passed on from our caller.
+        route.take_next(limits, &mut |h, payload| {
+            got = unsafe { proto.recv_in_place(src, pat, h, payload, buf, cap) };
+            got.is_some()
+        });
+        if got.is_some() {
+            self.activity += 1;
+        }
+        got
     }
 
     /// The envelope and size of the oldest unexpected message matching `pat` (MPI_Iprobe).
@@ -392,10 +419,15 @@ impl Engine {
 
     /// Hand every frame the protocol core queued to its route, perform the single-copy
     /// reads it asked for, and report what routes wrote.
+    #[inline]
     fn pump(&mut self) {
-        if !self.proto.has_output() && self.written.is_empty() {
-            return;
+        if self.proto.has_output() || !self.written.is_empty() {
+            self.pump_out();
         }
+    }
+
+    /// [`pump`](Self::pump) when there is something to do.
+    fn pump_out(&mut self) {
         loop {
             while let Some((peer, f)) = self.proto.next_frame() {
                 self.route_send(peer, f);

@@ -332,8 +332,16 @@ impl Protocol {
         }
     }
 
+    #[inline]
     fn ack_sync(&mut self, src: u32, sync: Option<u64>) {
-        let Some(seq) = sync else { return };
+        if let Some(seq) = sync {
+            self.send_sync_ack(src, seq);
+        }
+    }
+
+    /// Acknowledge the synchronous send `seq` of `src`, which matched a receive.
+    #[cold]
+    fn send_sync_ack(&mut self, src: u32, seq: u64) {
         if src == self.me {
             // A synchronous send to self completes when matched; `seq` is its request id.
             self.finish(seq, Ok(Status::default()));

@@ -630,3 +630,49 @@ fn a_receive_of_a_message_already_here_completes_without_a_request() {
     assert_eq!(p.take(r).map(|s| s.map(|s| s.bytes)), Some(Ok(4)));
     assert_eq!(&b[..4], b"tail");
 }
+
+#[test]
+fn a_frame_read_in_place_is_received_only_when_it_is_the_next_match() {
+    let mut p = Protocol::new(0, 3, 64);
+    let eager = |src: u32, seq: u64, tag: i32, body: &[u8], sync: bool| {
+        let mut h = frame(Kind::Eager, src, 0, seq, body.len() as u64);
+        h.context = 4;
+        h.tag = tag;
+        h.flags = if sync { ferry_wire::flags::SYNC } else { 0 };
+        h
+    };
+    let mut b = [0u8; 8];
+    let any = pat(4, Some(1), None);
+    assert!(p.may_recv_in_place(&any), "nothing queued");
+    // Not the next sequence number, another kind, another tag, another context: not taken.
+    assert_eq!(unsafe { p.recv_in_place(1, &any, &eager(1, 2, 7, b"x", false), b"x", b.as_mut_ptr(), 8) }, None);
+    let rts = frame(Kind::Rts, 1, 0, 1, 16);
+    assert_eq!(unsafe { p.recv_in_place(1, &any, &rts, &[0; 16], b.as_mut_ptr(), 8) }, None);
+    assert_eq!(unsafe { p.recv_in_place(1, &pat(4, Some(1), Some(8)), &eager(1, 1, 7, b"x", false), b"x", b.as_mut_ptr(), 8) }, None);
+    assert_eq!(unsafe { p.recv_in_place(1, &pat(5, Some(1), None), &eager(1, 1, 7, b"x", false), b"x", b.as_mut_ptr(), 8) }, None);
+    // A frame claiming another sender on this peer's route is left for the usual way, which refuses it.
+    assert_eq!(unsafe { p.recv_in_place(1, &any, &eager(2, 1, 7, b"x", false), b"x", b.as_mut_ptr(), 8) }, None);
+    // The next one, matching: copied, truncated to the buffer, its sequence number used up.
+    let st = unsafe { p.recv_in_place(1, &any, &eager(1, 1, 7, b"long message", false), b"long message", b.as_mut_ptr(), 8) }.expect("taken");
+    assert_eq!((st.source, st.tag, st.bytes, st.truncated, &b[..]), (1, 7, 8, true, &b"long mes"[..]));
+    assert!(p.next_frame().is_none(), "no acknowledgement for a standard send");
+    assert_eq!(unsafe { p.recv_in_place(1, &any, &eager(1, 1, 7, b"x", false), b"x", b.as_mut_ptr(), 8) }, None, "sequence number 1 is gone");
+    // A synchronous send is acknowledged.
+    let st = unsafe { p.recv_in_place(1, &any, &eager(1, 2, 9, b"sync", true), b"sync", b.as_mut_ptr(), 8) }.expect("taken");
+    assert_eq!((st.tag, st.bytes, &b[..4]), (9, 4, &b"sync"[..]));
+    let (to, ack) = p.next_frame().expect("acknowledged");
+    let ack = Header::decode(&ack.header, &Limits::new(3)).unwrap();
+    assert_eq!((to, ack.kind, ack.seq), (1, Kind::SyncAck, 2));
+    // The usual way goes on from the next sequence number.
+    p.whole(1, eager(1, 3, 7, b"third", false), b"third").expect("in sequence");
+    // With a matching message queued, or any receive posted in the context, nothing may
+    // be taken in place: either would be overtaken.
+    assert!(!p.may_recv_in_place(&any));
+    assert!(p.may_recv_in_place(&pat(4, Some(2), None)), "a message from another source is no match");
+    assert!(unsafe { p.recv_now(&any, b.as_mut_ptr(), 8) }.is_some());
+    assert!(p.may_recv_in_place(&any));
+    let r = unsafe { p.irecv(pat(4, Some(2), None), b.as_mut_ptr(), 8) };
+    assert!(!p.may_recv_in_place(&any), "a posted receive might match");
+    assert!(p.may_recv_in_place(&pat(6, Some(1), None)), "another context is free");
+    assert!(p.cancel(r));
+}

@@ -308,3 +308,61 @@ fn the_receiver_may_refuse_a_frame() {
         assert!(refused, "{name}");
     }
 }
+
+/// A route that shows frames in place shows the next one only, whole, and keeps what the
+/// taker refuses for `recv`; order holds across both ways of reading.
+#[test]
+fn frames_taken_in_place_keep_their_order() {
+    for (name, make) in KINDS {
+        let (mut a, mut b) = make();
+        let sizes = [5usize, 3, 100_000, 0, 9, 2];
+        let datas: Vec<Vec<u8>> = sizes.iter().enumerate().map(|(i, &n)| pattern(n, i as u64)).collect();
+        let mut done = Vec::new();
+        for (i, d) in datas.iter().enumerate() {
+            let f = OutFrame::new(&header(i as u64, d.len()), Payload::Borrowed { ptr: d.as_ptr(), len: d.len() }, None);
+            a.send(f, &mut done).expect("send");
+        }
+        let limits = Limits::new(2);
+        let mut got: Vec<(u64, Vec<u8>, bool)> = Vec::new();
+        let mut to = Collect::default();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while got.len() < sizes.len() {
+            assert!(std::time::Instant::now() < deadline, "{name}: {} of {} frames", got.len(), sizes.len());
+            a.flush(&mut done).expect("flush");
+            b.mark_readable();
+            // Frame 1 is refused once: it must come again, first.
+            let mut refused = false;
+            let shown = b.take_next(&limits, &mut |h, payload| {
+                if h.seq == 1 && !got.iter().any(|g| g.0 == 1) && !refused {
+                    refused = true;
+                    return false;
+                }
+                got.push((h.seq, payload.to_vec(), true));
+                true
+            });
+            if !shown {
+                if refused {
+                    assert!(b.take_next(&limits, &mut |h, payload| {
+                        got.push((h.seq, payload.to_vec(), true));
+                        true
+                    }), "{name}: a refused frame is shown again");
+                    continue;
+                }
+                b.recv(0, &mut to, &limits).expect("recv");
+                to.announced -= to.frames.len();
+                got.extend(to.frames.drain(..).map(|(h, d)| (h.seq, d, false)));
+            }
+        }
+        for (i, (seq, d, _)) in got.iter().enumerate() {
+            assert_eq!(*seq, i as u64, "{name}: order");
+            assert!(*d == datas[i], "{name}: frame {i} payload");
+        }
+        let in_place: Vec<u64> = got.iter().filter(|g| g.2).map(|g| g.0).collect();
+        if name == "shm" {
+            assert!(!in_place.contains(&2), "shm: a frame in pieces is never shown in place");
+            assert!(in_place.contains(&0) && in_place.contains(&1), "shm: small whole frames are shown in place");
+        } else {
+            assert!(in_place.is_empty(), "{name}: shows no frame in place");
+        }
+    }
+}

@@ -124,6 +124,14 @@ pub trait Route {
     fn queued(&self) -> usize;
     /// Read what arrived from `peer`, a bounded amount per call for fairness between routes.
     fn recv(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError>;
+    /// Show the next frame from the peer where it lies, when it is whole, here now and its
+    /// header valid: `take` reads its header and payload and says whether it took the frame,
+    /// which is then gone from the route. Anything else (nothing here, a frame still
+    /// arriving, a malformed one) is left to [`recv`](Route::recv). Routes that cannot show
+    /// a frame in place never do (the default).
+    fn take_next(&mut self, _limits: &Limits, _take: &mut dyn FnMut(&Header, &[u8]) -> bool) -> bool {
+        false
+    }
     /// Whether input may be waiting without a poller event (always asked for routes without
     /// a [`source`](Route::source)).
     fn input_pending(&self) -> bool;

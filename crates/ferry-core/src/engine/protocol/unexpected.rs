@@ -2,6 +2,8 @@
 //! (without a request), by a probe, by a matched probe; and the pool of their buffers (part
 //! of the sans-IO protocol core).
 
+use ferry_wire::{flags, Header, Kind};
+
 use super::super::matching::{Envelope, Pattern};
 use super::super::request::{RecvReq, RecvState, Req, ReqId, ReqKind, Status};
 use super::{msg_len, InKind, InMsg, Protocol, SPARE_COUNT, SPARE_MAX};
@@ -26,6 +28,41 @@ impl Protocol {
         self.ack_sync(env.src, m.sync);
         self.recycle(data);
         Some(Status { source: env.src, tag: env.tag, bytes: n, cancelled: false, truncated: len > cap as u64 })
+    }
+
+    /// Whether a receive of `pat` may take its message straight from a route
+    /// ([`recv_in_place`](Self::recv_in_place)): nothing queued here could be its match or
+    /// an earlier receive's.
+    #[inline]
+    pub fn may_recv_in_place(&self, pat: &Pattern) -> bool {
+        self.queues.is_clear(pat)
+    }
+
+    /// Receive, without a request, the whole frame `h` + `payload` at the front of `peer`'s
+    /// route, read in place, when it is the next eager message from `peer` and matches `pat`
+    /// (call only when [`may_recv_in_place`](Self::may_recv_in_place) said yes). `None`: the
+    /// frame was not taken, and reaches the protocol the usual way.
+    ///
+    /// # Safety
+    /// `buf..buf+cap` must be valid for writes.
+    #[inline]
+    pub unsafe fn recv_in_place(&mut self, peer: u32, pat: &Pattern, h: &Header, payload: &[u8], buf: *mut u8, cap: usize) -> Option<Status> {
+        let p = self.peers.get_mut(peer as usize)?;
+        if h.kind != Kind::Eager || h.src != peer || h.dst != self.me || h.seq != p.recv_seq + 1 {
+            return None;
+        }
+        let env = Envelope { ctx: h.context, src: peer, tag: h.tag };
+        if !pat.matches(&env) {
+            return None;
+        }
+        p.recv_seq = h.seq;
+        let n = payload.len().min(cap);
+        if n > 0 {
+            // SAFETY: the caller's buffer holds `cap` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), buf, n) };
+        }
+        self.ack_sync(peer, (h.flags & flags::SYNC != 0).then_some(h.seq));
+        Some(Status { source: peer, tag: h.tag, bytes: n, cancelled: false, truncated: h.len > cap as u64 })
     }
 
     /// A copy of `payload` in a buffer of the spare pool when one is there.

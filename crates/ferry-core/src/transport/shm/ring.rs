@@ -520,7 +520,7 @@ impl Consumer {
     /// The next record, without taking it: copy from the returned slices, then call
     /// [`consume`](Self::consume). Returns the same record again until it is consumed.
     /// An error means the shared memory does not hold a well-formed ring (a broken peer).
-    #[inline]
+    #[inline(always)]
     pub fn peek(&mut self) -> Result<Option<Piece<'_>>, ShmError> {
         let cap = self.ring.cap;
         loop {

@@ -82,6 +82,24 @@ impl Route for ShmRoute {
         r
     }
 
+    fn take_next(&mut self, limits: &Limits, take: &mut dyn FnMut(&Header, &[u8]) -> bool) -> bool {
+        if self.incoming.is_some() {
+            return false;
+        }
+        let Ok(Some(piece)) = self.link.rx.peek() else { return false };
+        if !(piece.first && piece.last) {
+            return false;
+        }
+        let len = piece.payload.len();
+        let Ok(h) = first_header(piece.header, len as u64, true, limits) else { return false };
+        if !take(&h, piece.payload) {
+            return false;
+        }
+        self.take_record(len);
+        self.link.rx.release();
+        true
+    }
+
     fn input_pending(&self) -> bool {
         self.link.rx.has_data()
     }
