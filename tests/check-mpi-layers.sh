@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The ladder inside crates/ferry-mpi (DESIGN.md "Inside the MPI face", STYLE.md 18): runtime
-# state and handle tables (objects/) at the bottom, one module per feature in the middle, the
-# exports on top. A module is a top-level file or directory of src/ (coll/ is one module,
+# The ladder inside crates/ferry-mpi (DESIGN.md "Inside the MPI face", STYLE.md 18): the ABI's
+# values and errors (base) and the runtime state and handle tables (objects/), which use them,
+# at the bottom, one module per feature in the middle, the exports on top. A module is a top-level file or directory of src/ (coll/ is one module,
 # runtime.rs another). This prints every import circle between modules (a strongly connected
 # component of more than one module) with the imports that close it, and every import of one
 # feature by another.
@@ -24,7 +24,7 @@ import os, re, sys
 
 # The layers, bottom to top. A module not named here is a feature.
 LAYERS = {
-    "objects": "objects",        # runtime state, handle tables
+    "objects": "objects",        # runtime state, handle tables, the records behind handles
     "consts": "base",            # values of the ABI
     "predefined": "base",
     "error": "base",             # MpiError, die, output arguments
@@ -32,12 +32,13 @@ LAYERS = {
     "boundary": "boundary",      # the panic boundary, used by the exports only
     "exports": "exports",        # the C functions, one file per chapter of the standard
 }
-RANK = {"objects": 0, "base": 1, "feature": 2, "boundary": 3, "exports": 4}
+# The objects are data with MPI's values and error classes in them: base lies under them.
+RANK = {"base": 0, "objects": 1, "feature": 2, "boundary": 3, "exports": 4}
 
 # What the crate has today, for --ratchet: lower these as modules leave the circle and
 # features stop importing each other; they never go up.
-MAX_CIRCLE = 22
-MAX_FEATURE_IMPORTS = 99
+MAX_CIRCLE = 0
+MAX_FEATURE_IMPORTS = 43
 
 src = os.environ["SRC"]
 mode = os.environ["MODE"]
@@ -202,7 +203,7 @@ else:
 # Imports that go up the ladder (reported; the circles and feature imports above decide).
 up = sorted((a, b) for (a, b) in edges if RANK[layer(a)] < RANK[layer(b)] or (layer(b) == "boundary" and layer(a) != "exports"))
 if up:
-    print(f"{len(up)} imports up the ladder (objects < base < feature < boundary < exports):")
+    print(f"{len(up)} imports up the ladder (base < objects < feature < boundary < exports):")
     for a, b in up:
         where = edges[(a, b)]
         more = f" (+{len(where) - 3} more)" if len(where) > 3 else ""

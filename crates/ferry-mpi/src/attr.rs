@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// `MPI_Comm_copy_attr_function` and `MPI_Type_copy_attr_function` (handles are ints).
 pub type CopyFn = unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;

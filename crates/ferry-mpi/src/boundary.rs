@@ -1,6 +1,6 @@
 //! The C boundary: every exported function goes through [`call`], which checks that MPI is
 //! initialised, runs the body with the runtime locked (a blocking body may let the lock go
-//! while it waits, see `threads`), catches panics, and applies the communicator's error
+//! while it waits, see `objects::threads`), catches panics, and applies the communicator's error
 //! handler to any error.
 
 use std::os::raw::c_int;
@@ -8,8 +8,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::consts::*;
 use crate::error::{die, MpiError};
-use crate::runtime;
-use crate::threads::{self, Locked};
+use crate::objects::runtime;
+use crate::objects::threads::{self, Locked};
 
 /// Run `body` for the MPI function `name`; errors go through `comm`'s error handler.
 pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Locked) -> Result<(), MpiError>) -> c_int {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
-use crate::typeinfo::{Contents, TypeInfo};
+use crate::objects::Runtime;
+use crate::objects::records::{Contents, TypeInfo};
 
 /// Handles of these types: MPICH's "direct" datatype range above its pair types, with the
 /// combiner and the arguments in the low bits, so a second call finds the first's handle.

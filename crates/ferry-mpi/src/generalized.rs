@@ -12,25 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::os::raw::{c_int, c_void};
 
 use crate::error::out_arg;
-use crate::completion::{status_bytes, ApiReq, Body, Outcome};
+pub use crate::objects::request::{CancelFn, FreeFn, Grequest, QueryFn};
+use crate::objects::request::{status_bytes, ApiReq, Body, Outcome};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
-
-pub type QueryFn = unsafe extern "C" fn(*mut c_void, *mut MPI_Status) -> c_int;
-pub type FreeFn = unsafe extern "C" fn(*mut c_void) -> c_int;
-pub type CancelFn = unsafe extern "C" fn(*mut c_void, c_int) -> c_int;
-
-pub struct Grequest {
-    query: Option<QueryFn>,
-    free: Option<FreeFn>,
-    cancel: Option<CancelFn>,
-    extra: *mut c_void,
-    /// MPI_Grequest_complete was called.
-    pub complete: bool,
-    /// MPI_Request_free was called before completion: free once complete.
-    freed: bool,
-}
+use crate::objects::Runtime;
 
 thread_local! {
     /// The runtime of the MPI call running a program's callback on this thread.
@@ -163,7 +149,7 @@ fn element_bytes(t: &ferry_data::datatype::Datatype, count: usize) -> MpiResult<
 }
 
 pub(crate) fn status_mut<'a>(status: *mut MPI_Status) -> MpiResult<&'a mut MPI_Status> {
-    if crate::completion::status_ignored(status) {
+    if crate::objects::request::status_ignored(status) {
         return err(MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
     }
     // SAFETY: checked above: MPI passes a status object.

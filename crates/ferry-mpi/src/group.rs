@@ -3,14 +3,12 @@
 //! functions validate handles and arguments and keep the handle table.
 
 use std::os::raw::c_int;
-use std::sync::Arc;
 
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+pub use crate::objects::records::Members;
+use crate::objects::Runtime;
 
-/// A group's members: world ranks in group rank order.
-pub type Members = Arc<Vec<u32>>;
 
 /// Group rank of world rank `w` in `g`, or `MPI_UNDEFINED`.
 pub(crate) fn rank_of(g: &[u32], w: u32) -> i32 {

@@ -8,29 +8,11 @@ use std::os::raw::{c_char, c_int};
 
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+pub use crate::objects::records::Hints;
+use crate::objects::Runtime;
 
 pub const MAX_INFO_KEY: usize = 255;
 pub const MAX_INFO_VAL: usize = 1024;
-
-/// Hints in the order they were first set (the order `MPI_Info_get_nthkey` reports).
-pub type Hints = Vec<(String, String)>;
-
-/// The info objects of a process, by handle.
-#[derive(Default)]
-pub struct Infos {
-    pub(crate) table: ferry_core::fastmap::FastMap<i32, Hints>,
-    next: i32,
-}
-
-impl Infos {
-    pub fn add(&mut self, h: Hints) -> i32 {
-        let handle = 0x9c000000u32 as i32 | self.next;
-        self.next += 1;
-        self.table.insert(handle, h);
-        handle
-    }
-}
 
 /// The hints of `h` for reading (`MPI_INFO_ENV` included).
 pub fn hints(rt: &Runtime, h: MPI_Info) -> MpiResult<Hints> {

@@ -1,11 +1,12 @@
 //! Internal traffic of a communicator (its second context id): the small all-to-all
-//! exchange that communicator creation needs.
+//! exchange that communicator creation needs, and the agreement on a new context id that
+//! communicators, intercommunicators and windows are made with.
 
 use ferry_core::engine::matching::Pattern;
 
 use crate::error::{err, MpiResult};
 use crate::consts::*;
-use crate::runtime::Runtime;
+use crate::objects::{Runtime, IDUP_PAIRS};
 
 /// The tag of the exchanges over a whole communicator.
 pub const TAG_ALLGATHER: i32 = 1;
@@ -175,4 +176,24 @@ mod tests {
             assert_ne!(t, stringtag_tag(s.as_bytes()), "{s:?}");
         }
     }
+}
+
+/// Agree with every member of `comm` on a context id none of them has used.
+pub(crate) fn agree_context(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
+    let c = rt.comm(comm)?;
+    let (ctx, group, me) = (c.ctx + 1, c.group.clone(), c.rank as usize);
+    agree_context_among(rt, ctx, &group, me, TAG_ALLGATHER, extra)
+}
+
+/// Agree with the world ranks `group` (this process is `group[me]`) on a context id none of
+/// them has used, talking on internal context `ctx` with `tag`; also returns each one's
+/// `extra`, in group order.
+pub(crate) fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me: usize, tag: i32, extra: &[u8]) -> MpiResult<(u32, Vec<Vec<u8>>)> {
+    let mut mine = rt.next_context.to_le_bytes().to_vec();
+    mine.extend_from_slice(extra);
+    let all = allgather_among(rt, ctx, group, me, tag, &mine)?;
+    let ctx = all.iter().map(|b| u32::from_le_bytes(b[0..4].try_into().expect("4-byte prefix"))).max().unwrap_or(rt.next_context);
+    // The pair itself, then the block of its idups (see `Comm::new`).
+    rt.next_context = ctx + 2 + 2 * IDUP_PAIRS;
+    Ok((ctx, all.into_iter().map(|b| b[4..].to_vec()).collect()))
 }

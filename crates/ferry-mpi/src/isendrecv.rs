@@ -5,11 +5,11 @@
 use std::os::raw::{c_int, c_void};
 
 use crate::error::out_arg;
-use crate::completion::{ApiReq, Body};
+use crate::objects::request::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::p2p::{check_recv, check_send, recv_req, send_req, Mode};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// The one request of a receive (reported) and a send.
 fn pair(comm: MPI_Comm, recv: ApiReq, send: ApiReq) -> ApiReq {

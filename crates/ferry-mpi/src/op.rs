@@ -15,23 +15,9 @@ use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::op_queries::{with_view, View};
-use crate::runtime::Runtime;
-use crate::threads::Locked;
-
-/// A user-defined operation: the function and whether it commutes.
-#[derive(Clone, Copy)]
-pub struct UserOp {
-    pub f: UserFn,
-    pub commute: bool,
-}
-
-/// A user's reduction function: MPI_Op_create's, which counts in int, or MPI_Op_create_c's,
-/// which counts in MPI_Count.
-#[derive(Clone, Copy)]
-pub enum UserFn {
-    Int(MPI_User_function),
-    Large(MPI_User_function_c),
-}
+pub use crate::objects::records::{UserFn, UserOp};
+use crate::objects::Runtime;
+use crate::objects::threads::Locked;
 
 /// Handles of user-defined operations: MPICH's "direct" kind for operations
 /// (0x98000000 | index), next to the builtin ones (0x58000000 | index).

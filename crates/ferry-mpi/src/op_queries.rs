@@ -14,7 +14,7 @@ use ferry_data::datatype::Datatype;
 
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// What a user's reduction function may ask about while it runs.
 pub struct View {

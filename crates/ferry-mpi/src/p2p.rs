@@ -1,16 +1,16 @@
 //! Point-to-point: the send modes, receives, probes, cancel, and buffered-send buffers.
 
 use std::os::raw::{c_int, c_void};
-use crate::threads::Locked;
+use crate::objects::threads::Locked;
 
 use ferry_core::engine::matching::Pattern;
 
-use crate::comm::Comm;
+use crate::objects::Comm;
 use crate::error::out_arg;
 use crate::completion::{check, status_bytes, write_status, ApiReq, Body, Outcome, Unpack};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::{ApiMessage, Runtime};
+use crate::objects::runtime::{ApiMessage, Runtime};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -350,7 +350,7 @@ fn pattern(rt: &Runtime, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult
 }
 
 fn probe_outcome(group: &[u32], st: &ferry_core::engine::Status) -> Outcome {
-    Outcome { source: crate::comm::rank_in(group, st.source), tag: st.tag, bytes: st.bytes, cancelled: false, error: MPI_SUCCESS, lost: None }
+    Outcome { source: crate::objects::comm::rank_in(group, st.source), tag: st.tag, bytes: st.bytes, cancelled: false, error: MPI_SUCCESS, lost: None }
 }
 
 fn proc_null_status(status: *mut MPI_Status) {

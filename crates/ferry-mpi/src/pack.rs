@@ -8,7 +8,7 @@ use ferry_data::datatype::Datatype;
 
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 fn count_of(n: i64) -> MpiResult<usize> {
     if n < 0 {

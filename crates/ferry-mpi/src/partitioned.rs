@@ -10,82 +10,12 @@ use std::os::raw::{c_int, c_void};
 use ferry_core::engine::matching::Pattern;
 
 use crate::error::out_arg;
-use crate::completion::{ApiReq, Body, Outcome};
+pub use crate::objects::request::Partitioned;
+use crate::objects::request::{ApiReq, Body, Outcome, Spec, State};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::p2p::{check_recv, check_send, recv_target, send_data};
-use crate::runtime::Runtime;
-
-/// What one run of a partitioned request transfers.
-#[derive(Clone, Copy)]
-struct Spec {
-    send: bool,
-    buf: *mut c_void,
-    /// Elements of the whole buffer: partitions × count.
-    total: c_int,
-    dt: MPI_Datatype,
-    peer: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-}
-
-enum State {
-    Inactive,
-    /// A started send: which partitions are ready, and how many are not yet.
-    Filling(Vec<bool>, usize),
-    /// The message of this run, posted to the engine.
-    InFlight(Box<ApiReq>),
-}
-
-pub struct Partitioned {
-    spec: Spec,
-    partitions: usize,
-    state: State,
-}
-
-impl Partitioned {
-    pub fn is_inactive(&self) -> bool {
-        matches!(self.state, State::Inactive)
-    }
-
-    /// A started send waiting for partitions to be marked ready.
-    pub fn awaits_ready(&self) -> bool {
-        matches!(self.state, State::Filling(..))
-    }
-
-    pub fn is_done(&self, engine: &ferry_core::engine::Engine) -> bool {
-        match &self.state {
-            State::Inactive => true,
-            State::Filling(..) => false,
-            State::InFlight(a) => a.is_done(engine),
-        }
-    }
-
-    pub fn in_flight(&self) -> Option<&ApiReq> {
-        match &self.state {
-            State::InFlight(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    pub fn in_flight_mut(&mut self) -> Option<&mut ApiReq> {
-        match &mut self.state {
-            State::InFlight(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    /// The run in flight, leaving the request inactive.
-    pub fn take_in_flight(&mut self) -> Option<Box<ApiReq>> {
-        match std::mem::replace(&mut self.state, State::Inactive) {
-            State::InFlight(a) => Some(a),
-            other => {
-                self.state = other;
-                None
-            }
-        }
-    }
-}
+use crate::objects::Runtime;
 
 /// Post the message of one run to the engine.
 fn post(rt: &mut Runtime, s: Spec) -> MpiResult<ApiReq> {
@@ -237,5 +167,5 @@ pub(crate) fn parrived(rt: &mut Runtime, h: MPI_Request, partition: c_int, flag:
 /// The communicator of request `h`, for the error handler (`MPI_COMM_WORLD` if none).
 pub(crate) fn comm_of(h: MPI_Request) -> MPI_Comm {
     // Only a look: `call` reports a runtime held elsewhere (a user reduction function).
-    crate::runtime::try_lock().and_then(|g| g.as_ref().and_then(|rt| rt.reqs.get(&h).map(|r| r.comm))).unwrap_or(MPI_COMM_WORLD)
+    crate::objects::runtime::try_lock().and_then(|g| g.as_ref().and_then(|rt| rt.reqs.get(&h).map(|r| r.comm))).unwrap_or(MPI_COMM_WORLD)
 }

@@ -1,25 +1,17 @@
 //! Persistent requests: MPI_Send_init and its kin check their arguments once and keep how to
 //! start the operation; MPI_Start runs it again and again. The Wait/Test family
-//! (`completion.rs`) completes each run and leaves the request inactive, ready for the next.
+//! (`completion`) completes each run and leaves the request inactive, ready for the next.
 
 use std::os::raw::{c_int, c_void};
 
 use crate::error::out_arg;
-use crate::completion::{ApiReq, Body};
+pub use crate::objects::request::{Persistent, Starter};
+use crate::objects::request::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::p2p::{check_recv, check_send, recv_req, send_req, Mode};
-use crate::runtime::Runtime;
-use crate::threads::Locked;
-
-/// Starts one run of the operation: the request of that run, not registered under a handle.
-pub type Starter = Box<dyn FnMut(&mut Locked) -> MpiResult<ApiReq>>;
-
-pub struct Persistent {
-    pub start: Starter,
-    /// The run in flight, between MPI_Start and the completion that ends it.
-    pub active: Option<Box<ApiReq>>,
-}
+use crate::objects::Runtime;
+use crate::objects::threads::Locked;
 
 /// Register an inactive persistent request on `comm` and write its handle.
 pub fn register(rt: &mut Runtime, comm: MPI_Comm, start: Starter, req: *mut MPI_Request) -> MpiResult<()> {

@@ -11,12 +11,12 @@
 
 use std::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use ferry_core::sync::futex::{futex_wait, futex_wake};
 
-use crate::runtime::{self, Runtime};
+use crate::objects::records::ProgressThread;
+use crate::objects::runtime::{self, Runtime};
 
 /// Longest sleep between two passes (timers such as lost-peer checks need no more).
 const IDLE: Duration = Duration::from_millis(100);
@@ -91,89 +91,77 @@ enum Pass {
     AppInside,
 }
 
-/// A running progress thread.
-pub struct ProgressThread {
-    stop: Arc<AtomicBool>,
-    /// Interrupts the thread's sleep on the engine's descriptor.
-    wake: Box<dyn Fn() + Send>,
-    handle: JoinHandle<()>,
-}
-
-impl ProgressThread {
-    /// Start the thread for `rt` (called at the end of MPI_Init, with the lock held).
-    pub fn start(rt: &Runtime) -> std::io::Result<ProgressThread> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let fd = rt.engine.event_fd();
-        let bell = rt.engine.doorbell();
-        let flag = stop.clone();
-        let handle = std::thread::Builder::new().name("ferry-progress".into()).spawn(move || {
-            ask_for_short_slices();
-            // The thread counts as asleep on the rank's doorbell for as long as it runs, so
-            // that local peers kick the wake-up socket whenever they publish, without announcing
-            // itself again before every sleep.
-            if let Some(b) = &bell {
-                b.begin_sleep();
+/// Start the thread for `rt` (called at the end of MPI_Init, with the lock held); the
+/// runtime keeps what stops it.
+pub fn start(rt: &Runtime) -> std::io::Result<ProgressThread> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let fd = rt.engine.event_fd();
+    let bell = rt.engine.doorbell();
+    let flag = stop.clone();
+    let handle = std::thread::Builder::new().name("ferry-progress".into()).spawn(move || {
+        ask_for_short_slices();
+        // The thread counts as asleep on the rank's doorbell for as long as it runs, so
+        // that local peers kick the wake-up socket whenever they publish, without announcing
+        // itself again before every sleep.
+        if let Some(b) = &bell {
+            b.begin_sleep();
+        }
+        while !flag.load(Ordering::Acquire) {
+            // While the application is inside MPI it drives the engine itself: do not
+            // queue for the lock, or every MPI call after a wake-up would wait for us.
+            WAITING.fetch_add(1, Ordering::SeqCst);
+            let key = NUDGE.load(Ordering::Acquire);
+            let got = runtime::try_lock();
+            if got.is_some() {
+                WAITING.fetch_sub(1, Ordering::Relaxed);
             }
-            while !flag.load(Ordering::Acquire) {
-                // While the application is inside MPI it drives the engine itself: do not
-                // queue for the lock, or every MPI call after a wake-up would wait for us.
-                WAITING.fetch_add(1, Ordering::SeqCst);
-                let key = NUDGE.load(Ordering::Acquire);
-                let got = runtime::try_lock();
-                if got.is_some() {
+            let state = match got {
+                None => Pass::AppInside,
+                Some(mut guard) => match guard.as_mut() {
+                    None => break,
+                    Some(_) if flag.load(Ordering::Acquire) => Pass::Idle,
+                    Some(rt) => {
+                        // An engine failure stays in the engine: the application's next
+                        // call reports it.
+                        let _ = rt.engine.progress(Some(Duration::ZERO));
+                        if rt.engine.rings_pending() {
+                            Pass::Busy
+                        } else {
+                            Pass::Idle
+                        }
+                    }
+                },
+            };
+            // What the pass moved may complete the request of an application thread
+            // asleep in a blocking call (MPI_THREAD_MULTIPLE).
+            if matches!(state, Pass::Busy | Pass::Idle) {
+                crate::objects::threads::after_call();
+            }
+            match state {
+                Pass::Busy => {}
+                Pass::AppInside => {
+                    futex_wait(&NUDGE, key, Some(BACK_OFF));
                     WAITING.fetch_sub(1, Ordering::Relaxed);
                 }
-                let state = match got {
-                    None => Pass::AppInside,
-                    Some(mut guard) => match guard.as_mut() {
-                        None => break,
-                        Some(_) if flag.load(Ordering::Acquire) => Pass::Idle,
-                        Some(rt) => {
-                            // An engine failure stays in the engine: the application's next
-                            // call reports it.
-                            let _ = rt.engine.progress(Some(Duration::ZERO));
-                            if rt.engine.rings_pending() {
-                                Pass::Busy
-                            } else {
-                                Pass::Idle
-                            }
-                        }
-                    },
-                };
-                // What the pass moved may complete the request of an application thread
-                // asleep in a blocking call (MPI_THREAD_MULTIPLE).
-                if matches!(state, Pass::Busy | Pass::Idle) {
-                    crate::threads::after_call();
-                }
-                match state {
-                    Pass::Busy => {}
-                    Pass::AppInside => {
-                        futex_wait(&NUDGE, key, Some(BACK_OFF));
-                        WAITING.fetch_sub(1, Ordering::Relaxed);
-                    }
-                    Pass::Idle if flag.load(Ordering::Acquire) => {}
-                    // `fd` stays open until the engine is dropped, which finalize does only
-                    // after joining us.
-                    Pass::Idle => ferry_core::sync::wait_readable(fd, IDLE),
-                }
+                Pass::Idle if flag.load(Ordering::Acquire) => {}
+                // `fd` stays open until the engine is dropped, which finalize does only
+                // after joining us.
+                Pass::Idle => ferry_core::sync::wait_readable(fd, IDLE),
             }
-            if let Some(b) = &bell {
-                b.end_sleep();
-            }
-        })?;
-        RUNNING.store(true, Ordering::Release);
-        let waker = rt.engine.waker();
-        // A failed wake leaves the thread to notice the stop flag after its idle timeout.
-        let wake = Box::new(move || drop(waker.wake()));
-        Ok(ProgressThread { stop, wake, handle })
-    }
-
-    /// Stop and join the thread. Call without holding the runtime's lock.
-    pub fn stop(self) {
-        self.stop.store(true, Ordering::Release);
-        (self.wake)();
+        }
+        if let Some(b) = &bell {
+            b.end_sleep();
+        }
+    })?;
+    RUNNING.store(true, Ordering::Release);
+    let waker = rt.engine.waker();
+    // Stopping: raise the flag, interrupt the sleep, join. A failed wake leaves the
+    // thread to notice the stop flag after its idle timeout.
+    Ok(ProgressThread::new(Box::new(move || {
+        stop.store(true, Ordering::Release);
+        drop(waker.wake());
         NUDGE.fetch_add(1, Ordering::Release);
         futex_wake(&NUDGE);
-        let _ = self.handle.join();
-    }
+        let _ = handle.join();
+    })))
 }

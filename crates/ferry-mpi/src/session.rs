@@ -1,5 +1,5 @@
 //! MPI-4 sessions: `MPI_Session_init` brings the runtime up without `MPI_Init` (the runtime
-//! counts its users, see `runtime.rs`), process sets `mpi://WORLD` and `mpi://SELF` give
+//! counts its users, see `lifecycle.rs`), process sets `mpi://WORLD` and `mpi://SELF` give
 //! groups, and `MPI_Comm_create_from_group` makes a communicator from a group without a
 //! parent communicator. Errors of these calls go to the session's error handler.
 
@@ -8,13 +8,13 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
 
-use crate::comm::Comm;
+use crate::objects::Comm;
 use crate::error::out_arg;
 use crate::consts::*;
 use crate::errhandler::check_errhandler;
 use crate::error::{err, MpiResult};
-use crate::info::Hints;
-use crate::runtime::{self, Runtime};
+use crate::objects::records::Hints;
+use crate::objects::Runtime;
 
 /// What a session holds: its error handler and the hints it was started with.
 pub(crate) struct Session {
@@ -97,12 +97,12 @@ pub(crate) fn session_init(info: MPI_Info, errhandler: MPI_Errhandler, session: 
     let o = out_arg(session, "session")?;
     check_errhandler(errhandler)?;
     // The info object lives in the runtime: without one yet, only MPI_INFO_NULL can be valid.
-    let hints = match crate::runtime::lock().as_ref() {
+    let hints = match crate::objects::runtime::lock().as_ref() {
         Some(rt) => crate::info::optional(rt, info)?,
         None if info == MPI_INFO_NULL => Vec::new(),
         None => return err(MPI_ERR_INFO, format!("invalid info handle {info:#x} (no info object exists before the first session or MPI_Init)")),
     };
-    runtime::session_begin(requested_level(&hints))?;
+    crate::lifecycle::session_begin(requested_level(&hints))?;
     *o = with_table(|t| {
         t.next += 1;
         let h = SESSION_BASE | (t.next & 0x03ff_ffff);
@@ -155,7 +155,7 @@ pub(crate) fn create_from_group(rt: &mut Runtime, group: MPI_Group, stringtag: *
         return err(MPI_ERR_GROUP, "this process is not a member of the group");
     };
     let tag = crate::internal::stringtag_tag(args.stringtag.as_bytes());
-    let (ctx, _) = crate::comm::agree_context_among(rt, FromGroups::context(rt)?, &g, me, tag, &[])?;
+    let (ctx, _) = crate::internal::agree_context_among(rt, FromGroups::context(rt)?, &g, me, tag, &[])?;
     let c = Comm::new(ctx, g.to_vec(), rt.world_rank);
     Ok(args.finish(rt, c))
 }

@@ -9,55 +9,10 @@ use ferry_data::datatype::Datatype;
 
 use crate::error::out_arg;
 use crate::consts::*;
-use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+use crate::error::MpiResult;
+pub use crate::objects::records::{Child, Contents, TypeInfo};
+use crate::objects::Runtime;
 use crate::types::slice;
-
-/// The arguments of the constructor call that made a derived type, as
-/// `MPI_Type_get_contents` returns them.
-pub struct Contents {
-    pub combiner: c_int,
-    pub ints: Vec<c_int>,
-    pub aints: Vec<MPI_Aint>,
-    /// The `MPI_Count` arguments of a large-count constructor (`MPI_Type_contiguous_c`...),
-    /// which only `MPI_Type_get_contents_c` returns.
-    pub large: Vec<MPI_Count>,
-    pub types: Vec<Child>,
-}
-
-impl Contents {
-    pub fn new(combiner: c_int, ints: Vec<c_int>, aints: Vec<MPI_Aint>, types: Vec<Child>) -> Contents {
-        Contents { combiner, ints, aints, large: Vec::new(), types }
-    }
-
-    /// The contents of a type made by a large-count constructor.
-    pub fn large(combiner: c_int, ints: Vec<c_int>, large: Vec<MPI_Count>, types: Vec<Child>) -> Contents {
-        Contents { combiner, ints, aints: Vec::new(), large, types }
-    }
-
-    /// The int-count envelope and contents cannot describe a large-count constructor.
-    pub(crate) fn int_form(&self) -> MpiResult<()> {
-        if !self.large.is_empty() {
-            return err(MPI_ERR_TYPE, "the datatype was made by a large-count constructor: MPI_Type_get_envelope_c and MPI_Type_get_contents_c describe it");
-        }
-        Ok(())
-    }
-}
-
-/// A type a constructor was given: predefined ones by handle; derived ones by value, since the
-/// user may free their handles while the new type lives on.
-pub enum Child {
-    Named(MPI_Datatype),
-    Derived(Datatype, Option<Arc<Contents>>),
-}
-
-/// What the runtime keeps beside a datatype handle's type map.
-#[derive(Default)]
-pub struct TypeInfo {
-    /// `None` for predefined types (which only carry a name here).
-    pub contents: Option<Arc<Contents>>,
-    pub name: Option<String>,
-}
 
 /// The type map of `h` and how to name it in the contents of a type built from it.
 pub fn child(rt: &mut Runtime, h: MPI_Datatype) -> MpiResult<(Datatype, Child)> {

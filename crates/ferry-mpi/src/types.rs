@@ -8,8 +8,8 @@ use ferry_data::datatype::{Datatype, Distribution, Order};
 use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
-use crate::typeinfo::{Contents, TypeInfo};
+use crate::objects::Runtime;
+use crate::objects::records::{Contents, TypeInfo};
 
 pub(crate) fn nonneg(v: c_int, what: &str) -> MpiResult<usize> {
     if v < 0 {

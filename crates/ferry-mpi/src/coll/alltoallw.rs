@@ -14,8 +14,8 @@ use ferry_coll::inter::movers::Blocks;
 use super::{begin, check_buf, in_place, no_alias, no_in_place, pick, product, submit, sum_counts, Counts, Displs, Prepared, Region};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
-use crate::threads::Locked;
+use crate::objects::Runtime;
+use crate::objects::threads::Locked;
 
 /// One side's per-peer blocks, read from the C arrays and checked.
 fn side(rt: &mut Runtime, n: usize, buf: *const c_void, counts: Counts, displs: Displs, types: *const MPI_Datatype, what: &str) -> MpiResult<Vec<TypedBlock>> {

@@ -15,8 +15,8 @@ use super::{check_buf, check_count, in_place, product, submit_schedule, sum_coun
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::op::{reduction, Reduction};
-use crate::runtime::Runtime;
-use crate::threads::Locked;
+use crate::objects::Runtime;
+use crate::objects::threads::Locked;
 
 /// Counts (and displacements) of a buffer's blocks, one per rank of a group, from the C
 /// arguments: one count for all, or arrays.

@@ -1,7 +1,7 @@
 //! The MPI collectives at the C boundary: argument checks, packing of user buffers into the
 //! byte layout a schedule expects (see the table in `ferry_coll`'s crate doc), the choice of
 //! algorithm (the decision table of `ferry_coll::select`, the `FERRY_<COLL>_ALGORITHM`
-//! overrides, see [`selection`]), the status source of status-based algorithms, and the run
+//! overrides, see [`crate::objects::coll_selection`]), the status source of status-based algorithms, and the run
 //! of the schedule over the engine: to completion for the blocking functions, on progress
 //! for the non-blocking ones (the same schedules).
 //!
@@ -17,7 +17,6 @@ pub(crate) mod persistent;
 pub(crate) mod persistent_v;
 pub(crate) mod reductions;
 pub(crate) mod region;
-pub mod selection;
 mod status;
 
 use std::os::raw::{c_int, c_void};
@@ -27,12 +26,12 @@ use ferry_coll::{AlgorithmInfo, Collective, Params};
 use ferry_core::engine::collective::{CollError, CollRun};
 use ferry_core::engine::Reduce;
 
-use crate::completion::{ApiReq, Body};
+use crate::objects::request::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::op::Reduction;
-use crate::runtime::Runtime;
-use crate::threads::Locked;
+use crate::objects::Runtime;
+use crate::objects::threads::Locked;
 use region::Region;
 
 // The large-count functions (`crate::large_count`) call these with their `MPI_Count` counts.
@@ -50,7 +49,7 @@ pub(crate) use reductions::{reduce, reduce_scatter};
 /// Collective tags live above the small internal ones of `internal.rs`: blocking call k of a
 /// communicator sends its data with tag `COLL_TAG_BASE + k` and status tokens with
 /// `TOKEN_TAG_BASE + k` (k modulo `SEQ_SPAN`); non-blocking call k (and persistent start)
-/// with those plus `NONBLOCKING_TAGS` (see `crate::comm::CollSeq`).
+/// with those plus `NONBLOCKING_TAGS` (see `crate::objects::comm::CollSeq`).
 const COLL_TAG_BASE: i32 = 1 << 20;
 const TOKEN_TAG_BASE: i32 = 2 << 20;
 const NONBLOCKING_TAGS: i32 = 2 << 20;
@@ -247,6 +246,16 @@ pub struct CollCall {
     algorithm: &'static str,
     _regions: Vec<Region>,
     finish: Option<Box<dyn FnOnce()>>,
+}
+
+impl crate::objects::request::CollRequest for CollCall {
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn complete(self: Box<Self>, engine: &mut ferry_core::engine::Engine) -> MpiResult<()> {
+        CollCall::complete(*self, engine)
+    }
 }
 
 impl CollCall {

@@ -9,7 +9,7 @@ use super::inter::{self, Layout};
 use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, submit, Call, Counts, Displs, Prepared, Region};
 use crate::consts::*;
 use crate::error::MpiResult;
-use crate::threads::Locked;
+use crate::objects::threads::Locked;
 
 pub(crate) fn bcast(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;

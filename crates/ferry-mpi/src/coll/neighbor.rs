@@ -9,7 +9,7 @@ use ferry_coll::neighbor::{linear, NeighborParams};
 use super::{begin, check_buf, no_in_place, product, submit_schedule, Counts, Displs, Region};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::threads::Locked;
+use crate::objects::threads::Locked;
 
 /// One side of a call: (element offset, count) of each neighbour's block.
 type Blocks = Vec<(usize, usize)>;

@@ -13,8 +13,8 @@ use super::region::TypedBlock;
 use super::{begin, no_in_place, product, submit_schedule, sum_counts, Counts, Region};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
-use crate::threads::Locked;
+use crate::objects::Runtime;
+use crate::objects::threads::Locked;
 
 /// One side's blocks, one per neighbour in `peers` (empty towards MPI_PROC_NULL).
 fn side(

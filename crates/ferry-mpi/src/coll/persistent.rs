@@ -14,8 +14,8 @@ use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::persistent::{register, Starter};
-use crate::runtime::Runtime;
-use crate::threads::Locked;
+use crate::objects::Runtime;
+use crate::objects::threads::Locked;
 
 /// What every init checks: the communicator, the info (kept by nobody: Ferry takes no hints
 /// here yet), the request pointer, and the root where there is one.

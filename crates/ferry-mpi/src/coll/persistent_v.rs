@@ -16,8 +16,8 @@ use super::{check_count, in_place, Counts, Displs};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::persistent::register;
-use crate::runtime::Runtime;
-use crate::threads::Locked;
+use crate::objects::Runtime;
+use crate::objects::threads::Locked;
 
 /// `n` entries of a C array, copied; `None` for a NULL array (each start then reports it as
 /// the non-blocking call does).

@@ -12,7 +12,7 @@ use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::op::reduction;
-use crate::threads::Locked;
+use crate::objects::threads::Locked;
 
 /// Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block. The count is an `MPI_Count` for
 /// the large-count functions' sake: nothing below this narrows it to an int.

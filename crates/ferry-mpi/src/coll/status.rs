@@ -16,7 +16,7 @@
 use ferry_core::engine::matching::Pattern;
 use ferry_core::engine::Engine;
 
-use super::selection::StatusSource;
+use crate::objects::coll_selection::StatusSource;
 
 /// The algorithms whose root needs a free-first order.
 pub const STATUS_ALGORITHMS: [&str; 3] = ["bcast.status_binomial", "scatter.status_linear", "gather.status_linear"];

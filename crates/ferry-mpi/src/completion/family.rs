@@ -6,8 +6,8 @@ use std::os::raw::c_int;
 
 use super::*;
 use crate::error::{err, out_arg, MpiError, MpiResult};
-use crate::runtime::Runtime;
-use crate::threads::Locked;
+use crate::objects::threads::Locked;
+use crate::objects::Runtime;
 
 /// Read the handles of an array argument.
 fn handles<'a>(count: c_int, reqs: *mut MPI_Request) -> MpiResult<&'a mut [MPI_Request]> {
@@ -307,7 +307,7 @@ pub(crate) fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult
         return err(MPI_ERR_REQUEST, "a collective request in flight cannot be freed; wait for it");
     }
     if matches!(rt.reqs[&h].body, Body::Generalized(_)) {
-        crate::generalized::free(rt, h);
+        (rt.hooks.free_generalized)(rt, h);
         *o = MPI_REQUEST_NULL;
         return Ok(());
     }

@@ -1,189 +1,12 @@
 //! Requests as the API sees them, and the Wait/Test families that complete them.
 
-use std::sync::Arc;
-
 use ferry_core::engine::Status;
-use ferry_data::datatype::Datatype;
 
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
-use crate::threads::Locked;
-
-/// Where a non-contiguous receive is unpacked once its bytes have arrived.
-pub struct Unpack {
-    pub tmp: Vec<u8>,
-    pub dt: Datatype,
-    pub base: *mut u8,
-    pub count: usize,
-}
-
-pub enum Body {
-    /// An engine request.
-    Engine(u64),
-    /// Complete from the start (MPI_PROC_NULL, buffered sends): the status to report.
-    Done { source: i32, tag: i32 },
-    /// A non-blocking collective, run by the engine.
-    Coll(Box<crate::coll::CollCall>),
-    /// Complete, its outcome already collected (MPI_Request_get_status looked at it).
-    Finished(Outcome),
-    /// A persistent request (MPI_Send_init, ...): inactive, or started and in flight.
-    Persistent(Box<crate::persistent::Persistent>),
-    /// A generalized request (MPI_Grequest_start), completed by the program.
-    Generalized(Box<crate::generalized::Grequest>),
-    /// Operations that complete as one (MPI_Isendrecv): complete when every part is; it
-    /// reports the outcome of `parts[report]`, or else the first error of another part.
-    Multi(Vec<ApiReq>, usize),
-    /// A partitioned send or receive (MPI_Psend_init, MPI_Precv_init).
-    Partitioned(Box<crate::partitioned::Partitioned>),
-}
-
-/// The handle every send complete from the start shares (its status is MPI's empty one), and
-/// the one every operation with `MPI_PROC_NULL` shares (its status names `MPI_PROC_NULL`):
-/// such a request costs no table slot, and completing it costs a compare.
-pub const DONE_SEND: MPI_Request = 0x6c00_0001;
-pub const DONE_PROC_NULL: MPI_Request = 0x6c00_0002;
-
-/// Whether `h` is one of the shared handles of requests complete from the start.
-#[inline]
-pub fn is_shared_done(h: MPI_Request) -> bool {
-    h == DONE_SEND || h == DONE_PROC_NULL
-}
-
-/// The outcome of a shared complete request.
-#[inline]
-pub fn shared_outcome(h: MPI_Request) -> Outcome {
-    match h {
-        DONE_PROC_NULL => Outcome { source: MPI_PROC_NULL, ..Outcome::empty() },
-        _ => Outcome::empty(),
-    }
-}
-
-/// The runtime's request table, with the two shared complete requests in their slots.
-pub fn request_table() -> crate::objects::Table<ApiReq> {
-    let mut t = crate::objects::table(crate::objects::kinds::REQUEST);
-    t.insert(DONE_SEND, ApiReq::done(MPI_COMM_WORLD, MPI_ANY_SOURCE));
-    t.insert(DONE_PROC_NULL, ApiReq::done(MPI_COMM_WORLD, MPI_PROC_NULL));
-    t
-}
-
-impl ApiReq {
-    /// The shared handle of this request when it is complete from the start and holds
-    /// nothing of its own.
-    pub fn shared_handle(&self) -> Option<MPI_Request> {
-        match self.body {
-            Body::Done { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG } if self.keep.is_none() && self.unpack.is_none() => Some(DONE_SEND),
-            Body::Done { source: MPI_PROC_NULL, tag: MPI_ANY_TAG } if self.keep.is_none() && self.unpack.is_none() => Some(DONE_PROC_NULL),
-            _ => None,
-        }
-    }
-
-    /// A request complete from the start, whose status names `source` (`MPI_ANY_SOURCE` for
-    /// a send, `MPI_PROC_NULL` for an operation with the null process).
-    pub fn done(comm: i32, source: i32) -> ApiReq {
-        ApiReq { body: Body::Done { source, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }
-    }
-
-    /// The engine's id of what this request waits for; `None` when complete from the start.
-    pub fn engine_id(&self) -> Option<u64> {
-        match &self.body {
-            Body::Engine(id) => Some(*id),
-            Body::Coll(c) => Some(c.id),
-            Body::Persistent(p) => p.active.as_ref().and_then(|a| a.engine_id()),
-            Body::Partitioned(p) => p.in_flight().and_then(|a| a.engine_id()),
-            Body::Done { .. } | Body::Finished(_) | Body::Generalized(_) | Body::Multi(..) => None,
-        }
-    }
-
-    pub fn is_done(&self, engine: &ferry_core::engine::Engine) -> bool {
-        match &self.body {
-            Body::Generalized(g) => g.complete,
-            Body::Persistent(p) => p.active.as_ref().is_none_or(|a| a.is_done(engine)),
-            Body::Partitioned(p) => p.is_done(engine),
-            Body::Multi(parts, _) => parts.iter().all(|p| p.is_done(engine)),
-            _ => self.engine_id().is_none_or(|id| engine.is_done(id)),
-        }
-    }
-
-    /// A persistent request not started: the Wait/Test family treats it as a null handle.
-    pub fn inactive(&self) -> bool {
-        match &self.body {
-            Body::Persistent(p) => p.active.is_none(),
-            Body::Partitioned(p) => p.is_inactive(),
-            _ => false,
-        }
-    }
-
-    /// The request whose operation is in flight: a started persistent request's current one.
-    pub fn operation_mut(&mut self) -> &mut ApiReq {
-        let inner = match &self.body {
-            Body::Persistent(p) => p.active.is_some(),
-            Body::Partitioned(p) => p.in_flight().is_some(),
-            _ => false,
-        };
-        if !inner {
-            return self;
-        }
-        match &mut self.body {
-            Body::Persistent(p) => p.active.as_mut().expect("checked above"),
-            Body::Partitioned(p) => p.in_flight_mut().expect("checked above"),
-            _ => unreachable!("checked above"),
-        }
-    }
-}
-
-pub struct ApiReq {
-    pub body: Body,
-    pub comm: i32,
-    /// World ranks of the communicator, to report the source as a communicator rank.
-    pub group: Option<Arc<Vec<u32>>>,
-    pub unpack: Option<Box<Unpack>>,
-    /// Packed send data the engine reads from until completion.
-    pub keep: Option<Vec<u8>>,
-}
-
-/// The outcome of one completed request, ready to write into an `MPI_Status`.
-#[derive(Clone, Copy)]
-pub struct Outcome {
-    pub source: i32,
-    pub tag: i32,
-    pub bytes: usize,
-    pub cancelled: bool,
-    pub error: i32,
-    /// The world rank whose loss failed this request, when that is the error.
-    pub lost: Option<u32>,
-}
-
-impl Outcome {
-    /// The status of a completed send or of a null request (MPI's "empty" status).
-    pub fn empty() -> Outcome {
-        Outcome { source: MPI_ANY_SOURCE, tag: MPI_ANY_TAG, bytes: 0, cancelled: false, error: MPI_SUCCESS, lost: None }
-    }
-}
-
-pub fn status_ignored(st: *const MPI_Status) -> bool {
-    st.is_null() || st as usize == 1
-}
-
-/// Write an outcome into a caller's status (unless it is `MPI_STATUS_IGNORE`).
-pub fn write_status(st: *mut MPI_Status, o: &Outcome, with_error: bool) {
-    if status_ignored(st) {
-        return;
-    }
-    // SAFETY: a status pointer other than MPI_STATUS_IGNORE points to caller storage.
-    let s = unsafe { &mut *st };
-    s.count_lo = o.bytes as u32 as i32;
-    s.count_hi_and_cancelled = (((o.bytes as u64) >> 32) << 1) as i32 | o.cancelled as i32;
-    s.MPI_SOURCE = o.source;
-    s.MPI_TAG = o.tag;
-    if with_error {
-        s.MPI_ERROR = o.error;
-    }
-}
-
-pub fn status_bytes(st: &MPI_Status) -> usize {
-    (st.count_lo as u32 as u64 | (((st.count_hi_and_cancelled as u32 as u64) >> 1) << 32)) as usize
-}
+pub use crate::objects::request::*;
+use crate::objects::threads::Locked;
+use crate::objects::Runtime;
 
 impl Runtime {
     pub(crate) fn req(&self, h: i32) -> MpiResult<&ApiReq> {
@@ -212,8 +35,8 @@ impl Runtime {
                 Some(a) => self.finish_api_req(*a),
                 None => Outcome::empty(),
             },
-            Some(Body::Generalized(_)) => crate::generalized::finish(self, h),
-            Some(Body::Partitioned(_)) => crate::partitioned::finish(self, h),
+            Some(Body::Generalized(_)) => (self.hooks.finish_generalized)(self, h),
+            Some(Body::Partitioned(_)) => (self.hooks.finish_partitioned)(self, h),
             Some(_) => {
                 let r = self.reqs.remove(&h).expect("looked up above");
                 self.finish_api_req(r)
@@ -244,7 +67,7 @@ impl Runtime {
             return Ok(None);
         }
         if matches!(self.reqs[&h].body, Body::Generalized(_)) {
-            return Ok(Some(crate::generalized::query(self, h)));
+            return Ok(Some((self.hooks.query_generalized)(self, h)));
         }
         // Collect the outcome now (the engine hands it out once) and keep it for the Wait.
         let r = self.reqs.get_mut(&h).expect("checked above").operation_mut();
@@ -439,7 +262,7 @@ pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: 
 
 pub(crate) fn outcome_of(group: Option<&[u32]>, st: &Status) -> Outcome {
     let source = match group {
-        Some(g) => crate::comm::rank_in(g, st.source),
+        Some(g) => crate::objects::comm::rank_in(g, st.source),
         None => MPI_ANY_SOURCE,
     };
     if st.cancelled {

@@ -7,7 +7,7 @@ use crate::attr::*;
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult, out_arg};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// Run `f` under the runtime lock as MPI function `name`, applying `comm`'s error handler.
 pub(crate) fn locked(name: &'static str, comm: i32, f: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {

@@ -12,7 +12,7 @@ use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult, out_arg};
 use crate::op_queries::answer;
 use crate::pack::*;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 use crate::typeinfo::*;
 use crate::types::*;
 

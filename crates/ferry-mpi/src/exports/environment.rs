@@ -4,7 +4,7 @@
 use std::ffi::{c_char, CStr};
 use std::os::raw::c_int;
 
-use crate::runtime;
+use crate::objects::runtime;
 use crate::boundary::{call, call_anytime};
 use crate::consts::*;
 use crate::errhandler::*;
@@ -13,7 +13,7 @@ use crate::misc::*;
 
 /// MPI_Init and MPI_Init_thread: the runtime starts here, before any `call`.
 fn init(required: c_int, provided: *mut c_int) -> c_int {
-    call_anytime("MPI_Init", || match runtime::init(required) {
+    call_anytime("MPI_Init", || match crate::lifecycle::init(required) {
         Ok(p) => {
             if !provided.is_null() {
                 // SAFETY: checked non-null.
@@ -55,7 +55,7 @@ crate::mpi_export! { MPI_Finalize, PMPI_Finalize, () {
             return crate::boundary::call("MPI_Finalize", MPI_COMM_SELF, |_| Err(e));
         }
     }
-    call_anytime("MPI_Finalize", || match runtime::finalize() {
+    call_anytime("MPI_Finalize", || match crate::lifecycle::finalize() {
         Ok(()) => MPI_SUCCESS,
         Err(e) => die(&format!("Fatal error in MPI_Finalize: {e}"), 1),
     })

@@ -8,7 +8,7 @@ use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult, out_arg as out};
 use crate::group::*;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// Run a group function that makes a new group from `make`'s members. Group functions name
 /// no communicator: their errors go to `MPI_COMM_WORLD`'s handler.

@@ -7,7 +7,7 @@ use std::os::raw::{c_char, c_int, c_void};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiResult, out_arg};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 use crate::win::*;
 use crate::win::objects::*;
 use crate::win::ops::*;
@@ -19,7 +19,7 @@ pub(crate) fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut 
     let mut raised = None;
     let rc = call(name, MPI_COMM_WORLD, |rt| match body(rt) {
         Ok(()) => Ok(()),
-        Err(e) => match rt.wins.table.get(&win).map(|w| w.errhandler) {
+        Err(e) => match crate::win::wins(rt).table.get(&win).map(|w| w.errhandler) {
             None => Err(e),
             // MPI_ERRORS_ABORT may end all the job's processes, as the fatal handler does.
             Some(eh) if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT => rt.abort_job(&format!("Fatal error in {name}: {e}"), e.class.max(1)),

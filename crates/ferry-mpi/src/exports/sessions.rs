@@ -4,12 +4,12 @@
 use std::os::raw::{c_char, c_int};
 use std::sync::Arc;
 
-use crate::runtime;
+use crate::objects::runtime;
 use crate::boundary::{call, call_anytime};
 use crate::consts::*;
 use crate::errhandler::{check_errhandler, CommErrhandlerFn};
 use crate::error::{die, err, MpiError, MpiResult, out_arg};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 use crate::session::*;
 
 /// Run `body` as the MPI function `name`; an error goes to the handler `eh` picks (given the
@@ -86,7 +86,7 @@ crate::mpi_export! { MPI_Session_finalize, PMPI_Session_finalize, (session: *mut
         return rc;
     }
     // Outside the runtime's lock: the last user takes the runtime down.
-    call_anytime("MPI_Session_finalize", || match runtime::session_end() {
+    call_anytime("MPI_Session_finalize", || match crate::lifecycle::session_end() {
         Ok(()) => MPI_SUCCESS,
         Err(e) => die(&format!("Fatal error in MPI_Session_finalize: {e}"), 1),
     })

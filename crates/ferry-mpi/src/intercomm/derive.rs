@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use super::{exchange, Exchanged};
-use crate::comm::Comm;
+use crate::objects::Comm;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 fn le_i32(b: &[u8], at: usize) -> i32 {
     i32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
@@ -27,7 +27,7 @@ fn make(rt: &mut Runtime, parent: i32, ctx: u32, local: Vec<u32>, remote: Vec<u3
 }
 
 /// `MPI_Comm_dup` (and `_with_info`: `hints`) of an intercommunicator.
-pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::info::Hints>) -> MpiResult<i32> {
+pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::objects::records::Hints>) -> MpiResult<i32> {
     let ctx = exchange(rt, comm, &[])?.ctx;
     let c = rt.comm(comm)?;
     let mut new = Comm::new(ctx, c.group.to_vec(), rt.world_rank);

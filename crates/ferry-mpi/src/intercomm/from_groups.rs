@@ -8,11 +8,11 @@ use std::os::raw::c_int;
 use std::sync::Arc;
 
 use super::{join, Bridge, LocalSide};
-use crate::comm::Comm;
+use crate::objects::Comm;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 use crate::session::FromGroups;
 
 /// Position of `leader` in a group of `size`, or MPI_ERR_RANK.

@@ -12,11 +12,12 @@ use std::sync::Arc;
 
 use ferry_core::engine::matching::Pattern;
 
-use crate::comm::{intra, Comm, IDUP_PAIRS};
+use crate::objects::comm::intra;
+use crate::objects::{Comm, IDUP_PAIRS};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// `comm`, which must be an intercommunicator (MPI_ERR_COMM for an intracommunicator).
 pub(crate) fn inter(rt: &Runtime, comm: i32) -> MpiResult<&Comm> {

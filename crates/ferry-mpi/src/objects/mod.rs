@@ -1,8 +1,18 @@
-//! The bottom of the MPI face: the objects behind the handles and the tables that find them.
-//! Features above use these and the engine, and find each other's behaviour here as data.
+//! The bottom of the MPI face: the runtime, the objects behind the handles and the tables
+//! that find them. Features above use these and the engine, and find each other's behaviour
+//! here as data (the runtime's hooks, a collective request's `CollRequest`).
 
+pub mod coll_selection;
+pub mod comm;
+pub mod records;
+pub mod request;
+pub mod runtime;
 pub mod table;
+pub mod threads;
+pub mod topology;
 
+pub use comm::{Comm, IDUP_PAIRS};
+pub use runtime::Runtime;
 pub use table::Table;
 
 /// Where each kind of object's handles live (MPICH's layout: the top six bits name the kind

@@ -2,7 +2,7 @@
 //! `ferry_coll_begin`, a collective call began on a communicator (raised where the call is
 //! numbered in the communicator's collective sequence, see `crate::coll`), and
 //! `ferry_request_left`, a request the program still held at `MPI_Finalize` (raised where
-//! the runtime goes down, see `crate::runtime`).
+//! the runtime goes down, see `crate::objects::runtime`).
 
 use std::os::raw::c_int;
 

@@ -15,7 +15,7 @@ use super::event::{EventType, COLL_BEGIN, EVENTS, REQUEST_LEFT};
 use super::registration::{registered, ARMED};
 use super::{initialised, source};
 use crate::consts::*;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// The largest record of an event type.
 pub(super) const RECORD: usize = 16;
@@ -64,7 +64,7 @@ pub(crate) fn requests_left(rt: &mut Runtime) {
     if ARMED[REQUEST_LEFT].load(Ordering::Acquire) == 0 {
         return;
     }
-    let mut left: Vec<(MPI_Request, MPI_Comm)> = rt.reqs.iter().filter(|(h, _)| !crate::completion::is_shared_done(*h)).map(|(h, r)| (h, r.comm)).collect();
+    let mut left: Vec<(MPI_Request, MPI_Comm)> = rt.reqs.iter().filter(|(h, _)| !crate::objects::request::is_shared_done(*h)).map(|(h, r)| (h, r.comm)).collect();
     left.sort_unstable();
     for (h, comm) in left {
         let mut record = [0u8; RECORD];

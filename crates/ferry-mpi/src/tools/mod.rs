@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::consts::*;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 pub(crate) use instance::{collective_begun, requests_left};
 
@@ -73,13 +73,13 @@ pub(crate) fn with_runtime<R>(f: impl FnOnce(Option<&mut Runtime>) -> R) -> Resu
         // and touches it again only once the callback returns.
         return Ok(f(Some(unsafe { &mut *rt })));
     }
-    let mut rt = crate::runtime::lock();
+    let mut rt = crate::objects::runtime::lock();
     Ok(f(rt.as_mut()))
 }
 
 /// A new info object holding `hints`, for the caller to free, while MPI is up; before
 /// `MPI_Init` and after `MPI_Finalize` no info object can exist, and it is `MPI_INFO_NULL`.
-pub(crate) fn new_info(hints: crate::info::Hints) -> Result<MPI_Info, c_int> {
+pub(crate) fn new_info(hints: crate::objects::records::Hints) -> Result<MPI_Info, c_int> {
     with_runtime(|rt| rt.map_or(MPI_INFO_NULL, |rt| rt.infos.add(hints)))
 }
 

@@ -13,7 +13,7 @@ use std::os::raw::{c_int, c_void};
 
 use super::{state, State};
 use crate::consts::*;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// `MPI_T_PVAR_ALL_HANDLES`: a handle value no pvar handle can take, MPICH's data object.
 #[repr(transparent)]
@@ -110,7 +110,7 @@ pub(crate) fn read_value(p: &Pvar, comm: Option<MPI_Comm>) -> Result<Option<u64>
         // which lent its runtime for the callback's duration.
         return Ok((p.read)(unsafe { &*rt }, comm));
     }
-    let rt = crate::runtime::lock();
+    let rt = crate::objects::runtime::lock();
     Ok(match rt.as_ref() {
         Some(rt) => (p.read)(rt, comm),
         None if p.bind == MPI_T_BIND_NO_OBJECT => Some(0),

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::event::EVENTS;
 use super::with_runtime;
 use crate::consts::*;
-use crate::info::Hints;
+use crate::objects::records::Hints;
 
 pub(crate) type EventFn = unsafe extern "C" fn(*mut c_void, *mut c_void, c_int, *mut c_void);
 pub(crate) type FreeFn = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void);

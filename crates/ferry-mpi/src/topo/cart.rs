@@ -5,7 +5,7 @@ use std::os::raw::c_int;
 use super::{ints, of, Topology};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// Balanced dimensions: the free (zero) entries of `dims` get the prime factors of
 /// `nnodes / (product of the fixed ones)`, each largest factor to the currently smallest

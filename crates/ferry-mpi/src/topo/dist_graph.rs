@@ -9,7 +9,7 @@ use crate::abi_objects::{is_unweighted, is_weights_empty};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// `n` weights, or `None` for `MPI_UNWEIGHTED`.
 pub(crate) fn weights(p: *const c_int, n: usize, what: &str) -> MpiResult<Option<Vec<i32>>> {
@@ -49,7 +49,7 @@ pub(crate) fn check_info(info: MPI_Info) -> MpiResult<()> {
 
 /// The general form: this rank's edges `(source, destination, weight)` reach both ends.
 pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, edges: Vec<(i32, i32, i32)>, weighted: bool) -> MpiResult<MPI_Comm> {
-    let c = crate::comm::intra(rt, comm)?;
+    let c = crate::objects::comm::intra(rt, comm)?;
     let (ctx, group, me) = (c.ctx + 1, c.group.to_vec(), c.rank as usize);
     let mut items = vec![Vec::new(); group.len()];
     // Each record: kind (0: an edge into the receiver, 1: an edge out of it), the rank at the

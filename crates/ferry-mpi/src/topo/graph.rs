@@ -6,7 +6,7 @@ use std::os::raw::c_int;
 use super::{ints, of, Topology};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// The checked graph of `nnodes` nodes as MPI lays it out.
 pub(crate) fn read(nnodes: c_int, index: *const c_int, edges: *const c_int) -> MpiResult<(Vec<i32>, Vec<i32>)> {

@@ -23,10 +23,10 @@ use std::sync::Arc;
 
 use ferry_core::fastmap::FastMap;
 
-use crate::completion::Unpack;
+use crate::objects::request::Unpack;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 use target::{Exposure, Memory, Shared};
 pub use objects::{is_window_key, window_attr};
 
@@ -91,7 +91,7 @@ pub struct Win {
     pub shared_mem: Option<shared::SharedMem>,
     pub errhandler: c_int,
     pub name: String,
-    pub hints: crate::info::Hints,
+    pub hints: crate::objects::records::Hints,
     /// What `MPI_Win_get_attr` points to.
     attr_size: Box<MPI_Aint>,
     attr_disp_unit: Box<c_int>,
@@ -140,13 +140,30 @@ pub struct Wins {
 // only under the runtime's lock.
 unsafe impl Send for Wins {}
 
+/// The windows' state in the runtime, which only this feature looks inside.
+pub(crate) fn wins(rt: &Runtime) -> &Wins {
+    rt.wins.downcast_ref().expect("the runtime holds the windows' state from its start")
+}
+
+pub(crate) fn wins_mut(rt: &mut Runtime) -> &mut Wins {
+    rt.wins.downcast_mut().expect("the runtime holds the windows' state from its start")
+}
+
+/// Window `h` and the engine at once: a window's traffic goes out while the window is updated.
+pub(crate) fn win_and_engine(rt: &mut Runtime, h: MPI_Win) -> MpiResult<(&mut Win, &mut ferry_core::engine::Engine)> {
+    let Runtime { wins, engine, .. } = rt;
+    let ws: &mut Wins = wins.downcast_mut().expect("the runtime holds the windows' state from its start");
+    let w = ws.table.get_mut(&h).ok_or_else(|| MpiError::new(MPI_ERR_WIN, "window vanished"))?;
+    Ok((w, engine))
+}
+
 impl Runtime {
     pub fn win(&self, h: MPI_Win) -> MpiResult<&Win> {
-        self.wins.table.get(&h).ok_or_else(|| bad_win(h))
+        wins(self).table.get(&h).ok_or_else(|| bad_win(h))
     }
 
     pub fn win_mut(&mut self, h: MPI_Win) -> MpiResult<&mut Win> {
-        self.wins.table.get_mut(&h).ok_or_else(|| bad_win(h))
+        wins_mut(self).table.get_mut(&h).ok_or_else(|| bad_win(h))
     }
 }
 
@@ -176,26 +193,27 @@ pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: 
     let mut extra = (size as u64).to_le_bytes().to_vec();
     extra.extend_from_slice(&(disp_unit as u64).to_le_bytes());
     extra.extend_from_slice(&(std::process::id() as u64).to_le_bytes());
-    let (ctx, all) = crate::comm::agree_context(rt, comm, &extra)?;
+    let (ctx, all) = crate::internal::agree_context(rt, comm, &extra)?;
     let word = |b: &Vec<u8>, k: usize| u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes"));
     let sizes = all.iter().map(|b| word(b, 0)).collect();
     let disp_units = all.iter().map(|b| word(b, 1)).collect();
     let pids = all.iter().map(|b| word(b, 2)).collect();
     let dynamic = flavor == MPI_WIN_FLAVOR_DYNAMIC;
     let mem = Memory { base: base as usize, size: size as usize, dynamic, attached: Vec::new() };
-    target::lock(&rt.wins.shared).wins.insert(ctx, Exposure::new(ctx, mem));
-    if !rt.wins.service {
-        rt.engine.set_service(Box::new(target::RmaService(rt.wins.shared.clone())));
-        rt.wins.service = true;
+    target::lock(&wins(rt).shared).wins.insert(ctx, Exposure::new(ctx, mem));
+    if !wins(rt).service {
+        let shared = wins(rt).shared.clone();
+        rt.engine.set_service(Box::new(target::RmaService(shared)));
+        wins_mut(rt).service = true;
     }
     // Passive-target synchronisation needs the target to progress while it computes: the
     // progress thread does that, unless the program promised it takes no locks.
     let no_locks = hints.iter().any(|(k, v)| k == "no_locks" && v == "true");
     if !no_locks && rt.progress.is_none() {
-        match crate::progress::ProgressThread::start(rt) {
+        match crate::progress::start(rt) {
             Ok(t) => {
                 rt.progress = Some(t);
-                rt.wins.thread = true;
+                wins_mut(rt).thread = true;
             }
             Err(e) => return err(MPI_ERR_OTHER, format!("cannot start the progress thread passive-target synchronisation needs: {e}")),
         }
@@ -226,9 +244,9 @@ pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: 
         epoch: Epoch::default(),
         posted: None,
     };
-    rt.wins.next = (rt.wins.next + 1) & 0x03ff_ffff;
-    let h = 0xa000_0000u32 as i32 | rt.wins.next;
-    rt.wins.table.insert(h, w);
+    wins_mut(rt).next = (wins(rt).next + 1) & 0x03ff_ffff;
+    let h = 0xa000_0000u32 as i32 | wins(rt).next;
+    wins_mut(rt).table.insert(h, w);
     Ok(h)
 }
 
@@ -261,14 +279,14 @@ pub(crate) fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
     let (ctx, group, me) = (w.ctx, w.group.clone(), w.rank);
     crate::internal::allgather_among(rt, ctx + 1, &group, me, TAG_FREE, &[])?;
     // Answers this target sent must have left before their bytes go.
-    let shared = rt.wins.shared.clone();
+    let shared = wins(rt).shared.clone();
     rt.engine.wait_until(|_| target::lock(&shared).wins.get(&ctx).is_none_or(Exposure::idle))?;
-    target::lock(&rt.wins.shared).wins.remove(&ctx);
-    rt.wins.table.remove(&h);
-    if rt.wins.table.is_empty() && rt.wins.thread {
+    target::lock(&wins(rt).shared).wins.remove(&ctx);
+    wins_mut(rt).table.remove(&h);
+    if wins(rt).table.is_empty() && wins(rt).thread {
         // Point-to-point traffic no longer pays for the thread. Joining it under the
         // runtime's lock is quick: it never waits for the lock, it only tries it.
-        rt.wins.thread = false;
+        wins_mut(rt).thread = false;
         if let Some(t) = rt.progress.take() {
             t.stop();
         }
@@ -279,7 +297,7 @@ pub(crate) fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
 /// Set the memory of window `h` (made without memory) to start at `base`.
 fn set_base(rt: &mut Runtime, h: MPI_Win, base: *mut c_void) -> MpiResult<()> {
     let ctx = rt.win(h)?.ctx;
-    if let Some(x) = target::lock(&rt.wins.shared).wins.get_mut(&ctx) {
+    if let Some(x) = target::lock(&wins(rt).shared).wins.get_mut(&ctx) {
         x.mem.base = base as usize;
     }
     rt.win_mut(h)?.base = base;
@@ -288,8 +306,8 @@ fn set_base(rt: &mut Runtime, h: MPI_Win, base: *mut c_void) -> MpiResult<()> {
 
 /// Forget window `h` when its creation failed on every member alike (nobody uses it).
 fn discard(rt: &mut Runtime, h: MPI_Win) {
-    if let Some(w) = rt.wins.table.remove(&h) {
-        target::lock(&rt.wins.shared).wins.remove(&w.ctx);
+    if let Some(w) = wins_mut(rt).table.remove(&h) {
+        target::lock(&wins(rt).shared).wins.remove(&w.ctx);
     }
 }
 

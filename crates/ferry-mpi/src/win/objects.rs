@@ -6,7 +6,7 @@ use std::os::raw::{c_int, c_void};
 use super::target;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// Whether `key` is one of the predefined window attributes.
 pub fn is_window_key(key: c_int) -> bool {
@@ -37,7 +37,7 @@ pub(crate) fn dynamic_memory(rt: &mut Runtime, win: MPI_Win, f: impl FnOnce(&mut
         return err(MPI_ERR_RMA_FLAVOR, "memory is attached to dynamic windows only (MPI_Win_create_dynamic)");
     }
     let ctx = w.ctx;
-    let mut t = target::lock(&rt.wins.shared);
+    let mut t = target::lock(&super::wins(rt).shared);
     let x = t.wins.get_mut(&ctx).expect("a window's exposure lives as long as it");
     f(&mut x.mem.attached)
 }

@@ -14,10 +14,10 @@ use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
 use super::codec::{Header, Kind};
 use super::target::TAG_REQUEST;
 use super::Reply;
-use crate::completion::{ApiReq, Body};
+use crate::objects::request::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// Where an operation lands at its target.
 struct Place {
@@ -103,13 +103,12 @@ fn origin_bytes(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Data
 
 /// Send a request to window rank `target`.
 fn send(rt: &mut Runtime, win: MPI_Win, target: usize, msg: Vec<u8>) -> MpiResult<()> {
-    let w = rt.wins.table.get_mut(&win).ok_or_else(|| MpiError::new(MPI_ERR_WIN, "window vanished"))?;
+    let (w, engine) = super::win_and_engine(rt, win)?;
     // SAFETY: `msg` is kept in `sends` until the engine is done with it.
-    if let Some(rid) = unsafe { rt.engine.isend(w.group[target], w.ctx, TAG_REQUEST, msg.as_ptr(), msg.len(), false) } {
+    if let Some(rid) = unsafe { engine.isend(w.group[target], w.ctx, TAG_REQUEST, msg.as_ptr(), msg.len(), false) } {
         w.sends.push((rid, msg));
     }
     w.dirty[target] = true;
-    let engine = &mut rt.engine;
     w.sends.retain(|(rid, _)| !(engine.is_done(*rid) && engine.take(*rid).is_some()));
     Ok(())
 }
@@ -118,18 +117,18 @@ fn send(rt: &mut Runtime, win: MPI_Win, target: usize, msg: Vec<u8>) -> MpiResul
 /// `request`: the answer completes a request instead of waiting in the window's list.
 fn expect(rt: &mut Runtime, win: MPI_Win, target: usize, buf: *mut c_void, count: usize, dt: MPI_Datatype, request: bool) -> MpiResult<(i32, Option<c_int>)> {
     let into = crate::p2p::recv_target(rt, buf, count as c_int, dt)?;
-    let w = rt.wins.table.get_mut(&win).ok_or_else(|| MpiError::new(MPI_ERR_WIN, "window vanished"))?;
+    let (w, engine) = super::win_and_engine(rt, win)?;
     let tag = w.reply_tag();
     let pat = Pattern { ctx: w.ctx + 1, src: Some(w.group[target]), tag: Some(tag) };
     // SAFETY: the answer's buffer (the user's, valid until the operation completes by MPI's
     // contract, or our own temporary) outlives the receive.
-    let rid = unsafe { rt.engine.irecv(pat, into.ptr, into.cap) };
+    let rid = unsafe { engine.irecv(pat, into.ptr, into.cap) };
     if !request {
         w.replies.push(Reply { target, rid, unpack: into.unpack, by_request: None });
         return Ok((tag, None));
     }
     let h = rt.add_req(ApiReq { body: Body::Engine(rid), comm: MPI_COMM_WORLD, group: None, unpack: into.unpack, keep: None });
-    let w = rt.wins.table.get_mut(&win).expect("looked up above");
+    let w = super::wins_mut(rt).table.get_mut(&win).expect("looked up above");
     w.replies.push(Reply { target, rid, unpack: None, by_request: Some(h) });
     Ok((tag, Some(h)))
 }

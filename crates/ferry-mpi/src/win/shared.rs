@@ -14,7 +14,7 @@ use std::os::raw::{c_int, c_void};
 use super::TAG_SHARED;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// A mapping of a shared-memory object, unmapped when dropped.
 pub struct Mapping {

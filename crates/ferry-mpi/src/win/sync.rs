@@ -14,7 +14,7 @@ use super::{TAG_FENCE, TAG_POST};
 use crate::completion::{engine_outcome, Body};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 const MODES: c_int = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 
@@ -35,10 +35,9 @@ pub fn wait_replies(rt: &mut Runtime, win: MPI_Win, which: impl Fn(usize) -> boo
     };
     let ids: Vec<u64> = w.replies.iter().filter(|r| which(r.target) && live(r)).map(|r| r.rid).collect();
     rt.engine.wait_until(|e| ids.iter().all(|&id| e.is_done(id)))?;
-    let w = rt.wins.table.get_mut(&win).expect("looked up above");
+    let (w, engine) = super::win_and_engine(rt, win).expect("looked up above");
     let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut w.replies).into_iter().partition(|r| which(r.target));
     w.replies = keep;
-    let engine = &mut rt.engine;
     w.sends.retain(|(rid, _)| !(engine.is_done(*rid) && engine.take(*rid).is_some()));
     let mut failed = None;
     for r in done {
@@ -64,7 +63,7 @@ fn ask_all(rt: &mut Runtime, win: MPI_Win, targets: &[usize], kind: Kind, flag: 
     let mut rids = Vec::with_capacity(targets.len());
     let mut msgs = Vec::with_capacity(targets.len());
     for &t in targets {
-        let w = rt.wins.table.get_mut(&win).ok_or_else(|| MpiError::new(MPI_ERR_WIN, "window vanished"))?;
+        let w = super::wins_mut(rt).table.get_mut(&win).ok_or_else(|| MpiError::new(MPI_ERR_WIN, "window vanished"))?;
         let mut h = Header::new(kind);
         h.flag = flag;
         h.reply = w.reply_tag();
@@ -285,10 +284,10 @@ pub(crate) fn complete(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
     let w = rt.win(win)?;
     let Some(targets) = w.epoch.start.clone() else { return err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start") };
     for &t in &targets {
-        let w = rt.wins.table.get_mut(&win).ok_or_else(|| MpiError::new(MPI_ERR_WIN, "window vanished"))?;
+        let (w, engine) = super::win_and_engine(rt, win)?;
         let m = Header::new(Kind::Complete).encode(&[]);
         // SAFETY: `m` goes to `sends` until the engine is done with it.
-        if let Some(rid) = unsafe { rt.engine.isend(w.group[t], w.ctx, TAG_REQUEST, m.as_ptr(), m.len(), false) } {
+        if let Some(rid) = unsafe { engine.isend(w.group[t], w.ctx, TAG_REQUEST, m.as_ptr(), m.len(), false) } {
             w.sends.push((rid, m));
         }
     }
@@ -306,7 +305,7 @@ pub(crate) fn wait(rt: &mut Runtime, win: MPI_Win, block: bool) -> MpiResult<boo
     let w = rt.win(win)?;
     let Some(n) = w.posted else { return err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post") };
     let ctx = w.ctx;
-    let shared = rt.wins.shared.clone();
+    let shared = super::wins(rt).shared.clone();
     let done = |_: &ferry_core::engine::Engine| target::lock(&shared).wins.get(&ctx).is_none_or(|x| x.completes >= n);
     if block {
         rt.engine.wait_until(done)?;
@@ -316,7 +315,7 @@ pub(crate) fn wait(rt: &mut Runtime, win: MPI_Win, block: bool) -> MpiResult<boo
             return Ok(false);
         }
     }
-    if let Some(x) = target::lock(&rt.wins.shared).wins.get_mut(&ctx) {
+    if let Some(x) = target::lock(&super::wins(rt).shared).wins.get_mut(&ctx) {
         x.completes -= n;
     }
     rt.win_mut(win)?.posted = None;

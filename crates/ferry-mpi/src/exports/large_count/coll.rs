@@ -22,14 +22,14 @@ use crate::boundary::call;
 use crate::coll;
 use crate::consts::*;
 use crate::error::MpiResult;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 pub(super) fn in_place(p: *const c_void) -> bool {
     p as isize == -1
 }
 
 /// Which of the communicator's collective sequences a failed conversion counts in (see
-/// `crate::comm::CollSeq`): the blocking calls', the non-blocking calls', or none for
+/// `crate::objects::comm::CollSeq`): the blocking calls', the non-blocking calls', or none for
 /// persistent inits (which count each start instead).
 #[derive(Clone, Copy)]
 pub(super) enum Seq {
@@ -40,7 +40,7 @@ pub(super) enum Seq {
 
 impl Seq {
     /// Count one call in its sequence; nothing for an init.
-    fn count(self, c: &mut crate::comm::Comm) {
+    fn count(self, c: &mut crate::objects::Comm) {
         match self {
             Seq::Blocking => drop(c.coll_seq.next(true)),
             Seq::Nonblocking => drop(c.coll_seq.next(false)),
@@ -111,7 +111,7 @@ fn count_call(comm: MPI_Comm, seq: Seq) {
         // running MPI call on this thread lent, untouched by it until the callback returns.
         Some(rt) => count(unsafe { &mut *rt }),
         None => {
-            if let Some(rt) = crate::runtime::lock().as_mut() {
+            if let Some(rt) = crate::objects::runtime::lock().as_mut() {
                 count(rt);
             }
         }

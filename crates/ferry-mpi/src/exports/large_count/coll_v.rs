@@ -13,7 +13,7 @@ use crate::boundary::call;
 use crate::coll::{self, Counts, Displs};
 use crate::consts::*;
 use crate::error::MpiResult;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// The one count of a v-collective (gatherv's send count, scatterv's receive count), where
 /// this rank reads it (`reads`): beyond INT_MAX as one element of a made type.

@@ -8,7 +8,7 @@ use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{MpiError, MpiResult};
 use crate::op_queries::answer;
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 fn extent(rt: &mut Runtime, dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count, true_extent: bool) -> MpiResult<()> {
     extent_of(&rt.any_datatype(dt)?, lb, extent, true_extent)

@@ -22,7 +22,7 @@ use std::os::raw::{c_int, c_void};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::runtime::Runtime;
+use crate::objects::Runtime;
 
 /// A count narrowed to the int of the int-count implementation.
 fn narrow(v: MPI_Count, what: &str) -> MpiResult<c_int> {

@@ -4,7 +4,7 @@ use std::os::raw::{c_char, c_int, c_void};
 
 use ferry_core::config::KNOBS;
 
-use crate::coll::selection::Selection;
+use crate::objects::coll_selection::Selection;
 use crate::consts::*;
 use crate::exports::tools::run;
 use crate::tools::{initialised, name_arg, put, put_str, state};
@@ -110,7 +110,7 @@ crate::mpi_export! { MPI_T_cvar_write, PMPI_T_cvar_write, (h: *mut c_void, buf: 
         // The state is let go while the runtime is taken: an MPI call holding the runtime may
         // run an event callback that reads a variable (the lock order is runtime, then state).
         drop(s);
-        let mut rt = crate::runtime::lock();
+        let mut rt = crate::objects::runtime::lock();
         // Between MPI_Init and MPI_Finalize only: before, the environment decides.
         let rt = rt.as_mut().ok_or(MPI_T_ERR_CVAR_SET_NOT_NOW)?;
         rt.coll.set(k.name, &text).map_err(|_| MPI_T_ERR_INVALID)?;

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use ferry_core::engine::{Engine, EngineError};
 use ferry_core::sync::futex::{futex_wait, futex_wake};
 
-use crate::runtime::{self, Runtime};
+use super::runtime::{self, Runtime};
 
 /// Longest burst of spinning under the lock before other threads get a turn.
 const BURST: Duration = Duration::from_micros(20);

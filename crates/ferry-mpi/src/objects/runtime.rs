@@ -1,36 +1,36 @@
 //! The process-wide MPI state: the job, its engine, and the handle tables. One mutex guards
 //! it all: every MPI call holds it, and with MPI_THREAD_MULTIPLE a blocking call lets it go
-//! while it waits (see `threads`).
+//! while it waits (see `threads`). `lifecycle` brings it up and takes it down.
 
 use ferry_core::fastmap::FastMap;
+use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
-use ferry_core::config;
 use ferry_data::datatype::Datatype;
 use ferry_core::engine::Engine;
 use ferry_core::Job;
 
-use crate::coll::selection::Selection;
-use crate::comm::Comm;
-use crate::completion::ApiReq;
+use super::coll_selection::Selection;
+use super::comm::Comm;
+use super::records::{Hooks, Infos, Members, ProgressThread, TypeInfo, UserOp};
+use super::request::{request_table, ApiReq};
+use super::{Table, IDUP_PAIRS};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
-use crate::objects::{self, Table};
-use crate::op::UserOp;
 
-const UNINIT: u8 = 0;
-const ACTIVE: u8 = 1;
-const DONE: u8 = 2;
+pub(crate) const UNINIT: u8 = 0;
+pub(crate) const ACTIVE: u8 = 1;
+pub(crate) const DONE: u8 = 2;
 
-/// The World Model (`MPI_Init` .. `MPI_Finalize`).
-static STATE: AtomicU8 = AtomicU8::new(UNINIT);
+/// The World Model (`MPI_Init` .. `MPI_Finalize`); `lifecycle` moves it on.
+pub(crate) static STATE: AtomicU8 = AtomicU8::new(UNINIT);
 /// Live MPI-4 sessions: the runtime's other users. It comes up with the first of the World
 /// Model or a session and goes down when the last of them ends.
-static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+pub(crate) static SESSIONS: AtomicUsize = AtomicUsize::new(0);
 /// The runtime went down: the job's start-up cannot run twice in one process.
-static GONE: AtomicBool = AtomicBool::new(false);
+pub(crate) static GONE: AtomicBool = AtomicBool::new(false);
 static RT: Mutex<Option<Runtime>> = Mutex::new(None);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 
@@ -93,7 +93,7 @@ pub struct Runtime {
     pub world_rank: u32,
     pub comms: Table<Comm>,
     /// Groups by handle (`MPI_GROUP_EMPTY` is not in the table).
-    pub groups: FastMap<i32, crate::group::Members>,
+    pub groups: FastMap<i32, Members>,
     pub next_group: i32,
     /// The next communicator context id this process has never used (ids come in pairs:
     /// point-to-point, then internal collective traffic).
@@ -101,7 +101,7 @@ pub struct Runtime {
     /// Derived datatypes, and whether each is committed.
     pub types: Table<(Datatype, bool)>,
     /// Contents and names of datatypes (`MPI_Type_get_contents`, `MPI_Type_set_name`).
-    pub type_info: FastMap<i32, crate::typeinfo::TypeInfo>,
+    pub type_info: FastMap<i32, TypeInfo>,
     predefined: FastMap<i32, Datatype>,
     /// The shape of the predefined type used last (they never change): most programs send
     /// one type over and over.
@@ -116,155 +116,69 @@ pub struct Runtime {
     /// Freed requests whose buffers the engine still writes or reads (kept until finalize).
     pub orphans: Vec<(u64, ApiReq)>,
     /// The asynchronous progress thread, when `FERRY_ASYNC_PROGRESS=1`.
-    pub progress: Option<crate::progress::ProgressThread>,
+    pub progress: Option<ProgressThread>,
     /// User-defined reduction operations by handle.
     pub ops: FastMap<i32, UserOp>,
     pub next_op: i32,
     /// The collective knobs (read and checked at init) and statistics.
     pub coll: Selection,
     /// Info objects by handle.
-    pub infos: crate::info::Infos,
-    /// One-sided communication windows by handle.
-    pub wins: crate::win::Wins,
+    pub infos: Infos,
+    /// One-sided communication windows by handle: the state of the feature (`win::Wins`),
+    /// which holds the target side it shares with the engine's service; the runtime owns it
+    /// and drops it with the engine, and only `win` looks inside.
+    pub wins: Box<dyn Any + Send>,
+    /// What the features above lend the requests, the communicators and the runtime's end.
+    pub hooks: Hooks,
 }
 
 // SAFETY: the raw pointers inside (user buffers of pending requests) are valid by MPI's
 // contract whichever thread completes them, and all access goes through the one mutex.
 unsafe impl Send for Runtime {}
 
-/// Start the World Model: the runtime comes up unless a session brought it up already.
-pub fn init(required: i32) -> MpiResult<i32> {
-    let mut guard = lock();
-    match STATE.load(Ordering::Acquire) {
-        ACTIVE => return err(MPI_ERR_OTHER, "MPI_Init called twice"),
-        DONE => return err(MPI_ERR_OTHER, "MPI_Init called after MPI_Finalize"),
-        _ => {}
-    }
-    let provided = match guard.as_ref() {
-        Some(rt) => rt.thread_level,
-        None => bring_up(&mut guard, required)?,
-    };
-    STATE.store(ACTIVE, Ordering::Release);
-    Ok(provided)
-}
-
-/// A session begins (`MPI_Session_init`): the runtime comes up unless it is up already.
-pub fn session_begin(required: i32) -> MpiResult<()> {
-    let mut guard = lock();
-    if guard.is_none() {
-        bring_up(&mut guard, required)?;
-    }
-    SESSIONS.fetch_add(1, Ordering::AcqRel);
-    Ok(())
-}
-
-/// A session ended (`MPI_Session_finalize`): the runtime goes down if it was the last user.
-pub fn session_end() -> MpiResult<()> {
-    let left = SESSIONS.fetch_sub(1, Ordering::AcqRel) - 1;
-    if left == 0 && STATE.load(Ordering::Acquire) != ACTIVE {
-        return shut_down();
-    }
-    Ok(())
-}
-
-/// Bring the runtime up: the job (PMI, business cards, engine), then the predefined comms.
-fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> MpiResult<i32> {
-    if GONE.load(Ordering::Acquire) {
-        return err(MPI_ERR_OTHER, "Ferry's runtime went down with the last session or MPI_Finalize and cannot start again in this process");
-    }
-    wtime();
-    // Before anything else: a bad collective knob fails every rank at once, with a message.
-    let coll = Selection::from_env().map_err(|e| MpiError::new(MPI_ERR_ARG, e))?;
-    let async_progress = config::ASYNC_PROGRESS.flag().map_err(|e| MpiError::new(MPI_ERR_OTHER, e.to_string()))?;
-    let (job, engine) = Job::start()?;
-    let (rank, size) = (job.rank(), job.size());
-
-    let mut comms = objects::table(objects::kinds::COMM);
-    comms.insert(MPI_COMM_WORLD, Comm::new(0, (0..size).collect(), rank));
-    // Each context pair is followed by its idup block (`Comm::new`).
-    let self_ctx = 2 + 2 * crate::comm::IDUP_PAIRS;
-    comms.insert(MPI_COMM_SELF, Comm::new(self_ctx, vec![rank], rank));
-    let provided = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
-    **guard = Some(Runtime {
-        engine,
-        job,
-        world_rank: rank,
-        comms,
-        groups: FastMap::default(),
-        next_group: 0,
-        next_context: self_ctx + 2 + 2 * crate::comm::IDUP_PAIRS,
-        types: objects::table(objects::kinds::DATATYPE),
-        type_info: FastMap::default(),
-        predefined: FastMap::default(),
-        shape_cache: None,
-        reqs: crate::completion::request_table(),
-        msgs: objects::table(objects::kinds::MESSAGE),
-        wait_ids: Vec::new(),
-        bsend: BsendBuffer::default(),
-        thread_level: provided,
-        main_thread: std::thread::current().id(),
-        orphans: Vec::new(),
-        progress: None,
-        ops: FastMap::default(),
-        next_op: 0,
-        coll,
-        infos: Default::default(),
-        wins: Default::default(),
-    });
-    crate::threads::configure(guard.as_ref().expect("just set"), provided == MPI_THREAD_MULTIPLE);
-    if async_progress {
-        let rt = guard.as_mut().expect("just set");
-        match crate::progress::ProgressThread::start(rt) {
-            Ok(t) => rt.progress = Some(t),
-            Err(e) => {
-                **guard = None;
-                return err(MPI_ERR_OTHER, format!("cannot start the progress thread: {e}"));
-            }
+impl Runtime {
+    /// The runtime of a job that has just started: the predefined communicators (world and
+    /// self), empty tables, and the features' hooks and window state.
+    pub fn new(job: Job, engine: Engine, thread_level: i32, coll: Selection, hooks: Hooks, wins: Box<dyn Any + Send>) -> Runtime {
+        let (rank, size) = (job.rank(), job.size());
+        let mut comms = super::table(super::kinds::COMM);
+        comms.insert(MPI_COMM_WORLD, Comm::new(0, (0..size).collect(), rank));
+        // Each context pair is followed by its idup block (`Comm::new`).
+        let self_ctx = 2 + 2 * IDUP_PAIRS;
+        comms.insert(MPI_COMM_SELF, Comm::new(self_ctx, vec![rank], rank));
+        Runtime {
+            engine,
+            job,
+            world_rank: rank,
+            comms,
+            groups: FastMap::default(),
+            next_group: 0,
+            next_context: self_ctx + 2 + 2 * IDUP_PAIRS,
+            types: super::table(super::kinds::DATATYPE),
+            type_info: FastMap::default(),
+            predefined: FastMap::default(),
+            shape_cache: None,
+            reqs: request_table(),
+            msgs: super::table(super::kinds::MESSAGE),
+            wait_ids: Vec::new(),
+            bsend: BsendBuffer::default(),
+            thread_level,
+            main_thread: std::thread::current().id(),
+            orphans: Vec::new(),
+            progress: None,
+            ops: FastMap::default(),
+            next_op: 0,
+            coll,
+            infos: Default::default(),
+            wins,
+            hooks,
         }
     }
-    Ok(provided)
-}
 
-/// End the World Model; the runtime goes down unless sessions still use it.
-pub fn finalize() -> MpiResult<()> {
-    if STATE.load(Ordering::Acquire) != ACTIVE {
-        let why = if finalized() { "MPI_Finalize called twice" } else { "MPI_Finalize called before MPI_Init" };
-        return err(MPI_ERR_OTHER, why);
+    /// This rank's place in the job, and its line to the launcher (for the runtime's end).
+    pub fn job(&mut self) -> &mut Job {
+        &mut self.job
     }
-    STATE.store(DONE, Ordering::Release);
-    if SESSIONS.load(Ordering::Acquire) > 0 {
-        return Ok(());
-    }
-    shut_down()
-}
-
-/// Orderly end: flush every queued frame, wait for every rank, leave the launcher.
-fn shut_down() -> MpiResult<()> {
-    // The progress thread needs the lock to stop: join it first.
-    let thread = lock().as_mut().and_then(|rt| rt.progress.take());
-    if let Some(t) = thread {
-        t.stop();
-    }
-    let mut guard = lock();
-    let Some(rt) = guard.as_mut() else { return err(MPI_ERR_OTHER, "the runtime is not up") };
-    if let Some(report) = rt.coll.report(rt.world_rank) {
-        eprint!("{report}");
-    }
-    // The last call: no other thread may be inside MPI now, so this wait keeps the lock.
-    let ids = crate::p2p::bsend_ids(rt);
-    rt.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
-    crate::p2p::reap_bsends(rt);
-    // Sends the user freed are waited for inside the engine; freed receives that did
-    // complete are unpacked, the others are dropped with the runtime.
-    rt.engine.finalize()?;
-    rt.reap_orphans();
-    // The requests the program still holds go down with the runtime: tell the tools that asked.
-    crate::tools::requests_left(rt);
-    rt.job.barrier()?;
-    rt.job.finalize()?;
-    *guard = None;
-    GONE.store(true, Ordering::Release);
-    Ok(())
 }
 
 #[cold]

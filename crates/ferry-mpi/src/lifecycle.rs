@@ -1,0 +1,126 @@
+//! The runtime's life: MPI_Init and MPI_Finalize for the World Model, the first and the last
+//! session for the Sessions Model. Bringing the runtime up starts the job and fills the hooks
+//! that the objects hold for the features; taking it down flushes and waits for every rank.
+
+use std::sync::atomic::Ordering;
+use std::sync::MutexGuard;
+
+use ferry_core::config;
+use ferry_core::Job;
+
+use crate::consts::*;
+use crate::error::{err, MpiError, MpiResult};
+use crate::objects::coll_selection::Selection;
+use crate::objects::records::Hooks;
+use crate::objects::runtime::{finalized, lock, wtime, Runtime, ACTIVE, DONE, GONE, SESSIONS, STATE};
+
+/// Start the World Model: the runtime comes up unless a session brought it up already.
+pub fn init(required: i32) -> MpiResult<i32> {
+    let mut guard = lock();
+    match STATE.load(Ordering::Acquire) {
+        ACTIVE => return err(MPI_ERR_OTHER, "MPI_Init called twice"),
+        DONE => return err(MPI_ERR_OTHER, "MPI_Init called after MPI_Finalize"),
+        _ => {}
+    }
+    let provided = match guard.as_ref() {
+        Some(rt) => rt.thread_level,
+        None => bring_up(&mut guard, required)?,
+    };
+    STATE.store(ACTIVE, Ordering::Release);
+    Ok(provided)
+}
+
+/// A session begins (`MPI_Session_init`): the runtime comes up unless it is up already.
+pub fn session_begin(required: i32) -> MpiResult<()> {
+    let mut guard = lock();
+    if guard.is_none() {
+        bring_up(&mut guard, required)?;
+    }
+    SESSIONS.fetch_add(1, Ordering::AcqRel);
+    Ok(())
+}
+
+/// A session ended (`MPI_Session_finalize`): the runtime goes down if it was the last user.
+pub fn session_end() -> MpiResult<()> {
+    let left = SESSIONS.fetch_sub(1, Ordering::AcqRel) - 1;
+    if left == 0 && STATE.load(Ordering::Acquire) != ACTIVE {
+        return shut_down();
+    }
+    Ok(())
+}
+
+/// Bring the runtime up: the job (PMI, business cards, engine), then the predefined comms.
+fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> MpiResult<i32> {
+    if GONE.load(Ordering::Acquire) {
+        return err(MPI_ERR_OTHER, "Ferry's runtime went down with the last session or MPI_Finalize and cannot start again in this process");
+    }
+    wtime();
+    // Before anything else: a bad collective knob fails every rank at once, with a message.
+    let coll = Selection::from_env().map_err(|e| MpiError::new(MPI_ERR_ARG, e))?;
+    let async_progress = config::ASYNC_PROGRESS.flag().map_err(|e| MpiError::new(MPI_ERR_OTHER, e.to_string()))?;
+    let (job, engine) = Job::start()?;
+    let provided = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
+    let hooks = Hooks {
+        finish_generalized: crate::generalized::finish,
+        query_generalized: crate::generalized::query,
+        free_generalized: crate::generalized::free,
+        finish_partitioned: crate::partitioned::finish,
+    };
+    let wins: Box<dyn std::any::Any + Send> = Box::new(crate::win::Wins::default());
+    **guard = Some(Runtime::new(job, engine, provided, coll, hooks, wins));
+    crate::objects::threads::configure(guard.as_ref().expect("just set"), provided == MPI_THREAD_MULTIPLE);
+    if async_progress {
+        let rt = guard.as_mut().expect("just set");
+        match crate::progress::start(rt) {
+            Ok(t) => rt.progress = Some(t),
+            Err(e) => {
+                **guard = None;
+                return err(MPI_ERR_OTHER, format!("cannot start the progress thread: {e}"));
+            }
+        }
+    }
+    Ok(provided)
+}
+
+/// End the World Model; the runtime goes down unless sessions still use it.
+pub fn finalize() -> MpiResult<()> {
+    if STATE.load(Ordering::Acquire) != ACTIVE {
+        let why = if finalized() { "MPI_Finalize called twice" } else { "MPI_Finalize called before MPI_Init" };
+        return err(MPI_ERR_OTHER, why);
+    }
+    STATE.store(DONE, Ordering::Release);
+    if SESSIONS.load(Ordering::Acquire) > 0 {
+        return Ok(());
+    }
+    shut_down()
+}
+
+/// Orderly end: flush every queued frame, wait for every rank, leave the launcher.
+fn shut_down() -> MpiResult<()> {
+    // The progress thread needs the lock to stop: join it first.
+    let thread = lock().as_mut().and_then(|rt| rt.progress.take());
+    if let Some(t) = thread {
+        t.stop();
+    }
+    let mut guard = lock();
+    let Some(rt) = guard.as_mut() else { return err(MPI_ERR_OTHER, "the runtime is not up") };
+    if let Some(report) = rt.coll.report(rt.world_rank) {
+        eprint!("{report}");
+    }
+    // The last call: no other thread may be inside MPI now, so this wait keeps the lock.
+    let ids = crate::p2p::bsend_ids(rt);
+    rt.engine.wait_until(|e| ids.iter().all(|id| e.is_done(*id)))?;
+    crate::p2p::reap_bsends(rt);
+    // Sends the user freed are waited for inside the engine; freed receives that did
+    // complete are unpacked, the others are dropped with the runtime.
+    rt.engine.finalize()?;
+    rt.reap_orphans();
+    // The requests the program still holds go down with the runtime: tell the tools that asked.
+    crate::tools::requests_left(rt);
+    rt.job().barrier()?;
+    rt.job().finalize()?;
+    *guard = None;
+    GONE.store(true, Ordering::Release);
+    Ok(())
+}
+
