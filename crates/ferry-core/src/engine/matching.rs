@@ -48,11 +48,14 @@ pub struct MatchQueues<P, U> {
     contexts: Vec<(u32, Context<P, U>)>,
     index: FastMap<u32, usize>,
     last: usize,
+    /// Entries (posted receives and unexpected messages) in all queues: with none, a search
+    /// ends before it looks for a context.
+    queued: usize,
 }
 
 impl<P, U> Default for MatchQueues<P, U> {
     fn default() -> Self {
-        MatchQueues { contexts: Vec::new(), index: FastMap::default(), last: 0 }
+        MatchQueues { contexts: Vec::new(), index: FastMap::default(), last: 0, queued: 0 }
     }
 }
 
@@ -129,14 +132,20 @@ impl<P, U> MatchQueues<P, U> {
     /// else arrives on the context.
     #[inline]
     pub fn take_posted(&mut self, env: &Envelope) -> Option<P> {
+        if self.queued == 0 {
+            return None;
+        }
         let c = self.context(env.ctx);
         let i = c.posted.iter().position(|(p, _)| p.matches(env))?;
-        Some(take_at(&mut c.posted, i).1)
+        let taken = take_at(&mut c.posted, i).1;
+        self.queued -= 1;
+        Some(taken)
     }
 
     /// Queue a message no posted receive matched.
     #[inline]
     pub fn push_unexpected(&mut self, env: Envelope, msg: U) {
+        self.queued += 1;
         self.context(env.ctx).unexpected.push_back((env, msg));
     }
 
@@ -147,10 +156,12 @@ impl<P, U> MatchQueues<P, U> {
         match c.unexpected.iter().position(|(e, _)| pat.matches(e)) {
             Some(i) => {
                 let (e, u) = take_at(&mut c.unexpected, i);
+                self.queued -= 1;
                 Some((e, u, recv))
             }
             None => {
                 c.posted.push_back((pat, recv));
+                self.queued += 1;
                 None
             }
         }
@@ -161,7 +172,7 @@ impl<P, U> MatchQueues<P, U> {
     /// message there matches.
     #[inline]
     pub fn is_clear(&self, pat: &Pattern) -> bool {
-        self.find(pat.ctx).map_or(true, |c| c.posted.is_empty() && (c.unexpected.is_empty() || !c.unexpected.iter().any(|(e, _)| pat.matches(e))))
+        self.queued == 0 || self.find(pat.ctx).map_or(true, |c| c.posted.is_empty() && (c.unexpected.is_empty() || !c.unexpected.iter().any(|(e, _)| pat.matches(e))))
     }
 
     /// The oldest unexpected message matching `pat`, left in place (MPI_Iprobe).
@@ -179,6 +190,9 @@ impl<P, U> MatchQueues<P, U> {
     /// of it; else leave the queues as they are.
     #[inline]
     pub fn take_if(&mut self, pat: &Pattern, ready: impl FnOnce(&U) -> bool) -> Option<(Envelope, U)> {
+        if self.queued == 0 {
+            return None;
+        }
         let c = self.find_mut(pat.ctx)?;
         if c.unexpected.is_empty() {
             return None;
@@ -187,14 +201,18 @@ impl<P, U> MatchQueues<P, U> {
         if !ready(&c.unexpected[i].1) {
             return None;
         }
-        Some(take_at(&mut c.unexpected, i))
+        let taken = take_at(&mut c.unexpected, i);
+        self.queued -= 1;
+        Some(taken)
     }
 
     /// Remove a posted receive that has not matched yet (MPI_Cancel). True if it was there.
     pub fn cancel(&mut self, ctx: u32, mut is_it: impl FnMut(&P) -> bool) -> Option<P> {
         let c = self.find_mut(ctx)?;
         let i = c.posted.iter().position(|(_, p)| is_it(p))?;
-        c.posted.remove(i).map(|(_, p)| p)
+        let taken = c.posted.remove(i).map(|(_, p)| p);
+        self.queued -= 1;
+        taken
     }
 
     /// Find an unexpected message in place, e.g. to update it while its payload arrives.
@@ -298,6 +316,8 @@ mod tests {
                         delivered.push(m);
                     }
                 }
+                prop_assert_eq!(q.queued, q.posted_len() + q.unexpected_len(), "the count of queued entries");
+                prop_assert_eq!(q.is_clear(&pat(Some(src), None)), q.posted_len() == 0 && q.peek(&pat(Some(src), None)).is_none());
             }
             // Drain with wildcard receives.
             while let Some((_, m, _)) = q.post(pat(None, None), 0) { delivered.push(m); }
