@@ -179,13 +179,12 @@ pub(crate) fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts
 /// handle gone. `None` for any other request, left as it was.
 #[inline]
 fn finish_plain(rt: &mut Runtime, h: MPI_Request) -> Option<(Outcome, i32)> {
-    let r = rt.reqs.get(&h)?;
-    match r.body {
-        Body::Engine(id) if r.unpack.is_none() && rt.engine.is_done(id) => {}
-        Body::Finished(_) | Body::Done { .. } => {}
-        _ => return None,
-    }
-    let r = rt.reqs.remove(&h).expect("looked up above");
+    let engine = &rt.engine;
+    let r = rt.reqs.remove_if(&h, |r| match r.body {
+        Body::Engine(id) => r.unpack.is_none() && engine.is_done(id),
+        Body::Finished(_) | Body::Done { .. } => true,
+        _ => false,
+    })?;
     let o = match r.body {
         Body::Engine(id) => engine_outcome(&mut rt.engine, id, None, r.group.as_deref().map(Vec::as_slice)),
         Body::Finished(o) => o,

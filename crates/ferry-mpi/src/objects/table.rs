@@ -24,6 +24,9 @@ pub struct Table<T> {
     /// The prefix of the handles this table hands out (`0xac000000` for requests, ...).
     prefix: u32,
     index_bits: u32,
+    /// The low `index_bits` bits, and the generation's bits above them (shifted down).
+    index_mask: u32,
+    generation_mask: u32,
     slots: Vec<Slot<T>>,
     free: Vec<u32>,
     len: usize,
@@ -39,11 +42,7 @@ impl<T> Table<T> {
     /// `builtin_prefix | i` (slot `i`).
     pub fn new(prefix: u32, index_bits: u32, builtin_prefix: u32) -> Table<T> {
         assert!(prefix & !PREFIX == 0 && builtin_prefix & !PREFIX == 0 && index_bits < 26, "a table's prefixes are the handles' top six bits");
-        Table { prefix, index_bits, slots: Vec::new(), free: Vec::new(), len: 0, builtin_prefix, builtin: Vec::new(), fixed: FastMap::default() }
-    }
-
-    fn generation_mask(&self) -> u32 {
-        (1 << (26 - self.index_bits)) - 1
+        Table { prefix, index_bits, index_mask: (1 << index_bits) - 1, generation_mask: (1 << (26 - index_bits)) - 1, slots: Vec::new(), free: Vec::new(), len: 0, builtin_prefix, builtin: Vec::new(), fixed: FastMap::default() }
     }
 
     /// How many objects of this kind can live at once.
@@ -66,7 +65,7 @@ impl<T> Table<T> {
                 self.slots.len() - 1
             }
         };
-        let mask = self.generation_mask();
+        let mask = self.generation_mask;
         let s = &mut self.slots[index];
         s.generation = (s.generation + 1) & mask;
         s.value = Some(value);
@@ -91,8 +90,8 @@ impl<T> Table<T> {
 
     #[inline]
     fn slot(&self, u: u32) -> Option<usize> {
-        let index = u & ((1 << self.index_bits) - 1);
-        let generation = (u >> self.index_bits) & self.generation_mask();
+        let index = u & self.index_mask;
+        let generation = (u >> self.index_bits) & self.generation_mask;
         let s = self.slots.get(index as usize)?;
         (s.generation == generation && s.value.is_some()).then_some(index as usize)
     }
@@ -157,6 +156,22 @@ impl<T> Table<T> {
 
     /// How many objects live under handles [`add`](Self::add) made (the predefined and
     /// fixed ones are not counted).
+    /// Take the object out when `ready` says yes of it (one lookup for both).
+    #[inline]
+    pub fn remove_if(&mut self, h: &i32, ready: impl FnOnce(&T) -> bool) -> Option<T> {
+        let u = *h as u32;
+        if u & PREFIX != self.prefix {
+            return if ready(self.get(h)?) { self.remove(h) } else { None };
+        }
+        let i = self.slot(u)?;
+        if !ready(self.slots[i].value.as_ref()?) {
+            return None;
+        }
+        self.free.push(i as u32);
+        self.len -= 1;
+        self.slots[i].value.take()
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -207,6 +222,19 @@ mod tests {
         assert_eq!(t.get(&a), None);
         assert_eq!(t.remove(&a), None);
         assert_eq!(t.get(&b), Some(&"b"));
+    }
+
+    #[test]
+    fn remove_if_takes_only_what_is_ready() {
+        let mut t = table();
+        let a = t.add("a");
+        assert_eq!(t.remove_if(&a, |v| *v == "b"), None);
+        assert_eq!(t.get(&a), Some(&"a"), "left in place");
+        assert_eq!(t.remove_if(&a, |v| *v == "a"), Some("a"));
+        assert_eq!((t.get(&a), t.len()), (None, 0));
+        assert_eq!(t.remove_if(&a, |_| true), None, "a freed handle");
+        t.insert(0x6c00_0003, "builtin");
+        assert_eq!(t.remove_if(&0x6c00_0003, |_| true), Some("builtin"));
     }
 
     #[test]
