@@ -154,6 +154,18 @@ impl Header {
         b
     }
 
+    /// Of an encoded header (one [`encode`](Self::encode) made) of an `Eager` frame without
+    /// flags: its sender, context, tag and sequence number. `None` for any other frame.
+    #[inline]
+    pub fn plain_eager(b: &[u8; HEADER_LEN]) -> Option<(u32, u32, i32, u64)> {
+        if b[5] != Kind::Eager as u8 || b[6] != 0 || b[7] != 0 {
+            return None;
+        }
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let seq = u64::from_le_bytes(b[24..32].try_into().expect("8 bytes"));
+        Some((u32_at(8), u32_at(16), u32_at(20) as i32, seq))
+    }
+
     /// Decode and validate the first [`HEADER_LEN`] bytes of `buf`.
     #[inline]
     pub fn decode(buf: &[u8], limits: &Limits) -> Result<Header, WireError> {
@@ -260,6 +272,14 @@ mod tests {
         assert!(matches!(Header::decode(&h.encode(), &l), Err(WireError::TooLong { .. })));
         let h = Header { kind: Kind::Accept, len: 1, ..sample() };
         assert!(matches!(Header::decode(&h.encode(), &l), Err(WireError::TooLong { .. })));
+    }
+
+    #[test]
+    fn plain_eager_reads_the_envelope_of_standard_eager_frames_only() {
+        let h = Header { flags: 0, ..sample() };
+        assert_eq!(Header::plain_eager(&h.encode()), Some((h.src, h.context, h.tag, h.seq)));
+        assert_eq!(Header::plain_eager(&sample().encode()), None, "a synchronous send's frame");
+        assert_eq!(Header::plain_eager(&Header { kind: Kind::Rts, flags: 0, ..sample() }.encode()), None);
     }
 
     #[test]

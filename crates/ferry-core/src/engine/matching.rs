@@ -130,7 +130,7 @@ impl<P, U> MatchQueues<P, U> {
     /// A message arrived: the oldest matching posted receive, removed; on `None` the caller
     /// queues the message with [`push_unexpected`](Self::push_unexpected) before anything
     /// else arrives on the context.
-    #[inline]
+    #[inline(always)]
     pub fn take_posted(&mut self, env: &Envelope) -> Option<P> {
         if self.queued == 0 {
             return None;

@@ -152,7 +152,7 @@ impl Engine {
             let shm_eager = shm.eager_limit.min(MAX_PAYLOAD as usize);
             for (r, link) in shm.links {
                 proto.set_local(r, shm_eager);
-                routes[r as usize] = Some(Box::new(ShmRoute::new(link)));
+                routes[r as usize] = Some(Box::new(ShmRoute::new(link, cfg.rank)));
                 polled.push(r);
             }
             polled.sort_unstable();
@@ -264,10 +264,10 @@ impl Engine {
     #[inline]
     pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> Option<ReqId> {
         if !sync {
-            if let (Some(h), Some(route)) = (self.proto.eager_header(dst, ctx, tag, len), self.routes[dst as usize].as_mut()) {
+            if let (Some(seq), Some(route)) = (self.proto.eager_seq(dst, len), self.routes[dst as usize].as_mut()) {
                 // SAFETY: the caller guarantees the buffer for the duration of the call.
                 let payload = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(ptr, len) } };
-                match route.try_send(&h.encode(), payload) {
+                match route.try_send_eager(self.proto.me(), dst, ctx, tag, seq, payload) {
                     Ok(SendOutcome::Sent | SendOutcome::Queued) => {
                         self.proto.commit_eager(dst);
                         self.activity += 1;
@@ -332,7 +332,7 @@ impl Engine {
         }
         let mut got = None;
         // SAFETY: passed on from our caller.
-        route.take_next(limits, &mut |h, payload| {
+        route.take_next(src, limits, &mut |h, payload| {
             got = unsafe { proto.recv_in_place(src, pat, h, payload, buf, cap) };
             got.is_some()
         });

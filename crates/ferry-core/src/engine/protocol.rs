@@ -180,15 +180,22 @@ impl Protocol {
 
     // ----- sends --------------------------------------------------------------------------
 
-    /// The header of a small eager send to `dst` that needs no request, when one may be
-    /// taken: call [`commit_eager`](Self::commit_eager) once the route took the frame.
+    /// The sequence number of a small eager send of `len` bytes to `dst` that needs no
+    /// request, when one may be taken: call [`commit_eager`](Self::commit_eager) once the
+    /// route took the frame.
     #[inline]
-    pub fn eager_header(&self, dst: u32, ctx: u32, tag: i32, len: usize) -> Option<Header> {
+    pub fn eager_seq(&self, dst: u32, len: usize) -> Option<u64> {
         let p = &self.peers[dst as usize];
         if dst == self.me || p.lost || len > p.eager_limit {
             return None;
         }
-        Some(self.envelope_header(dst, ctx, tag, len, p.send_seq + 1))
+        Some(p.send_seq + 1)
+    }
+
+    /// Our world rank.
+    #[inline]
+    pub fn me(&self) -> u32 {
+        self.me
     }
 
     /// An `Eager` header from us to `dst` with this envelope, size and sequence number.
@@ -204,7 +211,7 @@ impl Protocol {
         h
     }
 
-    /// The frame of [`eager_header`](Self::eager_header) left.
+    /// The frame of [`eager_seq`](Self::eager_seq) left.
     #[inline]
     pub fn commit_eager(&mut self, dst: u32) {
         self.peers[dst as usize].send_seq += 1;
@@ -362,15 +369,19 @@ impl Protocol {
     }
 
     /// Copy a whole message into a matched receive and complete it.
+    #[inline]
     fn deliver_owned(&mut self, rid: ReqId, env: Envelope, data: &[u8], total: u64) {
-        let Some(r) = self.recv_mut(rid) else { return };
+        let Some(req) = self.reqs.get_mut(rid) else { return };
+        let ReqKind::Recv(r) = &mut req.kind else { return };
         let n = data.len().min(r.cap);
         if n > 0 {
             // SAFETY: `buf` holds `cap` bytes, valid until completion (irecv's contract).
             unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf, n) };
         }
         let st = Status { source: env.src, tag: env.tag, bytes: n, cancelled: false, truncated: total > r.cap as u64 };
-        self.finish(rid, Ok(st));
+        if complete(req, Ok(st), &mut self.busy_delta) {
+            self.reqs.remove(rid);
+        }
     }
 
     fn start_rndv_recv(&mut self, rid: ReqId, env: Envelope, len: u64, cookie: u64, addr: Option<u64>) {
@@ -428,21 +439,10 @@ impl Protocol {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn finish(&mut self, rid: ReqId, result: Result<Status, EngineError>) {
-        let detached = match self.reqs.get_mut(rid) {
-            Some(r) => {
-                if r.done.is_none() {
-                    r.done = Some(result);
-                    if std::mem::take(&mut r.busy) {
-                        self.busy_delta -= 1;
-                    }
-                }
-                r.detached
-            }
-            None => return,
-        };
-        if detached {
+        let Some(r) = self.reqs.get_mut(rid) else { return };
+        if complete(r, result, &mut self.busy_delta) {
             self.reqs.remove(rid);
         }
     }
@@ -464,11 +464,7 @@ impl Protocol {
     /// Take a completed request's result and forget the request.
     #[inline]
     pub fn take(&mut self, rid: ReqId) -> Option<Result<Status, EngineError>> {
-        if self.reqs.get(rid)?.done.is_some() {
-            self.reqs.remove(rid).and_then(|r| r.done)
-        } else {
-            None
-        }
+        self.reqs.remove_if(rid, |r| r.done.take())
     }
 
     /// The user no longer waits for `rid` (MPI_Request_free): it completes on its own.
@@ -763,6 +759,19 @@ impl Deliver for Protocol {
         let target = self.peers[peer as usize].rx.take().unwrap_or(Target::None);
         self.on_frame(peer, h, sink.into_vec(), target)
     }
+}
+
+/// Complete `r` with `result` unless it is complete already; true when nobody waits for it
+/// any more (freed by the user), so that the caller removes it.
+#[inline(always)]
+fn complete(r: &mut Req, result: Result<Status, EngineError>, busy_delta: &mut i64) -> bool {
+    if r.done.is_none() {
+        r.done = Some(result);
+        if std::mem::take(&mut r.busy) {
+            *busy_delta -= 1;
+        }
+    }
+    r.detached
 }
 
 fn msg_len(m: &InMsg) -> usize {

@@ -403,7 +403,9 @@ fn detached_requests_complete_on_their_own() {
 fn the_small_send_path_keeps_sequence_numbers() {
     let mut net = Net::new(2, 64, 31);
     let data = pattern(8, 1);
-    let h = net.ranks[0].eager_header(1, 0, 4, 8).expect("fits eagerly");
+    let seq = net.ranks[0].eager_seq(1, 8).expect("fits eagerly");
+    let mut h = frame(Kind::Eager, 0, 1, seq, 8);
+    h.tag = 4;
     net.ranks[0].commit_eager(1);
     net.links[0][1].push_back(Wire { header: h, payload: data.clone() });
     let s = unsafe { net.ranks[0].isend(1, 0, 4, data.as_ptr(), 8, false) };
@@ -416,8 +418,8 @@ fn the_small_send_path_keeps_sequence_numbers() {
     take_ok(&mut net.ranks[1], ra);
     take_ok(&mut net.ranks[1], rb);
     assert!(a[..] == data[..] && b[..] == data[..]);
-    assert_eq!(net.ranks[0].eager_header(1, 0, 0, 65), None, "above the eager limit");
-    assert_eq!(net.ranks[0].eager_header(0, 0, 0, 1), None, "to self");
+    assert_eq!(net.ranks[0].eager_seq(1, 65), None, "above the eager limit");
+    assert_eq!(net.ranks[0].eager_seq(0, 1), None, "to self");
 }
 
 fn frame(kind: Kind, src: u32, dst: u32, seq: u64, len: u64) -> Header {

@@ -30,7 +30,7 @@ fn split(id: SlabId) -> (usize, u32) {
 }
 
 impl<T> Slab<T> {
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, value: T) -> SlabId {
         self.len += 1;
         let index = match self.free.pop() {
@@ -69,6 +69,19 @@ impl<T> Slab<T> {
         Some(v)
     }
 
+    /// Remove the value when `take` returns something from it (what it returns), in one
+    /// lookup; else leave it.
+    #[inline]
+    pub fn remove_if<R>(&mut self, id: SlabId, take: impl FnOnce(&mut T) -> Option<R>) -> Option<R> {
+        let (i, g) = split(id);
+        let s = self.slots.get_mut(i).filter(|s| s.generation == g)?;
+        let r = take(s.value.as_mut()?)?;
+        s.value = None;
+        self.free.push(i as u32);
+        self.len -= 1;
+        Some(r)
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -99,6 +112,20 @@ mod tests {
         assert_eq!(s.get(b), Some(&"b"));
         assert_eq!(s.len(), 1);
         assert!(a != 0 && b != 0);
+    }
+
+    #[test]
+    fn remove_if_removes_only_what_it_takes_from() {
+        let mut s = Slab::default();
+        let a = s.insert(Some(1));
+        assert_eq!(s.remove_if(a, |_| None::<i32>), None);
+        assert_eq!(s.get(a), Some(&Some(1)), "left");
+        assert_eq!(s.remove_if(a, |v| v.take()), Some(1));
+        assert_eq!((s.get(a), s.len()), (None, 0));
+        assert_eq!(s.remove_if(a, |v| v.take()), None, "gone");
+        let b = s.insert(Some(2));
+        assert_ne!(a, b);
+        assert_eq!(s.remove_if(a, |v| v.take()), None, "an old id finds nothing in the reused slot");
     }
 
     #[test]

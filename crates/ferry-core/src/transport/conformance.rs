@@ -22,8 +22,8 @@ fn mem() -> Pair {
 fn shm() -> Pair {
     let ab = heap_ring(16 << 10).expect("heap ring");
     let ba = heap_ring(16 << 10).expect("heap ring");
-    let a = ShmRoute::new(Link { tx: ab.producer, rx: ba.consumer });
-    let b = ShmRoute::new(Link { tx: ba.producer, rx: ab.consumer });
+    let a = ShmRoute::new(Link { tx: ab.producer, rx: ba.consumer }, 0);
+    let b = ShmRoute::new(Link { tx: ba.producer, rx: ab.consumer }, 1);
     (Box::new(a), Box::new(b))
 }
 
@@ -332,7 +332,7 @@ fn frames_taken_in_place_keep_their_order() {
             b.mark_readable();
             // Frame 1 is refused once: it must come again, first.
             let mut refused = false;
-            let shown = b.take_next(&limits, &mut |h, payload| {
+            let shown = b.take_next(0, &limits, &mut |h, payload| {
                 if h.seq == 1 && !got.iter().any(|g| g.0 == 1) && !refused {
                     refused = true;
                     return false;
@@ -342,7 +342,7 @@ fn frames_taken_in_place_keep_their_order() {
             });
             if !shown {
                 if refused {
-                    assert!(b.take_next(&limits, &mut |h, payload| {
+                    assert!(b.take_next(0, &limits, &mut |h, payload| {
                         got.push((h.seq, payload.to_vec(), true));
                         true
                     }), "{name}: a refused frame is shown again");

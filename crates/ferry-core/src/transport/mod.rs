@@ -104,6 +104,14 @@ pub trait Route {
     /// refuse (`WouldBlock`, also whenever frames are already queued, so order is kept). The
     /// caller's payload is free when this returns.
     fn try_send(&mut self, header: &[u8; HEADER_LEN], payload: &[u8]) -> Result<SendOutcome, RouteError>;
+    /// [`try_send`](Route::try_send) for the eager frame of a standard send (`Eager`, no
+    /// flags), whose header the route may carry in a shorter form of its own.
+    #[allow(clippy::too_many_arguments)]
+    fn try_send_eager(&mut self, from: u32, to: u32, context: u32, tag: i32, seq: u64, payload: &[u8]) -> Result<SendOutcome, RouteError> {
+        let mut h = Header::new(ferry_wire::Kind::Eager);
+        (h.src, h.dst, h.context, h.tag, h.seq, h.len) = (from, to, context, tag, seq, payload.len() as u64);
+        self.try_send(&h.encode(), payload)
+    }
     /// Hand a frame over: `Sent` (then its completion is the caller's) or `Queued`. By
     /// default: written at once when [`try_send`](Route::try_send) takes it whole, else queued
     /// behind what waits and flushed.
@@ -124,12 +132,12 @@ pub trait Route {
     fn queued(&self) -> usize;
     /// Read what arrived from `peer`, a bounded amount per call for fairness between routes.
     fn recv(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError>;
-    /// Show the next frame from the peer where it lies, when it is whole, here now and its
+    /// Show the next frame from the peer (`peer`) where it lies, when it is whole, here now and its
     /// header valid: `take` reads its header and payload and says whether it took the frame,
     /// which is then gone from the route. Anything else (nothing here, a frame still
     /// arriving, a malformed one) is left to [`recv`](Route::recv). Routes that cannot show
     /// a frame in place never do (the default).
-    fn take_next(&mut self, _limits: &Limits, _take: &mut dyn FnMut(&Header, &[u8]) -> bool) -> bool {
+    fn take_next(&mut self, _peer: u32, _limits: &Limits, _take: &mut dyn FnMut(&Header, &[u8]) -> bool) -> bool {
         false
     }
     /// Whether input may be waiting without a poller event (always asked for routes without

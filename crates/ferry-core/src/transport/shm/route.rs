@@ -5,13 +5,18 @@
 
 use std::collections::VecDeque;
 
-use ferry_wire::{Header, Limits, HEADER_LEN};
+use ferry_wire::{Header, Kind, Limits, HEADER_LEN};
 
 use super::{Link, PartialWrite};
 use crate::transport::{Deliver, OutFrame, RecvOutcome, Route, RouteError, SendOutcome, Sink};
 
 /// Ring records read per [`Route::recv`] call before other routes get their turn.
 const RECORDS_PER_RECV: usize = 64;
+
+/// The short header of a whole eager frame of a standard send: context, tag and sequence
+/// number (little-endian u32, i32, u64). The ring says the rest: the sender is its producer,
+/// the receiver its consumer, the payload's length the record's.
+const EAGER_HEADER_LEN: usize = 16;
 
 /// A frame whose pieces are arriving.
 struct Incoming {
@@ -29,19 +34,59 @@ pub struct ShmRoute {
     /// Frames up to this payload size go into the ring whole, larger ones in pieces.
     whole_max: usize,
     incoming: Option<Incoming>,
+    /// Our world rank: the receiver of every frame that comes out of this route's ring.
+    me: u32,
 }
 
 impl ShmRoute {
-    pub fn new(link: Link) -> ShmRoute {
+    /// The route of the rings in `link`, on the rank `me`.
+    pub fn new(link: Link, me: u32) -> ShmRoute {
         let whole_max = link.tx.capacity() / 4 - HEADER_LEN;
-        ShmRoute { link, out: VecDeque::new(), cursor: PartialWrite::new(), whole_max, incoming: None }
+        ShmRoute { link, out: VecDeque::new(), cursor: PartialWrite::new(), whole_max, incoming: None, me }
     }
+}
 
+/// The short header of a standard send's eager frame.
+#[inline(always)]
+fn short_header(context: u32, tag: i32, seq: u64) -> [u8; EAGER_HEADER_LEN] {
+    let mut short = [0u8; EAGER_HEADER_LEN];
+    short[0..4].copy_from_slice(&context.to_le_bytes());
+    short[4..8].copy_from_slice(&tag.to_le_bytes());
+    short[8..16].copy_from_slice(&seq.to_le_bytes());
+    short
+}
+
+/// The header of a record that holds a whole frame from `peer` to `me`, checked: a full one,
+/// or the short one of an eager frame.
+#[inline(always)]
+fn whole_header(me: u32, peer: u32, raw: &[u8], carried: u64, limits: &Limits) -> Result<Header, String> {
+    if raw.len() != EAGER_HEADER_LEN {
+        return first_header(raw, carried, true, limits);
+    }
+    if carried > limits.max_payload {
+        return Err(format!("eager frame of {carried} bytes exceeds the {} allowed", limits.max_payload));
+    }
+    let word = |o: usize| u32::from_le_bytes(raw[o..o + 4].try_into().expect("4 bytes"));
+    let seq = u64::from_le_bytes(raw[8..16].try_into().expect("8 bytes"));
+    Ok(Header { kind: Kind::Eager, flags: 0, src: peer, dst: me, context: word(0), tag: word(4) as i32, seq, len: carried })
 }
 
 impl Route for ShmRoute {
     fn try_send(&mut self, header: &[u8; HEADER_LEN], payload: &[u8]) -> Result<SendOutcome, RouteError> {
         if !self.out.is_empty() || payload.len() > self.whole_max || !self.link.tx.try_write(header, payload) {
+            return Ok(SendOutcome::WouldBlock);
+        }
+        Ok(SendOutcome::Sent)
+    }
+
+    #[inline]
+    fn try_send_eager(&mut self, from: u32, to: u32, context: u32, tag: i32, seq: u64, payload: &[u8]) -> Result<SendOutcome, RouteError> {
+        if from != self.me {
+            let mut h = Header::new(Kind::Eager);
+            (h.src, h.dst, h.context, h.tag, h.seq, h.len) = (from, to, context, tag, seq, payload.len() as u64);
+            return self.try_send(&h.encode(), payload);
+        }
+        if !self.out.is_empty() || payload.len() > self.whole_max || !self.link.tx.try_write(&short_header(context, tag, seq), payload) {
             return Ok(SendOutcome::WouldBlock);
         }
         Ok(SendOutcome::Sent)
@@ -57,7 +102,10 @@ impl Route for ShmRoute {
             let payload = f.payload.bytes();
             let before = self.cursor.sent();
             let written = if payload.len() <= self.whole_max {
-                self.link.tx.try_write(&f.header, payload)
+                match Header::plain_eager(&f.header) {
+                    Some((from, context, tag, seq)) if from == self.me => self.link.tx.try_write(&short_header(context, tag, seq), payload),
+                    _ => self.link.tx.try_write(&f.header, payload),
+                }
             } else {
                 self.link.tx.write_partial(&f.header, payload, &mut self.cursor)
             };
@@ -82,7 +130,7 @@ impl Route for ShmRoute {
         r
     }
 
-    fn take_next(&mut self, limits: &Limits, take: &mut dyn FnMut(&Header, &[u8]) -> bool) -> bool {
+    fn take_next(&mut self, peer: u32, limits: &Limits, take: &mut dyn FnMut(&Header, &[u8]) -> bool) -> bool {
         if self.incoming.is_some() {
             return false;
         }
@@ -91,7 +139,7 @@ impl Route for ShmRoute {
             return false;
         }
         let len = piece.payload.len();
-        let Ok(h) = first_header(piece.header, len as u64, true, limits) else { return false };
+        let Ok(h) = whole_header(self.me, peer, piece.header, len as u64, limits) else { return false };
         if !take(&h, piece.payload) {
             return false;
         }
@@ -148,6 +196,7 @@ impl ShmRoute {
 
     fn recv_batch(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError> {
         let mut any = false;
+        let me = self.me;
         for _ in 0..RECORDS_PER_RECV {
             let piece = match self.link.rx.peek() {
                 Ok(Some(p)) => p,
@@ -158,7 +207,7 @@ impl ShmRoute {
             let (first, last, len) = (piece.first, piece.last, piece.payload.len() as u64);
             if first && last && self.incoming.is_none() {
                 // The common case, a whole frame in one record: straight to the receiver.
-                let h = first_header(piece.header, len, true, limits).map_err(RouteError::Protocol)?;
+                let h = whole_header(me, peer, piece.header, len, limits).map_err(RouteError::Protocol)?;
                 let r = to.whole(peer, h, piece.payload);
                 self.take_record(len as usize);
                 r.map_err(RouteError::Protocol)?;
@@ -202,3 +251,7 @@ impl ShmRoute {
         Ok(if any { RecvOutcome::Progress } else { RecvOutcome::WouldBlock })
     }
 }
+
+#[cfg(test)]
+#[path = "route_tests.rs"]
+mod tests;
