@@ -1,5 +1,5 @@
-//! MPI-4 sessions: `MPI_Session_init` brings the runtime up without `MPI_Init` (the runtime
-//! counts its users, see `lifecycle.rs`), process sets `mpi://WORLD` and `mpi://SELF` give
+//! MPI-4 sessions: the table of sessions (`MPI_Session_init`, which brings the runtime up
+//! without `MPI_Init`, is in `lifecycle.rs`: the runtime counts its users), process sets `mpi://WORLD` and `mpi://SELF` give
 //! groups, and `MPI_Comm_create_from_group` makes a communicator from a group without a
 //! parent communicator. Errors of these calls go to the session's error handler.
 
@@ -9,7 +9,6 @@ use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
 
 use crate::objects::Comm;
-use crate::error::out_arg;
 use crate::consts::*;
 use crate::errhandler::check_errhandler;
 use crate::error::{err, MpiResult};
@@ -83,7 +82,7 @@ pub(crate) fn thread_level_name(level: c_int) -> &'static str {
 }
 
 /// The thread level a session's `thread_level` hint asks for (`MPI_THREAD_SINGLE` if none).
-fn requested_level(hints: &Hints) -> c_int {
+pub(crate) fn requested_level(hints: &Hints) -> c_int {
     let asked = hints.iter().find(|(k, _)| k == "thread_level").map(|(_, v)| v.as_str());
     match asked {
         Some("MPI_THREAD_MULTIPLE") => MPI_THREAD_MULTIPLE,
@@ -93,23 +92,14 @@ fn requested_level(hints: &Hints) -> c_int {
     }
 }
 
-pub(crate) fn session_init(info: MPI_Info, errhandler: MPI_Errhandler, session: *mut MPI_Session) -> MpiResult<()> {
-    let o = out_arg(session, "session")?;
-    check_errhandler(errhandler)?;
-    // The info object lives in the runtime: without one yet, only MPI_INFO_NULL can be valid.
-    let hints = match crate::objects::runtime::lock().as_ref() {
-        Some(rt) => crate::info::optional(rt, info)?,
-        None if info == MPI_INFO_NULL => Vec::new(),
-        None => return err(MPI_ERR_INFO, format!("invalid info handle {info:#x} (no info object exists before the first session or MPI_Init)")),
-    };
-    crate::lifecycle::session_begin(requested_level(&hints))?;
-    *o = with_table(|t| {
+/// Register a new session with its error handler and hints; its handle.
+pub(crate) fn open(errhandler: MPI_Errhandler, hints: Hints) -> MPI_Session {
+    with_table(|t| {
         t.next += 1;
         let h = SESSION_BASE | (t.next & 0x03ff_ffff);
         t.sessions.insert(h, Session { errhandler, hints });
         h
-    });
-    Ok(())
+    })
 }
 
 /// What every creation of a communicator from groups takes besides its groups (MPI-4 7.4.2,

@@ -64,7 +64,7 @@ pub(crate) fn call_creating(name: &'static str, errhandler: MPI_Errhandler, newc
 crate::mpi_export! { MPI_Session_init, PMPI_Session_init, (info: MPI_Info, errhandler: MPI_Errhandler, session: *mut MPI_Session) {
     // No session (and maybe no runtime) yet: errors go to the handler being installed when it
     // is a valid one, else they are fatal.
-    call_anytime("MPI_Session_init", || match session_init(info, errhandler, session) {
+    call_anytime("MPI_Session_init", || match crate::lifecycle::session_init(info, errhandler, session) {
         Ok(()) => MPI_SUCCESS,
         Err(e) => {
             let eh = if check_errhandler(errhandler).is_ok() { errhandler } else { MPI_ERRORS_ARE_FATAL };
