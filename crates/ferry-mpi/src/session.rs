@@ -4,14 +4,13 @@
 //! parent communicator. Errors of these calls go to the session's error handler.
 
 use std::collections::BTreeMap;
-use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
 
 use crate::objects::Comm;
 use crate::consts::*;
 use crate::errhandler::check_errhandler;
-use crate::error::{err, MpiResult};
+use crate::error::{c_string, err, MpiResult};
 use crate::objects::records::Hints;
 use crate::objects::Runtime;
 
@@ -54,18 +53,6 @@ pub(crate) fn check_session(session: MPI_Session) -> MpiResult<()> {
 /// session that of `MPI_COMM_SELF` (errors tied to no valid object).
 pub(crate) fn handler_of(rt: &Runtime, session: MPI_Session) -> MPI_Errhandler {
     with_table(|t| t.sessions.get(&session).map(|s| s.errhandler)).unwrap_or_else(|| rt.errhandler_of(MPI_COMM_SELF))
-}
-
-pub(crate) fn c_string(p: *const c_char, what: &str, max: c_int) -> MpiResult<String> {
-    if p.is_null() {
-        return err(MPI_ERR_ARG, format!("{what} is NULL"));
-    }
-    // SAFETY: MPI passes a NUL-terminated string (checked non-null above).
-    let b = unsafe { CStr::from_ptr(p) }.to_bytes();
-    if b.len() >= max as usize {
-        return err(MPI_ERR_ARG, format!("{what} has {} bytes; at most {} fit", b.len(), max - 1));
-    }
-    Ok(String::from_utf8_lossy(b).into_owned())
 }
 
 /// The world ranks of process set `name`.

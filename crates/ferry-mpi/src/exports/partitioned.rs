@@ -30,7 +30,7 @@ crate::mpi_export! { MPI_Pready_list, PMPI_Pready_list, (length: c_int, list: *m
         if length < 0 {
             return err(MPI_ERR_ARG, format!("length {length} is negative"));
         }
-        let parts = crate::types::slice(list, length as usize, "array_of_partitions")?;
+        let parts = crate::error::slice(list, length as usize, "array_of_partitions")?;
         ready(rt, parts.iter().copied(), req)
     })
 }}

@@ -8,7 +8,7 @@ use crate::objects::runtime;
 use crate::boundary::{call, call_anytime};
 use crate::consts::*;
 use crate::errhandler::{check_errhandler, CommErrhandlerFn};
-use crate::error::{die, err, MpiError, MpiResult, out_arg};
+use crate::error::{c_string, die, err, MpiError, MpiResult, out_arg};
 use crate::objects::Runtime;
 use crate::session::*;
 

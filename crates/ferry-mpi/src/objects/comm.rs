@@ -109,6 +109,14 @@ pub fn rank_in(group: &[u32], w: u32) -> i32 {
     group.iter().position(|&g| g == w).map_or(MPI_UNDEFINED, |r| r as i32)
 }
 
+/// The topology of `comm`, or MPI_ERR_TOPOLOGY (the neighbourhood collectives run over it).
+pub fn topology(rt: &Runtime, comm: i32) -> MpiResult<Arc<Topology>> {
+    match &intra(rt, comm)?.topo {
+        Some(t) => Ok(t.clone()),
+        None => err(MPI_ERR_TOPOLOGY, "the communicator has no topology"),
+    }
+}
+
 /// `comm`, which must be an intracommunicator (MPI_ERR_COMM for an intercommunicator).
 pub fn intra(rt: &Runtime, comm: i32) -> MpiResult<&Comm> {
     let c = rt.comm(comm)?;
