@@ -53,5 +53,6 @@ mod status_convert;
 mod tools;
 pub(crate) mod topo;
 mod typeinfo;
+mod typed_buffer;
 mod types;
 mod win;
