@@ -84,7 +84,7 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
         finish_generalized: crate::generalized::finish,
         query_generalized: crate::generalized::query,
         free_generalized: crate::generalized::free,
-        finish_partitioned: crate::partitioned::finish,
+        finish_partitioned: crate::p2p::partitioned::finish,
     };
     let wins: Box<dyn std::any::Any + Send> = Box::new(crate::win::Wins::default());
     **guard = Some(Runtime::new(job, engine, provided, coll, hooks, wins));

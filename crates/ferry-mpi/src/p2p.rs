@@ -1,4 +1,10 @@
-//! Point-to-point: the send modes, receives, probes, cancel, and buffered-send buffers.
+//! Point-to-point: the send modes, receives, probes, cancel, and buffered-send buffers; in
+//! `p2p/`, the requests built on them: persistent (and MPI_Start), partitioned, and MPI-4's
+//! non-blocking send-receive.
+
+pub(crate) mod isendrecv;
+pub(crate) mod partitioned;
+pub(crate) mod persistent;
 
 use std::os::raw::{c_int, c_void};
 use crate::objects::threads::Locked;

@@ -15,7 +15,7 @@ use super::reductions::reduce_scatter;
 use super::{check_count, in_place, Counts, Displs};
 use crate::consts::*;
 use crate::error::MpiResult;
-use crate::persistent::register;
+use super::persistent::register;
 use crate::objects::Runtime;
 use crate::objects::threads::Locked;
 

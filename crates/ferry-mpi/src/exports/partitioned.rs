@@ -6,7 +6,7 @@ use std::os::raw::{c_int, c_void};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::err;
-use crate::partitioned::*;
+use crate::p2p::partitioned::*;
 
 crate::mpi_export! { MPI_Psend_init, PMPI_Psend_init, (buf: *const c_void, partitions: c_int, count: MPI_Count, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
     call("MPI_Psend_init", comm, |rt| init(rt, true, buf as *mut c_void, partitions, count, dt, dest, tag, comm, info, req))
