@@ -60,7 +60,7 @@ RANK = {"base": 0, "objects": 1, "service": 2, "feature": 3, "lifecycle": 4, "bo
 # What the crate has today, for --ratchet: lower these as modules leave the circle and
 # features stop importing each other; they never go up.
 MAX_CIRCLE = 0
-MAX_FEATURE_IMPORTS = 3
+MAX_FEATURE_IMPORTS = 0
 
 src = os.environ["SRC"]
 mode = os.environ["MODE"]

@@ -1,16 +1,15 @@
-//! MPI-4 sessions: the table of sessions (`MPI_Session_init`, which brings the runtime up
-//! without `MPI_Init`, is in `lifecycle.rs`: the runtime counts its users), process sets `mpi://WORLD` and `mpi://SELF` give
-//! groups, and `MPI_Comm_create_from_group` makes a communicator from a group without a
-//! parent communicator. Errors of these calls go to the session's error handler.
+//! MPI-4 sessions: the table of sessions and their process sets, `mpi://WORLD` and
+//! `mpi://SELF`, which give groups. Errors of these calls go to the session's error handler.
+//! `MPI_Session_init`, which brings the runtime up without `MPI_Init`, is in `lifecycle.rs`
+//! (the runtime counts its users); `MPI_Comm_create_from_group`, which makes a communicator
+//! from such a group, in `comm/from_group.rs`.
 
 use std::collections::BTreeMap;
-use std::os::raw::{c_char, c_int};
+use std::os::raw::c_int;
 use std::sync::Mutex;
 
-use crate::objects::Comm;
 use crate::consts::*;
-use crate::errhandler::check_errhandler;
-use crate::error::{c_string, err, MpiResult};
+use crate::error::{err, MpiResult};
 use crate::objects::records::Hints;
 use crate::objects::Runtime;
 
@@ -87,52 +86,4 @@ pub(crate) fn open(errhandler: MPI_Errhandler, hints: Hints) -> MPI_Session {
         t.sessions.insert(h, Session { errhandler, hints });
         h
     })
-}
-
-/// What every creation of a communicator from groups takes besides its groups (MPI-4 7.4.2,
-/// 7.6.2): the string tag, the hints and the error handler for the new communicator.
-pub(crate) struct FromGroups {
-    pub stringtag: String,
-    hints: Hints,
-    errhandler: MPI_Errhandler,
-}
-
-impl FromGroups {
-    pub(crate) fn new(rt: &Runtime, stringtag: *const c_char, info: MPI_Info, errhandler: MPI_Errhandler) -> MpiResult<Self> {
-        let stringtag = c_string(stringtag, "stringtag", MPI_MAX_STRINGTAG_LEN)?;
-        let hints = crate::info::optional(rt, info)?;
-        check_errhandler(errhandler)?;
-        Ok(FromGroups { stringtag, hints, errhandler })
-    }
-
-    /// Where the members agree on a context: `MPI_COMM_WORLD`'s internal context, which
-    /// every process has whichever model it started with.
-    pub(crate) fn context(rt: &Runtime) -> MpiResult<u32> {
-        Ok(rt.comm(MPI_COMM_WORLD)?.ctx + 1)
-    }
-
-    /// The new communicator `c` with the call's error handler and hints, registered.
-    pub(crate) fn finish(self, rt: &mut Runtime, mut c: Comm) -> MPI_Comm {
-        c.errhandler = self.errhandler;
-        c.hints = self.hints;
-        rt.add_comm(c)
-    }
-}
-
-/// `MPI_Comm_create_from_group`: collective over the group's members, who agree on a context
-/// over `MPI_COMM_WORLD`'s internal context with a tag made from the string tag. With
-/// `MPI_GROUP_EMPTY` it is local and makes `MPI_COMM_NULL`.
-pub(crate) fn create_from_group(rt: &mut Runtime, group: MPI_Group, stringtag: *const c_char, info: MPI_Info, eh: MPI_Errhandler) -> MpiResult<MPI_Comm> {
-    let g = rt.group(group)?;
-    let args = FromGroups::new(rt, stringtag, info, eh)?;
-    if g.is_empty() {
-        return Ok(MPI_COMM_NULL);
-    }
-    let Some(me) = g.iter().position(|&w| w == rt.world_rank) else {
-        return err(MPI_ERR_GROUP, "this process is not a member of the group");
-    };
-    let tag = crate::internal::stringtag_tag(args.stringtag.as_bytes());
-    let (ctx, _) = crate::internal::agree_context_among(rt, FromGroups::context(rt)?, &g, me, tag, &[])?;
-    let c = Comm::new(ctx, g.to_vec(), rt.world_rank);
-    Ok(args.finish(rt, c))
 }

@@ -10,6 +10,7 @@ use crate::consts::*;
 use crate::errhandler::{check_errhandler, CommErrhandlerFn};
 use crate::error::{c_string, die, err, MpiError, MpiResult, out_arg};
 use crate::objects::Runtime;
+use crate::comm::from_group::create_from_group;
 use crate::session::*;
 
 /// Run `body` as the MPI function `name`; an error goes to the handler `eh` picks (given the
