@@ -1,5 +1,5 @@
 //! Communicators as data: a context id pair, a group of world ranks, an error handler, and
-//! what else a communicator carries. `comm`, `intercomm` and `topo` make them.
+//! what else a communicator carries. `comm` (with `comm/intercomm/` and `comm/topo/`) makes them.
 
 use std::sync::Arc;
 
