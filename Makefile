@@ -121,7 +121,7 @@ test: deps-test build
 	$(CARGO) test --release --workspace
 	bash tests/check-purity.sh
 	bash tests/check-layers.sh
-	bash tests/check-mpi-layers.sh --ratchet
+	bash tests/check-mpi-layers.sh --strict
 	bash tests/abi/check.sh
 	bash tests/abi/symbols.sh
 	bash tests/abi/fortran.sh

@@ -1,6 +1,11 @@
 //! Communicators: a context id pair, a group of world ranks, an error handler; and the
-//! functions that make, compare and free them.
+//! functions that make, compare and free them. In `comm/`, the communicators made otherwise:
+//! intercommunicators, communicators with a virtual topology, and communicators made from a
+//! group without a parent (the Sessions Model).
 
+pub(crate) mod from_group;
+pub(crate) mod intercomm;
+pub(crate) mod topo;
 
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -13,7 +18,7 @@ use crate::internal::{agree_context, agree_context_among};
 /// the topology goes along.
 pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::objects::records::Hints>) -> MpiResult<i32> {
     if rt.comm(comm)?.is_inter() {
-        return crate::intercomm::derive::dup(rt, comm, hints);
+        return intercomm::derive::dup(rt, comm, hints);
     }
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
@@ -56,7 +61,7 @@ pub(crate) fn split(rt: &mut Runtime, comm: i32, color: i32, key: i32) -> MpiRes
         return err(MPI_ERR_ARG, format!("color {color} is negative (only MPI_UNDEFINED may be)"));
     }
     if rt.comm(comm)?.is_inter() {
-        return crate::intercomm::derive::split(rt, comm, color, key);
+        return intercomm::derive::split(rt, comm, color, key);
     }
     let mut extra = color.to_le_bytes().to_vec();
     extra.extend_from_slice(&key.to_le_bytes());
@@ -95,7 +100,7 @@ fn subgroup(rt: &Runtime, comm: i32, group: i32) -> MpiResult<crate::objects::re
 /// Members that pass disjoint groups share one context id, as the parts of a split do.
 pub(crate) fn create(rt: &mut Runtime, comm: i32, group: i32) -> MpiResult<i32> {
     if rt.comm(comm)?.is_inter() {
-        return crate::intercomm::derive::create(rt, comm, group);
+        return intercomm::derive::create(rt, comm, group);
     }
     let g = subgroup(rt, comm, group)?;
     let (ctx, _) = agree_context(rt, comm, &[])?;
@@ -173,7 +178,7 @@ pub(crate) fn compare(rt: &Runtime, a: i32, b: i32) -> MpiResult<i32> {
         return Ok(MPI_IDENT);
     }
     if ca.is_inter() || cb.is_inter() {
-        return Ok(crate::intercomm::derive::compare(ca, cb));
+        return Ok(intercomm::derive::compare(ca, cb));
     }
     if ca.group == cb.group {
         return Ok(MPI_CONGRUENT);

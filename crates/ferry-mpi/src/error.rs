@@ -1,6 +1,9 @@
-//! MPI errors as the API layer raises them: an error class and a message naming the argument.
+//! MPI errors as the API layer raises them: an error class and a message naming the argument;
+//! and the C arguments that raise them when wrong (output arguments, arrays, strings).
 
+use std::ffi::CStr;
 use std::fmt;
+use std::os::raw::{c_char, c_int};
 
 use crate::consts::*;
 
@@ -90,3 +93,28 @@ pub(crate) fn out<'a, T>(p: *mut T, name: &str) -> MpiResult<&'a mut T> {
     unsafe { p.as_mut() }.ok_or_else(|| MpiError::new(MPI_ERR_ARG, format!("{name} is NULL")))
 }
 pub(crate) use self::out as out_arg;
+
+/// An array argument of `n` entries (NULL is allowed when `n` is 0).
+pub(crate) fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return err(MPI_ERR_ARG, format!("{what} is NULL"));
+    }
+    // SAFETY: MPI passes arrays of `count` entries for these arguments.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// A NUL-terminated string argument of at most `max - 1` bytes.
+pub(crate) fn c_string(p: *const c_char, what: &str, max: c_int) -> MpiResult<String> {
+    if p.is_null() {
+        return err(MPI_ERR_ARG, format!("{what} is NULL"));
+    }
+    // SAFETY: MPI passes a NUL-terminated string (checked non-null above).
+    let b = unsafe { CStr::from_ptr(p) }.to_bytes();
+    if b.len() >= max as usize {
+        return err(MPI_ERR_ARG, format!("{what} has {} bytes; at most {} fit", b.len(), max - 1));
+    }
+    Ok(String::from_utf8_lossy(b).into_owned())
+}

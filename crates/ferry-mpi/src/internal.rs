@@ -39,7 +39,7 @@ pub fn create_group_tag(tag: i32) -> i32 {
     -1 - tag
 }
 
-/// First internal tag of partitioned messages (`partitioned.rs`), above the collectives'
+/// First internal tag of partitioned messages (`p2p/partitioned.rs`), above the collectives'
 /// `[1 << 20, 5 << 20)` (blocking and non-blocking data and status tokens: `coll/mod.rs`,
 /// which checks this at compile time); both travel on a communicator's internal context.
 pub const PARTITIONED_BASE: i32 = 5 << 20;

@@ -1,6 +1,8 @@
 //! The runtime's life: MPI_Init and MPI_Finalize for the World Model, the first and the last
 //! session for the Sessions Model. Bringing the runtime up starts the job and fills the hooks
 //! that the objects hold for the features; taking it down flushes and waits for every rank.
+//! It knows every feature that has a part in that, so it sits above the features, and only
+//! the exports use it.
 
 use std::sync::atomic::Ordering;
 use std::sync::MutexGuard;
@@ -9,10 +11,12 @@ use ferry_core::config;
 use ferry_core::Job;
 
 use crate::consts::*;
-use crate::error::{err, MpiError, MpiResult};
+use crate::errhandler::check_errhandler;
+use crate::error::{err, out_arg, MpiError, MpiResult};
 use crate::objects::coll_selection::Selection;
 use crate::objects::records::Hooks;
 use crate::objects::runtime::{finalized, lock, wtime, Runtime, ACTIVE, DONE, GONE, SESSIONS, STATE};
+use crate::session;
 
 /// Start the World Model: the runtime comes up unless a session brought it up already.
 pub fn init(required: i32) -> MpiResult<i32> {
@@ -30,8 +34,24 @@ pub fn init(required: i32) -> MpiResult<i32> {
     Ok(provided)
 }
 
-/// A session begins (`MPI_Session_init`): the runtime comes up unless it is up already.
-pub fn session_begin(required: i32) -> MpiResult<()> {
+/// `MPI_Session_init`: the runtime comes up unless it is up already, at the thread level the
+/// hints ask for, and the session is registered.
+pub(crate) fn session_init(info: MPI_Info, errhandler: MPI_Errhandler, session: *mut MPI_Session) -> MpiResult<()> {
+    let o = out_arg(session, "session")?;
+    check_errhandler(errhandler)?;
+    // The info object lives in the runtime: without one yet, only MPI_INFO_NULL can be valid.
+    let hints = match lock().as_ref() {
+        Some(rt) => crate::info::optional(rt, info)?,
+        None if info == MPI_INFO_NULL => Vec::new(),
+        None => return err(MPI_ERR_INFO, format!("invalid info handle {info:#x} (no info object exists before the first session or MPI_Init)")),
+    };
+    session_begin(session::requested_level(&hints))?;
+    *o = session::open(errhandler, hints);
+    Ok(())
+}
+
+/// A session begins: the runtime comes up unless it is up already.
+fn session_begin(required: i32) -> MpiResult<()> {
     let mut guard = lock();
     if guard.is_none() {
         bring_up(&mut guard, required)?;
@@ -64,7 +84,7 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
         finish_generalized: crate::generalized::finish,
         query_generalized: crate::generalized::query,
         free_generalized: crate::generalized::free,
-        finish_partitioned: crate::partitioned::finish,
+        finish_partitioned: crate::p2p::partitioned::finish,
     };
     let wins: Box<dyn std::any::Any + Send> = Box::new(crate::win::Wins::default());
     **guard = Some(Runtime::new(job, engine, provided, coll, hooks, wins));

@@ -1,4 +1,10 @@
-//! Point-to-point: the send modes, receives, probes, cancel, and buffered-send buffers.
+//! Point-to-point: the send modes, receives, probes, cancel, and buffered-send buffers; in
+//! `p2p/`, the requests built on them: persistent (and MPI_Start), partitioned, and MPI-4's
+//! non-blocking send-receive.
+
+pub(crate) mod isendrecv;
+pub(crate) mod partitioned;
+pub(crate) mod persistent;
 
 use std::os::raw::{c_int, c_void};
 use crate::objects::threads::Locked;
@@ -7,10 +13,11 @@ use ferry_core::engine::matching::Pattern;
 
 use crate::objects::Comm;
 use crate::error::out_arg;
-use crate::completion::{check, status_bytes, write_status, ApiReq, Body, Outcome, Unpack};
+use crate::completion::{check, status_bytes, write_status, ApiReq, Body, Outcome};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::objects::runtime::{ApiMessage, Runtime};
+use crate::typed_buffer::{recv_target, send_data, SendData};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -64,47 +71,6 @@ fn check_buf(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<()
         return err(MPI_ERR_BUFFER, format!("buffer is NULL with count {count}"));
     }
     Ok(())
-}
-
-/// The bytes a send transmits: the user's buffer itself when the type is contiguous, else a
-/// packed copy.
-pub struct SendData {
-    pub ptr: *const u8,
-    pub len: usize,
-    pub keep: Option<Vec<u8>>,
-}
-
-#[inline]
-pub fn send_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<SendData> {
-    let (size, contiguous) = rt.type_shape(dt)?;
-    let len = size * count as usize;
-    if contiguous || len == 0 {
-        return Ok(SendData { ptr: buf as *const u8, len, keep: None });
-    }
-    let t = rt.datatype(dt)?;
-    let mut v = vec![0u8; len];
-    // SAFETY: `buf` holds `count` elements of `t` (MPI's contract for the send buffer).
-    unsafe { t.pack(buf as *const u8, count as usize, &mut v) };
-    Ok(SendData { ptr: v.as_ptr(), len, keep: Some(v) })
-}
-
-pub struct RecvTarget {
-    pub ptr: *mut u8,
-    pub cap: usize,
-    pub unpack: Option<Box<Unpack>>,
-}
-
-#[inline]
-pub fn recv_target(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<RecvTarget> {
-    let (size, contiguous) = rt.type_shape(dt)?;
-    let cap = size * count as usize;
-    if contiguous || cap == 0 {
-        return Ok(RecvTarget { ptr: buf as *mut u8, cap, unpack: None });
-    }
-    let t = rt.datatype(dt)?;
-    let mut tmp = vec![0u8; cap];
-    let ptr = tmp.as_mut_ptr();
-    Ok(RecvTarget { ptr, cap, unpack: Some(Box::new(Unpack { tmp, dt: t, base: buf as *mut u8, count: count as usize })) })
 }
 
 /// Start a send in any mode; returns the request handle.

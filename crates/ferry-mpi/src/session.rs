@@ -1,17 +1,14 @@
-//! MPI-4 sessions: `MPI_Session_init` brings the runtime up without `MPI_Init` (the runtime
-//! counts its users, see `lifecycle.rs`), process sets `mpi://WORLD` and `mpi://SELF` give
-//! groups, and `MPI_Comm_create_from_group` makes a communicator from a group without a
-//! parent communicator. Errors of these calls go to the session's error handler.
+//! MPI-4 sessions: the table of sessions and their process sets, `mpi://WORLD` and
+//! `mpi://SELF`, which give groups. Errors of these calls go to the session's error handler.
+//! `MPI_Session_init`, which brings the runtime up without `MPI_Init`, is in `lifecycle.rs`
+//! (the runtime counts its users); `MPI_Comm_create_from_group`, which makes a communicator
+//! from such a group, in `comm/from_group.rs`.
 
 use std::collections::BTreeMap;
-use std::ffi::CStr;
-use std::os::raw::{c_char, c_int};
+use std::os::raw::c_int;
 use std::sync::Mutex;
 
-use crate::objects::Comm;
-use crate::error::out_arg;
 use crate::consts::*;
-use crate::errhandler::check_errhandler;
 use crate::error::{err, MpiResult};
 use crate::objects::records::Hints;
 use crate::objects::Runtime;
@@ -57,18 +54,6 @@ pub(crate) fn handler_of(rt: &Runtime, session: MPI_Session) -> MPI_Errhandler {
     with_table(|t| t.sessions.get(&session).map(|s| s.errhandler)).unwrap_or_else(|| rt.errhandler_of(MPI_COMM_SELF))
 }
 
-pub(crate) fn c_string(p: *const c_char, what: &str, max: c_int) -> MpiResult<String> {
-    if p.is_null() {
-        return err(MPI_ERR_ARG, format!("{what} is NULL"));
-    }
-    // SAFETY: MPI passes a NUL-terminated string (checked non-null above).
-    let b = unsafe { CStr::from_ptr(p) }.to_bytes();
-    if b.len() >= max as usize {
-        return err(MPI_ERR_ARG, format!("{what} has {} bytes; at most {} fit", b.len(), max - 1));
-    }
-    Ok(String::from_utf8_lossy(b).into_owned())
-}
-
 /// The world ranks of process set `name`.
 pub(crate) fn pset_members(rt: &Runtime, name: &str) -> MpiResult<Vec<u32>> {
     match name {
@@ -83,7 +68,7 @@ pub(crate) fn thread_level_name(level: c_int) -> &'static str {
 }
 
 /// The thread level a session's `thread_level` hint asks for (`MPI_THREAD_SINGLE` if none).
-fn requested_level(hints: &Hints) -> c_int {
+pub(crate) fn requested_level(hints: &Hints) -> c_int {
     let asked = hints.iter().find(|(k, _)| k == "thread_level").map(|(_, v)| v.as_str());
     match asked {
         Some("MPI_THREAD_MULTIPLE") => MPI_THREAD_MULTIPLE,
@@ -93,69 +78,12 @@ fn requested_level(hints: &Hints) -> c_int {
     }
 }
 
-pub(crate) fn session_init(info: MPI_Info, errhandler: MPI_Errhandler, session: *mut MPI_Session) -> MpiResult<()> {
-    let o = out_arg(session, "session")?;
-    check_errhandler(errhandler)?;
-    // The info object lives in the runtime: without one yet, only MPI_INFO_NULL can be valid.
-    let hints = match crate::objects::runtime::lock().as_ref() {
-        Some(rt) => crate::info::optional(rt, info)?,
-        None if info == MPI_INFO_NULL => Vec::new(),
-        None => return err(MPI_ERR_INFO, format!("invalid info handle {info:#x} (no info object exists before the first session or MPI_Init)")),
-    };
-    crate::lifecycle::session_begin(requested_level(&hints))?;
-    *o = with_table(|t| {
+/// Register a new session with its error handler and hints; its handle.
+pub(crate) fn open(errhandler: MPI_Errhandler, hints: Hints) -> MPI_Session {
+    with_table(|t| {
         t.next += 1;
         let h = SESSION_BASE | (t.next & 0x03ff_ffff);
         t.sessions.insert(h, Session { errhandler, hints });
         h
-    });
-    Ok(())
-}
-
-/// What every creation of a communicator from groups takes besides its groups (MPI-4 7.4.2,
-/// 7.6.2): the string tag, the hints and the error handler for the new communicator.
-pub(crate) struct FromGroups {
-    pub stringtag: String,
-    hints: Hints,
-    errhandler: MPI_Errhandler,
-}
-
-impl FromGroups {
-    pub(crate) fn new(rt: &Runtime, stringtag: *const c_char, info: MPI_Info, errhandler: MPI_Errhandler) -> MpiResult<Self> {
-        let stringtag = c_string(stringtag, "stringtag", MPI_MAX_STRINGTAG_LEN)?;
-        let hints = crate::info::optional(rt, info)?;
-        check_errhandler(errhandler)?;
-        Ok(FromGroups { stringtag, hints, errhandler })
-    }
-
-    /// Where the members agree on a context: `MPI_COMM_WORLD`'s internal context, which
-    /// every process has whichever model it started with.
-    pub(crate) fn context(rt: &Runtime) -> MpiResult<u32> {
-        Ok(rt.comm(MPI_COMM_WORLD)?.ctx + 1)
-    }
-
-    /// The new communicator `c` with the call's error handler and hints, registered.
-    pub(crate) fn finish(self, rt: &mut Runtime, mut c: Comm) -> MPI_Comm {
-        c.errhandler = self.errhandler;
-        c.hints = self.hints;
-        rt.add_comm(c)
-    }
-}
-
-/// `MPI_Comm_create_from_group`: collective over the group's members, who agree on a context
-/// over `MPI_COMM_WORLD`'s internal context with a tag made from the string tag. With
-/// `MPI_GROUP_EMPTY` it is local and makes `MPI_COMM_NULL`.
-pub(crate) fn create_from_group(rt: &mut Runtime, group: MPI_Group, stringtag: *const c_char, info: MPI_Info, eh: MPI_Errhandler) -> MpiResult<MPI_Comm> {
-    let g = rt.group(group)?;
-    let args = FromGroups::new(rt, stringtag, info, eh)?;
-    if g.is_empty() {
-        return Ok(MPI_COMM_NULL);
-    }
-    let Some(me) = g.iter().position(|&w| w == rt.world_rank) else {
-        return err(MPI_ERR_GROUP, "this process is not a member of the group");
-    };
-    let tag = crate::internal::stringtag_tag(args.stringtag.as_bytes());
-    let (ctx, _) = crate::internal::agree_context_among(rt, FromGroups::context(rt)?, &g, me, tag, &[])?;
-    let c = Comm::new(ctx, g.to_vec(), rt.world_rank);
-    Ok(args.finish(rt, c))
+    })
 }

@@ -7,12 +7,11 @@ use std::sync::Arc;
 
 use ferry_data::datatype::Datatype;
 
-use crate::error::out_arg;
+use crate::error::{out_arg, slice};
 use crate::consts::*;
 use crate::error::MpiResult;
 pub use crate::objects::records::{Child, Contents, TypeInfo};
 use crate::objects::Runtime;
-use crate::types::slice;
 
 /// The type map of `h` and how to name it in the contents of a type built from it.
 pub fn child(rt: &mut Runtime, h: MPI_Datatype) -> MpiResult<(Datatype, Child)> {

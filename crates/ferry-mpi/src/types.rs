@@ -5,7 +5,7 @@ use std::os::raw::c_int;
 
 use ferry_data::datatype::{Datatype, Distribution, Order};
 
-use crate::error::out_arg;
+use crate::error::{out_arg, slice};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::objects::Runtime;
@@ -16,17 +16,6 @@ pub(crate) fn nonneg(v: c_int, what: &str) -> MpiResult<usize> {
         return err(if what == "count" { MPI_ERR_COUNT } else { MPI_ERR_ARG }, format!("{what} {v} is negative"));
     }
     Ok(v as usize)
-}
-
-pub(crate) fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [T]> {
-    if n == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return err(MPI_ERR_ARG, format!("{what} is NULL"));
-    }
-    // SAFETY: MPI passes arrays of `count` entries for these arguments.
-    Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
 /// Registers a new type with the constructor call that made it (for `MPI_Type_get_contents`).

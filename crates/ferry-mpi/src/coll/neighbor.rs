@@ -37,7 +37,7 @@ enum Recv {
 fn neighbor(rt: &mut Locked, comm: MPI_Comm, sbuf: *const c_void, send: impl FnOnce(usize) -> MpiResult<Send>, stype: MPI_Datatype,
             rbuf: *mut c_void, recv: impl FnOnce(usize) -> MpiResult<Recv>, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
-    let topo = crate::topo::of(rt, comm)?;
+    let topo = crate::objects::comm::topology(rt, comm)?;
     let (srcs, dsts) = topo.neighbors(call.rank as i32);
     let peer = |r: &i32| (*r != MPI_PROC_NULL).then_some(*r as usize);
     let (sources, dests): (Vec<_>, Vec<_>) = (srcs.iter().map(peer).collect(), dsts.iter().map(peer).collect());

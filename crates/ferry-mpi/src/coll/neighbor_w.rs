@@ -57,7 +57,7 @@ pub(crate) fn alltoallw(
     rcounts: Counts, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let call = begin(rt, comm, req)?;
-    let topo = crate::topo::of(rt, comm)?;
+    let topo = crate::objects::comm::topology(rt, comm)?;
     let (srcs, dsts) = topo.neighbors(call.rank as i32);
     let peer = |r: &i32| (*r != MPI_PROC_NULL).then_some(*r as usize);
     let (sources, dests): (Vec<_>, Vec<_>) = (srcs.iter().map(peer).collect(), dsts.iter().map(peer).collect());

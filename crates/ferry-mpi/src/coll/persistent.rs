@@ -2,7 +2,7 @@
 //! without talking to anyone and keeps the call; every MPI_Start makes the same call as the
 //! non-blocking collective, so each run is a fresh schedule counted in the communicator's
 //! collective sequence at its start, like any other collective. The request table entry is
-//! the persistent kind of `persistent.rs`.
+//! the persistent kind that MPI_Start starts (`p2p/persistent.rs`).
 
 use std::os::raw::{c_int, c_void};
 
@@ -13,7 +13,7 @@ use super::{check_count, in_place};
 use crate::error::out_arg;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::persistent::{register, Starter};
+use crate::objects::request::Starter;
 use crate::objects::Runtime;
 use crate::objects::threads::Locked;
 
@@ -39,6 +39,13 @@ pub(crate) fn check_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt:
     }
     check_count(count)?;
     rt.datatype(dt)?;
+    Ok(())
+}
+
+/// Register an inactive persistent request on `comm` and write its handle (MPI_Start runs
+/// `start`).
+pub(crate) fn register(rt: &mut Runtime, comm: MPI_Comm, start: Starter, req: *mut MPI_Request) -> MpiResult<()> {
+    *out_arg(req, "request")? = rt.add_persistent(comm, start);
     Ok(())
 }
 

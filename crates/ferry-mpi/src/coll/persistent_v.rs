@@ -15,7 +15,7 @@ use super::reductions::reduce_scatter;
 use super::{check_count, in_place, Counts, Displs};
 use crate::consts::*;
 use crate::error::MpiResult;
-use crate::persistent::register;
+use super::persistent::register;
 use crate::objects::Runtime;
 use crate::objects::threads::Locked;
 
@@ -173,7 +173,7 @@ pub(crate) fn reduce_scatter_init(
 /// exist. Returns (in-degree, out-degree): the lengths of the receive and send arrays.
 pub(crate) fn check_neighbor(rt: &mut Runtime, comm: MPI_Comm, info: MPI_Info, stype: MPI_Datatype, rtype: MPI_Datatype, req: *mut MPI_Request) -> MpiResult<(usize, usize)> {
     check_common(rt, comm, info, None, req)?;
-    let topo = crate::topo::of(rt, comm)?;
+    let topo = crate::objects::comm::topology(rt, comm)?;
     rt.datatype(stype)?;
     rt.datatype(rtype)?;
     let (sources, dests) = topo.neighbors(rt.comm(comm)?.rank);
@@ -211,7 +211,7 @@ pub(crate) fn neighbor_alltoallw_init(
     rcounts: Counts, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     check_common(rt, comm, info, None, req)?;
-    let (sources, dests) = crate::topo::of(rt, comm)?.neighbors(rt.comm(comm)?.rank);
+    let (sources, dests) = crate::objects::comm::topology(rt, comm)?.neighbors(rt.comm(comm)?.rank);
     let (indegree, outdegree) = (sources.len(), dests.len());
     let (sc, sd, st) = (Kept::counts_if(true, scounts, outdegree), Kept::of(sdispls, outdegree), Kept::of(stypes, outdegree));
     let (rc, rd, rty) = (Kept::counts_if(true, rcounts, indegree), Kept::of(rdispls, indegree), Kept::of(rtypes, indegree));

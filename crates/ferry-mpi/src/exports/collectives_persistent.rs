@@ -11,7 +11,6 @@ use crate::coll::movers::{allgather_args, alltoall_args, barrier, bcast, gather_
 use crate::coll::persistent::*;
 use crate::coll::persistent_v::*;
 use crate::consts::*;
-use crate::persistent::register;
 
 crate::mpi_export! { MPI_Barrier_init, PMPI_Barrier_init, (comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
     call("MPI_Barrier_init", comm, |rt| {

@@ -9,7 +9,7 @@ use ferry_data::datatype::Datatype;
 
 use crate::boundary::call;
 use crate::consts::*;
-use crate::error::{err, MpiError, MpiResult, out_arg};
+use crate::error::{err, out_arg, slice, MpiError, MpiResult};
 use crate::op_queries::answer;
 use crate::pack::*;
 use crate::objects::Runtime;

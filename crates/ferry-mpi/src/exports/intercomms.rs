@@ -7,8 +7,8 @@ use crate::boundary::call;
 use crate::consts::*;
 use crate::error::out_arg;
 use crate::exports::sessions::call_creating;
-use crate::intercomm::*;
-use crate::session::FromGroups;
+use crate::comm::intercomm::*;
+use crate::comm::from_group::FromGroups;
 
 crate::mpi_export! { MPI_Intercomm_create, PMPI_Intercomm_create, (local_comm: MPI_Comm, local_leader: c_int, peer_comm: MPI_Comm,
         remote_leader: c_int, tag: c_int, newcomm: *mut MPI_Comm) {

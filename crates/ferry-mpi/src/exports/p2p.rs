@@ -7,9 +7,9 @@ use crate::boundary::call;
 use crate::completion::*;
 use crate::consts::*;
 use crate::error::{MpiError, out_arg};
-use crate::isendrecv::*;
 use crate::p2p::*;
-use crate::persistent::*;
+use crate::p2p::isendrecv::*;
+use crate::p2p::persistent::*;
 
 crate::mpi_export! { MPI_Send, PMPI_Send, (buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
     call("MPI_Send", comm, |rt| send(rt, buf, count, dt, dest, tag, comm, Mode::Standard))

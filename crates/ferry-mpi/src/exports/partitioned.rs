@@ -6,7 +6,7 @@ use std::os::raw::{c_int, c_void};
 use crate::boundary::call;
 use crate::consts::*;
 use crate::error::err;
-use crate::partitioned::*;
+use crate::p2p::partitioned::*;
 
 crate::mpi_export! { MPI_Psend_init, PMPI_Psend_init, (buf: *const c_void, partitions: c_int, count: MPI_Count, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
     call("MPI_Psend_init", comm, |rt| init(rt, true, buf as *mut c_void, partitions, count, dt, dest, tag, comm, info, req))
@@ -30,7 +30,7 @@ crate::mpi_export! { MPI_Pready_list, PMPI_Pready_list, (length: c_int, list: *m
         if length < 0 {
             return err(MPI_ERR_ARG, format!("length {length} is negative"));
         }
-        let parts = crate::types::slice(list, length as usize, "array_of_partitions")?;
+        let parts = crate::error::slice(list, length as usize, "array_of_partitions")?;
         ready(rt, parts.iter().copied(), req)
     })
 }}

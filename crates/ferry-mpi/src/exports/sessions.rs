@@ -8,8 +8,9 @@ use crate::objects::runtime;
 use crate::boundary::{call, call_anytime};
 use crate::consts::*;
 use crate::errhandler::{check_errhandler, CommErrhandlerFn};
-use crate::error::{die, err, MpiError, MpiResult, out_arg};
+use crate::error::{c_string, die, err, MpiError, MpiResult, out_arg};
 use crate::objects::Runtime;
+use crate::comm::from_group::create_from_group;
 use crate::session::*;
 
 /// Run `body` as the MPI function `name`; an error goes to the handler `eh` picks (given the
@@ -64,7 +65,7 @@ pub(crate) fn call_creating(name: &'static str, errhandler: MPI_Errhandler, newc
 crate::mpi_export! { MPI_Session_init, PMPI_Session_init, (info: MPI_Info, errhandler: MPI_Errhandler, session: *mut MPI_Session) {
     // No session (and maybe no runtime) yet: errors go to the handler being installed when it
     // is a valid one, else they are fatal.
-    call_anytime("MPI_Session_init", || match session_init(info, errhandler, session) {
+    call_anytime("MPI_Session_init", || match crate::lifecycle::session_init(info, errhandler, session) {
         Ok(()) => MPI_SUCCESS,
         Err(e) => {
             let eh = if check_errhandler(errhandler).is_ok() { errhandler } else { MPI_ERRORS_ARE_FATAL };

@@ -10,10 +10,10 @@ use crate::coll::neighbor::*;
 use crate::coll::neighbor_w::*;
 use crate::consts::*;
 use crate::error::{err, out};
-use crate::topo::{attach, attach_first, graph_neighbors, ints, put, Topology};
-use crate::topo::cart::*;
-use crate::topo::dist_graph::*;
-use crate::topo::graph::*;
+use crate::comm::topo::{attach, attach_first, graph_neighbors, ints, put, Topology};
+use crate::comm::topo::cart::*;
+use crate::comm::topo::dist_graph::*;
+use crate::comm::topo::graph::*;
 
 crate::mpi_export! { MPI_Topo_test, PMPI_Topo_test, (comm: MPI_Comm, status: *mut c_int) {
     crate::boundary::call("MPI_Topo_test", comm, |rt| {

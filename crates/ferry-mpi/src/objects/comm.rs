@@ -1,5 +1,5 @@
 //! Communicators as data: a context id pair, a group of world ranks, an error handler, and
-//! what else a communicator carries. `comm`, `intercomm` and `topo` make them.
+//! what else a communicator carries. `comm` (with `comm/intercomm/` and `comm/topo/`) makes them.
 
 use std::sync::Arc;
 
@@ -107,6 +107,14 @@ pub fn rank_in(group: &[u32], w: u32) -> i32 {
         return w as i32;
     }
     group.iter().position(|&g| g == w).map_or(MPI_UNDEFINED, |r| r as i32)
+}
+
+/// The topology of `comm`, or MPI_ERR_TOPOLOGY (the neighbourhood collectives run over it).
+pub fn topology(rt: &Runtime, comm: i32) -> MpiResult<Arc<Topology>> {
+    match &intra(rt, comm)?.topo {
+        Some(t) => Ok(t.clone()),
+        None => err(MPI_ERR_TOPOLOGY, "the communicator has no topology"),
+    }
 }
 
 /// `comm`, which must be an intracommunicator (MPI_ERR_COMM for an intercommunicator).

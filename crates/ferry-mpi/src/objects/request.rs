@@ -203,7 +203,7 @@ pub trait CollRequest {
 pub type Starter = Box<dyn FnMut(&mut Locked) -> MpiResult<ApiReq>>;
 
 /// A persistent request (`MPI_Send_init` and kin, the persistent collectives): how to start
-/// a run, and the run in flight. `persistent` makes and starts them.
+/// a run, and the run in flight. `Runtime::add_persistent` makes them, `p2p/persistent.rs` starts them.
 pub struct Persistent {
     pub start: Starter,
     /// The run in flight, between MPI_Start and the completion that ends it.
@@ -248,7 +248,7 @@ pub(crate) enum State {
     InFlight(Box<ApiReq>),
 }
 
-/// A partitioned send or receive and the state of its run; `partitioned` makes and runs it.
+/// A partitioned send or receive and the state of its run; `p2p/partitioned.rs` makes and runs it.
 pub struct Partitioned {
     pub(crate) spec: Spec,
     pub(crate) partitions: usize,

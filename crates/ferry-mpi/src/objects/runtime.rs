@@ -15,7 +15,7 @@ use ferry_core::Job;
 use super::coll_selection::Selection;
 use super::comm::Comm;
 use super::records::{Hooks, Infos, Members, ProgressThread, TypeInfo, UserOp};
-use super::request::{request_table, ApiReq};
+use super::request::{request_table, ApiReq, Body, Persistent, Starter};
 use super::{Table, IDUP_PAIRS};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -285,6 +285,11 @@ impl Runtime {
             Some(h) => h,
             None => self.reqs.add(r),
         }
+    }
+
+    /// A new persistent request on `comm`, inactive until MPI_Start runs `start`.
+    pub fn add_persistent(&mut self, comm: i32, start: Starter) -> i32 {
+        self.add_req(ApiReq { body: Body::Persistent(Box::new(Persistent { start, active: None })), comm, group: None, unpack: None, keep: None })
     }
 
     pub fn add_msg(&mut self, m: ApiMessage) -> i32 {

@@ -1,5 +1,5 @@
 //! A communicator's virtual topology as data: the Cartesian, graph or distributed-graph
-//! structure (shared by duplicates) and the arithmetic on it. `topo` makes and queries it.
+//! structure (shared by duplicates) and the arithmetic on it. `comm/topo/` makes and queries it.
 
 use std::os::raw::c_int;
 

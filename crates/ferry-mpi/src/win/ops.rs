@@ -116,7 +116,7 @@ fn send(rt: &mut Runtime, win: MPI_Win, target: usize, msg: Vec<u8>) -> MpiResul
 /// Post the receive of an answer of `count` elements of `dt` into `buf`; returns its tag.
 /// `request`: the answer completes a request instead of waiting in the window's list.
 fn expect(rt: &mut Runtime, win: MPI_Win, target: usize, buf: *mut c_void, count: usize, dt: MPI_Datatype, request: bool) -> MpiResult<(i32, Option<c_int>)> {
-    let into = crate::p2p::recv_target(rt, buf, count as c_int, dt)?;
+    let into = crate::typed_buffer::recv_target(rt, buf, count as c_int, dt)?;
     let (w, engine) = super::win_and_engine(rt, win)?;
     let tag = w.reply_tag();
     let pat = Pattern { ctx: w.ctx + 1, src: Some(w.group[target]), tag: Some(tag) };

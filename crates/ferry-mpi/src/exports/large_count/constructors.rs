@@ -10,9 +10,9 @@ use ferry_data::datatype::Datatype;
 use crate::boundary::call;
 use crate::error::out_arg;
 use crate::consts::*;
-use crate::error::{err, MpiResult};
+use crate::error::{err, slice, MpiResult};
 use crate::typeinfo::{child, child_list, contents_of, fill_contents, Contents};
-use crate::types::{distributions, made, order_of, slice};
+use crate::types::{distributions, made, order_of};
 
 /// A non-negative count argument; MPI_ERR_COUNT names a negative `count`, MPI_ERR_ARG any
 /// other negative argument (as the int-count constructors do).

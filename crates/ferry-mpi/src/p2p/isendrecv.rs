@@ -8,7 +8,7 @@ use crate::error::out_arg;
 use crate::objects::request::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::p2p::{check_recv, check_send, recv_req, send_req, Mode};
+use super::{check_recv, check_send, recv_req, send_req, Mode};
 use crate::objects::Runtime;
 
 /// The one request of a receive (reported) and a send.

@@ -1,22 +1,22 @@
 //! Persistent requests: MPI_Send_init and its kin check their arguments once and keep how to
 //! start the operation; MPI_Start runs it again and again. The Wait/Test family
 //! (`completion`) completes each run and leaves the request inactive, ready for the next.
+//! MPI_Start also starts the persistent collectives (`coll/persistent.rs`), which keep their
+//! start as a closure in the request, and partitioned requests (`partitioned.rs`).
 
 use std::os::raw::{c_int, c_void};
 
 use crate::error::out_arg;
-pub use crate::objects::request::{Persistent, Starter};
-use crate::objects::request::{ApiReq, Body};
+use crate::objects::request::{ApiReq, Body, Starter};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::p2p::{check_recv, check_send, recv_req, send_req, Mode};
+use super::{check_recv, check_send, recv_req, send_req, Mode};
 use crate::objects::Runtime;
 use crate::objects::threads::Locked;
 
 /// Register an inactive persistent request on `comm` and write its handle.
-pub fn register(rt: &mut Runtime, comm: MPI_Comm, start: Starter, req: *mut MPI_Request) -> MpiResult<()> {
-    let o = out_arg(req, "request")?;
-    *o = rt.add_req(ApiReq { body: Body::Persistent(Box::new(Persistent { start, active: None })), comm, group: None, unpack: None, keep: None });
+fn register(rt: &mut Runtime, comm: MPI_Comm, start: Starter, req: *mut MPI_Request) -> MpiResult<()> {
+    *out_arg(req, "request")? = rt.add_persistent(comm, start);
     Ok(())
 }
 
@@ -51,7 +51,7 @@ fn startable(rt: &Runtime, h: MPI_Request) -> MpiResult<()> {
 
 fn start_one(rt: &mut Locked, h: MPI_Request) -> MpiResult<()> {
     if matches!(rt.reqs[&h].body, Body::Partitioned(_)) {
-        return crate::partitioned::start(rt, h);
+        return super::partitioned::start(rt, h);
     }
     // The request leaves its slot while its start runs (which needs the whole runtime); a
     // placeholder keeps the slot, and so the handle, until it is back.

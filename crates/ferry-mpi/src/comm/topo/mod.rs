@@ -16,13 +16,7 @@ use crate::error::{err, MpiResult};
 pub(crate) use crate::objects::topology::{graph_neighbors, Topology};
 use crate::objects::Runtime;
 
-/// The topology of `comm`, or MPI_ERR_TOPOLOGY.
-pub fn of(rt: &Runtime, comm: MPI_Comm) -> MpiResult<Arc<Topology>> {
-    match &crate::objects::comm::intra(rt, comm)?.topo {
-        Some(t) => Ok(t.clone()),
-        None => err(MPI_ERR_TOPOLOGY, "the communicator has no topology"),
-    }
-}
+pub(crate) use crate::objects::comm::topology as of;
 
 /// `n` ints from a C array, checked for NULL when `n > 0`.
 pub(crate) fn ints<'a>(p: *const c_int, n: usize, what: &str) -> MpiResult<&'a [c_int]> {

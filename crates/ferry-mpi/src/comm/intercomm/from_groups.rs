@@ -13,7 +13,7 @@ use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
 use crate::objects::Runtime;
-use crate::session::FromGroups;
+use crate::comm::from_group::FromGroups;
 
 /// Position of `leader` in a group of `size`, or MPI_ERR_RANK.
 fn leader_in(leader: c_int, size: usize, what: &str) -> MpiResult<usize> {

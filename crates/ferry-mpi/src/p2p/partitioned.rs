@@ -14,7 +14,8 @@ pub use crate::objects::request::Partitioned;
 use crate::objects::request::{ApiReq, Body, Outcome, Spec, State};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
-use crate::p2p::{check_recv, check_send, recv_target, send_data};
+use super::{check_recv, check_send};
+use crate::typed_buffer::{recv_target, send_data};
 use crate::objects::Runtime;
 
 /// Post the message of one run to the engine.
