@@ -23,7 +23,8 @@ pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::objects::rec
     let (ctx, _) = agree_context(rt, comm, &[])?;
     let c = rt.comm(comm)?;
     let hints = hints.unwrap_or_else(|| c.hints.clone());
-    let new = Comm { group: c.group.clone(), rank: c.rank, hints, topo: c.topo.clone(), errhandler: c.errhandler, ..Comm::new(ctx, Vec::new(), rt.world_rank) };
+    let mut new = c.duplicate(ctx, rt.world_rank);
+    new.hints = hints;
     Ok(rt.add_comm(new))
 }
 
@@ -42,17 +43,8 @@ pub(crate) fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::objects::re
     let ctx = c.idup_next;
     c.idup_next += 2;
     let hints = hints.unwrap_or_else(|| c.hints.clone());
-    let new = Comm {
-        group: c.group.clone(),
-        rank: c.rank,
-        hints,
-        topo: c.topo.clone(),
-        errhandler: c.errhandler,
-        remote: c.remote.clone(),
-        idup_next: 0,
-        idup_end: 0,
-        ..Comm::new(ctx, Vec::new(), world_rank)
-    };
+    let mut new = c.duplicate(ctx, world_rank);
+    (new.hints, new.idup_next, new.idup_end) = (hints, 0, 0);
     Ok(rt.add_comm(new))
 }
 

@@ -11,6 +11,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::os::raw::{c_int, c_void};
 
+use crate::objects::comm::Ranks;
 use crate::error::out_arg;
 pub use crate::objects::request::{CancelFn, FreeFn, Grequest, QueryFn};
 use crate::objects::request::{status_bytes, ApiReq, Body, Outcome};
@@ -121,7 +122,7 @@ pub fn cancel(rt: &mut Runtime, h: MPI_Request) -> MpiResult<()> {
 pub(crate) fn grequest_start(rt: &mut Runtime, query: Option<QueryFn>, free: Option<FreeFn>, cancel: Option<CancelFn>, extra: *mut c_void, req: *mut MPI_Request) -> MpiResult<()> {
     let o = out_arg(req, "request")?;
     let g = Grequest { query, free, cancel, extra, complete: false, freed: false };
-    *o = rt.add_req(ApiReq { body: Body::Generalized(Box::new(g)), comm: MPI_COMM_WORLD, group: None, unpack: None, keep: None });
+    *o = rt.add_req(ApiReq { body: Body::Generalized(Box::new(g)), comm: MPI_COMM_WORLD, group: Ranks::None, unpack: None, keep: None });
     Ok(())
 }
 

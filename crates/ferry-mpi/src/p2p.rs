@@ -7,6 +7,7 @@ pub(crate) mod partitioned;
 pub(crate) mod persistent;
 
 use std::os::raw::{c_int, c_void};
+use crate::objects::comm::Ranks;
 use crate::objects::threads::Locked;
 
 use ferry_core::engine::matching::Pattern;
@@ -77,7 +78,7 @@ fn check_buf(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<()
 pub fn start_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<i32> {
     Ok(match post_send(rt, buf, count, dt, dest, tag, comm, mode)? {
         None => crate::completion::DONE_SEND,
-        Some((id, keep)) => rt.add_req(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep }),
+        Some((id, keep)) => rt.add_req(ApiReq { body: Body::Engine(id), comm, group: Ranks::None, unpack: None, keep }),
     })
 }
 
@@ -107,7 +108,7 @@ pub fn check_recv(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Da
 pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<ApiReq> {
     Ok(match post_send(rt, buf, count, dt, dest, tag, comm, mode)? {
         None => ApiReq::done(comm, MPI_ANY_SOURCE),
-        Some((id, keep)) => ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep },
+        Some((id, keep)) => ApiReq { body: Body::Engine(id), comm, group: Ranks::None, unpack: None, keep },
     })
 }
 
@@ -180,19 +181,19 @@ pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Dataty
     if source == MPI_PROC_NULL {
         return Ok(ApiReq::done(comm, MPI_PROC_NULL));
     }
-    let peers = rt.comms.get(&comm).expect("checked above").peers();
+    let c = rt.comms.get(&comm).expect("checked above");
     if target.unpack.is_none() {
         // SAFETY: the receive buffer stays valid until the request completes.
         return Ok(match unsafe { rt.engine.irecv_now(pat, target.ptr, target.cap) } {
             // It was here already: the request is complete from the start.
-            Ok(st) => ApiReq { body: Body::Finished(crate::completion::outcome_of(Some(peers), &st)), comm, group: None, unpack: None, keep: None },
-            Err(id) => ApiReq { body: Body::Engine(id), comm, group: Some(peers.clone()), unpack: None, keep: None },
+            Ok(st) => ApiReq { body: Body::Finished(crate::completion::outcome_of(c.sources(), &st)), comm, group: Ranks::None, unpack: None, keep: None },
+            Err(id) => ApiReq { body: Body::Engine(id), comm, group: c.ranks(), unpack: None, keep: None },
         });
     }
-    let group = peers.clone();
+    let group = c.ranks();
     // SAFETY: the unpack buffer inside the request stays valid until the request completes.
     let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
-    Ok(ApiReq { body: Body::Engine(id), comm, group: Some(group), unpack: target.unpack, keep: None })
+    Ok(ApiReq { body: Body::Engine(id), comm, group, unpack: target.unpack, keep: None })
 }
 
 /// Forget buffered sends that have completed.
@@ -218,7 +219,7 @@ pub(crate) fn send(rt: &mut Locked, buf: *const c_void, count: c_int, dt: MPI_Da
         // Copied out by the route already: nothing to wait for.
         return Ok(());
     };
-    let o = rt.wait_unregistered(ApiReq { body: Body::Engine(id), comm, group: None, unpack: None, keep })?;
+    let o = rt.wait_unregistered(ApiReq { body: Body::Engine(id), comm, group: Ranks::None, unpack: None, keep })?;
     check(o, comm).map(|_| ())
 }
 
@@ -238,7 +239,7 @@ pub(crate) fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Data
     let pat = Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.world(source)), tag: (tag != MPI_ANY_TAG).then_some(tag) };
     // With MPI_THREAD_MULTIPLE another thread may free the communicator while this one
     // waits: keep its peer group for the status (not otherwise: a reference count costs).
-    let kept = (rt.thread_level == MPI_THREAD_MULTIPLE).then(|| c.peers().clone());
+    let kept = (rt.thread_level == MPI_THREAD_MULTIPLE).then(|| c.ranks());
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
         write_status(status, &Outcome { source: MPI_PROC_NULL, tag: MPI_ANY_TAG, ..Outcome::empty() }, false);
@@ -251,7 +252,7 @@ pub(crate) fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Data
                 // It was here already: received, nothing to wait for.
                 let rt: &mut Runtime = rt;
                 let c = rt.comms.get(&comm).expect("checked above, and the lock was kept");
-                let o = crate::completion::outcome_of(Some(c.peers()), &st);
+                let o = crate::completion::outcome_of(c.sources(), &st);
                 write_status(status, &o, o.error != MPI_SUCCESS);
                 return check(o, comm).map(|_| ());
             }
@@ -265,10 +266,10 @@ pub(crate) fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Data
     rt.reap_orphans();
     let rt: &mut Runtime = rt;
     let group = match &kept {
-        Some(g) => g,
-        None => rt.comms.get(&comm).expect("no other thread frees it below MPI_THREAD_MULTIPLE").peers(),
+        Some(g) => g.view(),
+        None => rt.comms.get(&comm).expect("no other thread frees it below MPI_THREAD_MULTIPLE").sources(),
     };
-    let o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, Some(group));
+    let o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, group);
     // The status tells what arrived, also when it was truncated.
     write_status(status, &o, o.error != MPI_SUCCESS);
     check(o, comm).map(|_| ())
@@ -396,7 +397,7 @@ pub(crate) fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_D
     }
     let Some(msg) = rt.msgs.remove(m) else { return err(MPI_ERR_REQUEST, format!("invalid message handle {:#x}", *m)) };
     *m = MPI_MESSAGE_NULL;
-    let group = rt.comm(msg.comm).map(|c| c.peers().clone()).ok();
+    let group = rt.comm(msg.comm).map_or(Ranks::None, |c| c.ranks());
     let target = recv_target(rt, buf, count, dt)?;
     // SAFETY: as for irecv.
     let id = unsafe { rt.engine.imrecv(msg.mid, target.ptr, target.cap) };
@@ -421,7 +422,7 @@ pub(crate) fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
         Body::Multi(parts, _) => parts.iter().collect(),
         _ => vec![&*r],
     };
-    let receives: Vec<u64> = parts.iter().filter(|p| p.group.is_some()).filter_map(|p| match p.body { Body::Engine(id) => Some(id), _ => None }).collect();
+    let receives: Vec<u64> = parts.iter().filter(|p| !matches!(p.group, Ranks::None)).filter_map(|p| match p.body { Body::Engine(id) => Some(id), _ => None }).collect();
     for id in receives {
         rt.engine.cancel(id);
     }

@@ -18,7 +18,7 @@ pub struct SendData {
     pub keep: Option<Vec<u8>>,
 }
 
-#[inline]
+#[inline(always)]
 pub fn send_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<SendData> {
     let (size, contiguous) = rt.type_shape(dt)?;
     let len = size * count as usize;
@@ -38,7 +38,7 @@ pub struct RecvTarget {
     pub unpack: Option<Box<Unpack>>,
 }
 
-#[inline]
+#[inline(always)]
 pub fn recv_target(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype) -> MpiResult<RecvTarget> {
     let (size, contiguous) = rt.type_shape(dt)?;
     let cap = size * count as usize;

@@ -26,6 +26,7 @@ use ferry_coll::{AlgorithmInfo, Collective, Params};
 use ferry_core::engine::collective::{CollError, CollRun};
 use ferry_core::engine::Reduce;
 
+use crate::objects::comm::Ranks;
 use crate::objects::request::{ApiReq, Body};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -96,7 +97,7 @@ pub(crate) fn begin(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> 
     let blocking = req.is_null();
     let seq = c.coll_seq.next(blocking);
     let tags = if blocking { 0 } else { NONBLOCKING_TAGS };
-    let call = Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq, tags, remote: c.remote.clone() };
+    let call = Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq, tags, remote: c.remote().cloned() };
     // One atomic load unless a tool asked for this event (MPI_T_event_handle_alloc).
     crate::tools::collective_begun(rt, comm, seq, blocking, call.size, call.rank as i32);
     Ok(call)
@@ -340,7 +341,7 @@ pub(crate) fn submit_schedule(
         rt.wait_until(|e| e.is_done(id))?;
         return c.complete(&mut rt.engine);
     }
-    let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(c)), comm, group: None, unpack: None, keep: None });
+    let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(c)), comm, group: Ranks::None, unpack: None, keep: None });
     // SAFETY: checked non-null by the caller (`req_out`).
     unsafe { *req = h };
     Ok(())
@@ -362,7 +363,7 @@ pub(crate) fn submit(rt: &mut Locked, p: Prepared, req: *mut MPI_Request) -> Mpi
     }
     let comm = p.call.comm;
     let call = start(rt, p);
-    let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(call)), comm, group: None, unpack: None, keep: None });
+    let h = rt.add_req(ApiReq { body: Body::Coll(Box::new(call)), comm, group: Ranks::None, unpack: None, keep: None });
     // SAFETY: checked non-null above.
     unsafe { *req = h };
     Ok(())

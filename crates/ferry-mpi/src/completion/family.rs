@@ -186,7 +186,7 @@ fn finish_plain(rt: &mut Runtime, h: MPI_Request) -> Option<(Outcome, i32)> {
         _ => false,
     })?;
     let o = match r.body {
-        Body::Engine(id) => engine_outcome(&mut rt.engine, id, None, r.group.as_deref().map(Vec::as_slice)),
+        Body::Engine(id) => engine_outcome(&mut rt.engine, id, None, r.group.view()),
         Body::Finished(o) => o,
         Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
         _ => unreachable!("checked above"),

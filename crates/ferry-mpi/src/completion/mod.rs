@@ -2,6 +2,7 @@
 
 use ferry_core::engine::Status;
 
+use crate::objects::comm::{Ranks, SourceRanks};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 pub use crate::objects::request::*;
@@ -72,7 +73,7 @@ impl Runtime {
         // Collect the outcome now (the engine hands it out once) and keep it for the Wait.
         let r = self.reqs.get_mut(&h).expect("checked above").operation_mut();
         let comm = r.comm;
-        let taken = std::mem::replace(r, ApiReq { body: Body::Finished(Outcome::empty()), comm, group: None, unpack: None, keep: None });
+        let taken = std::mem::replace(r, ApiReq { body: Body::Finished(Outcome::empty()), comm, group: Ranks::None, unpack: None, keep: None });
         let o = self.finish_api_req(taken);
         self.reqs.get_mut(&h).expect("checked above").operation_mut().body = Body::Finished(o);
         Ok(Some(o))
@@ -101,8 +102,8 @@ impl Runtime {
                 }
             },
             Body::Engine(id) => {
-                let group = r.group.take();
-                engine_outcome(&mut self.engine, id, r.unpack.take(), group.as_deref().map(Vec::as_slice))
+                let group = std::mem::replace(&mut r.group, Ranks::None);
+                engine_outcome(&mut self.engine, id, r.unpack.take(), group.view())
             }
         }
     }
@@ -238,7 +239,7 @@ impl Locked {
 
 /// Take a completed engine request: unpack what it received, and say how it ended.
 /// `group`: the world ranks of a receive's communicator (`None` for a send).
-pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: Option<Box<Unpack>>, group: Option<&[u32]>) -> Outcome {
+pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: Option<Box<Unpack>>, group: SourceRanks<'_>) -> Outcome {
     match engine.take(id) {
             Some(Ok(st)) => {
                 if let Some(u) = unpack {
@@ -260,15 +261,14 @@ pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: 
         }
 }
 
-pub(crate) fn outcome_of(group: Option<&[u32]>, st: &Status) -> Outcome {
-    let source = match group {
-        Some(g) => crate::objects::comm::rank_in(g, st.source),
-        None => MPI_ANY_SOURCE,
-    };
+#[inline]
+pub(crate) fn outcome_of(group: SourceRanks<'_>, st: &Status) -> Outcome {
+    let rank = group.of(st.source);
+    let source = rank.unwrap_or(MPI_ANY_SOURCE);
     if st.cancelled {
         return Outcome { source, tag: MPI_ANY_TAG, bytes: 0, cancelled: true, error: MPI_SUCCESS, lost: None };
     }
-    let (source, tag) = if group.is_some() { (source, st.tag) } else { (MPI_ANY_SOURCE, MPI_ANY_TAG) };
+    let (source, tag) = if rank.is_some() { (source, st.tag) } else { (MPI_ANY_SOURCE, MPI_ANY_TAG) };
     Outcome { source, tag, bytes: st.bytes, cancelled: false, error: if st.truncated { MPI_ERR_TRUNCATE } else { MPI_SUCCESS }, lost: None }
 }
 

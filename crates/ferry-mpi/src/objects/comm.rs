@@ -25,8 +25,12 @@ pub struct Comm {
     /// The virtual topology, shared by duplicates.
     pub topo: Option<Arc<Topology>>,
     /// An intercommunicator's remote group (world ranks, in remote rank order); `group` is
-    /// then the local group. Point-to-point ranks name members of this group.
-    pub remote: Option<Arc<Vec<u32>>>,
+    /// then the local group. Point-to-point ranks name members of this group. Set with
+    /// [`set_remote`](Comm::set_remote).
+    remote: Option<Arc<Vec<u32>>>,
+    /// The peers' rank `r` is world rank `r` (the world and its duplicates): a receive names
+    /// its source without a look-up and keeps no group.
+    world_order: bool,
     /// Context ids set aside for this communicator's `MPI_Comm_idup`s, `[next, end)` in
     /// pairs: every member holds the same block and takes from it in the same (collective)
     /// order, so an idup needs no message and cannot be caught between two agreements.
@@ -70,8 +74,42 @@ pub const IDUP_PAIRS: u32 = 32;
 impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
+        let world_order = in_world_order(&group);
         let (idup_next, idup_end) = (ctx + 2, ctx + 2 + 2 * IDUP_PAIRS);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: CollSeq::default(), hints: Vec::new(), topo: None, idup_next, idup_end, remote: None, name: None }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: CollSeq::default(), hints: Vec::new(), topo: None, idup_next, idup_end, remote: None, world_order, name: None }
+    }
+
+    /// A duplicate on the context pair `ctx`: the same groups, rank, hints, topology and
+    /// error handler, no attributes or name, and an idup block of its own.
+    pub fn duplicate(&self, ctx: u32, world_rank: u32) -> Comm {
+        let mut new = Comm::new(ctx, Vec::new(), world_rank);
+        (new.group, new.rank, new.hints, new.topo, new.errhandler) = (self.group.clone(), self.rank, self.hints.clone(), self.topo.clone(), self.errhandler);
+        (new.remote, new.world_order) = (self.remote.clone(), self.world_order);
+        new
+    }
+
+    /// Make this an intercommunicator with the remote group `remote` (or again an
+    /// intracommunicator with `None`).
+    pub fn set_remote(&mut self, remote: Option<Arc<Vec<u32>>>) {
+        self.remote = remote;
+        self.world_order = in_world_order(self.peers());
+    }
+
+    pub fn remote(&self) -> Option<&Arc<Vec<u32>>> {
+        self.remote.as_ref()
+    }
+
+    /// How a receive on this communicator names its source, for a request that may outlive
+    /// the communicator.
+    #[inline]
+    pub fn ranks(&self) -> Ranks {
+        if self.world_order { Ranks::World } else { Ranks::Group(self.peers().clone()) }
+    }
+
+    /// How a receive on this communicator names its source, while the communicator lives.
+    #[inline]
+    pub fn sources(&self) -> SourceRanks<'_> {
+        if self.world_order { SourceRanks::World } else { SourceRanks::Group(self.peers()) }
     }
 
     pub fn size(&self) -> i32 {
@@ -95,6 +133,53 @@ impl Comm {
     /// World rank of peer rank `r` (validated by the caller).
     pub fn world(&self, r: i32) -> u32 {
         self.peers()[r as usize]
+    }
+}
+
+/// Whether rank `r` of `group` is world rank `r` for every `r`.
+fn in_world_order(group: &[u32]) -> bool {
+    group.iter().enumerate().all(|(r, &w)| w as usize == r)
+}
+
+/// How a request reports the source of what it received, owned by the request.
+pub enum Ranks {
+    /// It reports none (a send).
+    None,
+    /// The world rank is the rank (see [`Comm::sources`]).
+    World,
+    /// The rank in the peers' group, kept here: the communicator may be freed first.
+    Group(Arc<Vec<u32>>),
+}
+
+impl Ranks {
+    #[inline]
+    pub fn view(&self) -> SourceRanks<'_> {
+        match self {
+            Ranks::None => SourceRanks::None,
+            Ranks::World => SourceRanks::World,
+            Ranks::Group(g) => SourceRanks::Group(g),
+        }
+    }
+}
+
+/// [`Ranks`] borrowed: how to turn the world rank of a message's sender into the rank a
+/// status reports.
+#[derive(Clone, Copy)]
+pub enum SourceRanks<'a> {
+    None,
+    World,
+    Group(&'a [u32]),
+}
+
+impl SourceRanks<'_> {
+    /// The rank of world rank `w`; `None` when the request reports no source.
+    #[inline]
+    pub fn of(self, w: u32) -> Option<i32> {
+        match self {
+            SourceRanks::None => None,
+            SourceRanks::World => Some(w as i32),
+            SourceRanks::Group(g) => Some(rank_in(g, w)),
+        }
     }
 }
 
@@ -124,4 +209,30 @@ pub fn intra(rt: &Runtime, comm: i32) -> MpiResult<&Comm> {
         return err(MPI_ERR_COMM, "this call needs an intracommunicator, not an intercommunicator");
     }
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn receives_name_their_source_without_a_group_only_in_world_order() {
+        let world = Comm::new(4, vec![0, 1, 2, 3], 1);
+        assert!(matches!(world.ranks(), Ranks::World));
+        assert_eq!(world.sources().of(3), Some(3));
+        let first = Comm::new(6, vec![0, 1], 1);
+        assert!(matches!(first.ranks(), Ranks::World), "the world's first ranks in order");
+        let reversed = Comm::new(8, vec![3, 2, 1, 0], 1);
+        assert!(matches!(reversed.ranks(), Ranks::Group(_)));
+        assert_eq!((reversed.sources().of(3), reversed.ranks().view().of(0)), (Some(0), Some(3)));
+        assert!(matches!(reversed.duplicate(10, 1).ranks(), Ranks::Group(_)), "a duplicate keeps the group");
+        assert!(matches!(world.duplicate(12, 1).ranks(), Ranks::World));
+        // An intercommunicator names members of the remote group.
+        let mut inter = Comm::new(14, vec![0, 1], 1);
+        inter.set_remote(Some(Arc::new(vec![2, 3])));
+        assert_eq!(inter.sources().of(3), Some(1));
+        inter.set_remote(Some(Arc::new(vec![0, 1, 2])));
+        assert!(matches!(inter.ranks(), Ranks::World));
+        assert_eq!(Ranks::None.view().of(2), None, "a send reports no source");
+    }
 }

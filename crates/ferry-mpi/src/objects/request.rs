@@ -5,11 +5,11 @@
 //! collective's own `CollRequest` carry what only the feature that made one knows.
 
 use std::os::raw::{c_int, c_void};
-use std::sync::Arc;
 
 use ferry_core::engine::Engine;
 use ferry_data::datatype::Datatype;
 
+use super::comm::Ranks;
 use super::threads::Locked;
 use super::Table;
 use crate::consts::*;
@@ -86,7 +86,7 @@ impl ApiReq {
     /// A request complete from the start, whose status names `source` (`MPI_ANY_SOURCE` for
     /// a send, `MPI_PROC_NULL` for an operation with the null process).
     pub fn done(comm: i32, source: i32) -> ApiReq {
-        ApiReq { body: Body::Done { source, tag: MPI_ANY_TAG }, comm, group: None, unpack: None, keep: None }
+        ApiReq { body: Body::Done { source, tag: MPI_ANY_TAG }, comm, group: Ranks::None, unpack: None, keep: None }
     }
 
     /// The engine's id of what this request waits for; `None` when complete from the start.
@@ -140,8 +140,8 @@ impl ApiReq {
 pub struct ApiReq {
     pub body: Body,
     pub comm: i32,
-    /// World ranks of the communicator, to report the source as a communicator rank.
-    pub group: Option<Arc<Vec<u32>>>,
+    /// How to report the source of a receive as a communicator rank.
+    pub group: Ranks,
     pub unpack: Option<Box<Unpack>>,
     /// Packed send data the engine reads from until completion.
     pub keep: Option<Vec<u8>>,

@@ -12,6 +12,7 @@ use ferry_data::datatype::Datatype;
 use ferry_core::engine::Engine;
 use ferry_core::Job;
 
+use super::comm::Ranks;
 use super::coll_selection::Selection;
 use super::comm::Comm;
 use super::records::{Hooks, Infos, Members, ProgressThread, TypeInfo, UserOp};
@@ -289,7 +290,7 @@ impl Runtime {
 
     /// A new persistent request on `comm`, inactive until MPI_Start runs `start`.
     pub fn add_persistent(&mut self, comm: i32, start: Starter) -> i32 {
-        self.add_req(ApiReq { body: Body::Persistent(Box::new(Persistent { start, active: None })), comm, group: None, unpack: None, keep: None })
+        self.add_req(ApiReq { body: Body::Persistent(Box::new(Persistent { start, active: None })), comm, group: Ranks::None, unpack: None, keep: None })
     }
 
     pub fn add_msg(&mut self, m: ApiMessage) -> i32 {

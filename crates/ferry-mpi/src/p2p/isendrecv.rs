@@ -4,6 +4,7 @@
 
 use std::os::raw::{c_int, c_void};
 
+use crate::objects::comm::Ranks;
 use crate::error::out_arg;
 use crate::objects::request::{ApiReq, Body};
 use crate::consts::*;
@@ -13,7 +14,7 @@ use crate::objects::Runtime;
 
 /// The one request of a receive (reported) and a send.
 fn pair(comm: MPI_Comm, recv: ApiReq, send: ApiReq) -> ApiReq {
-    ApiReq { body: Body::Multi(vec![recv, send], 0), comm, group: None, unpack: None, keep: None }
+    ApiReq { body: Body::Multi(vec![recv, send], 0), comm, group: Ranks::None, unpack: None, keep: None }
 }
 
 #[allow(clippy::too_many_arguments)]

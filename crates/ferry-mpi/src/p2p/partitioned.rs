@@ -9,6 +9,7 @@ use std::os::raw::{c_int, c_void};
 
 use ferry_core::engine::matching::Pattern;
 
+use crate::objects::comm::Ranks;
 use crate::error::out_arg;
 pub use crate::objects::request::Partitioned;
 use crate::objects::request::{ApiReq, Body, Outcome, Spec, State};
@@ -34,7 +35,7 @@ fn post(rt: &mut Runtime, s: Spec) -> MpiResult<ApiReq> {
         // SAFETY: the user's buffer (or the packed copy kept in the request) stays valid until
         // the request completes (MPI's contract for partitioned sends).
         return Ok(match unsafe { rt.engine.isend(peer, ctx, tag, data.ptr, data.len, false) } {
-            Some(id) => ApiReq { body: Body::Engine(id), comm: s.comm, group: None, unpack: None, keep: data.keep },
+            Some(id) => ApiReq { body: Body::Engine(id), comm: s.comm, group: Ranks::None, unpack: None, keep: data.keep },
             None => done(MPI_ANY_SOURCE),
         });
     }
@@ -43,7 +44,7 @@ fn post(rt: &mut Runtime, s: Spec) -> MpiResult<ApiReq> {
     // SAFETY: the receive buffer (or the unpack buffer in the request) stays valid until the
     // request completes.
     let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
-    Ok(ApiReq { body: Body::Engine(id), comm: s.comm, group: Some(group), unpack: target.unpack, keep: None })
+    Ok(ApiReq { body: Body::Engine(id), comm: s.comm, group: Ranks::Group(group), unpack: target.unpack, keep: None })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -74,7 +75,7 @@ pub(crate) fn init(rt: &mut Runtime, send: bool, buf: *mut c_void, partitions: c
     crate::info::optional(rt, info)?;
     let spec = Spec { send, buf, total, dt, peer, tag, comm };
     let p = Partitioned { spec, partitions: partitions as usize, state: State::Inactive };
-    *o = rt.add_req(ApiReq { body: Body::Partitioned(Box::new(p)), comm, group: None, unpack: None, keep: None });
+    *o = rt.add_req(ApiReq { body: Body::Partitioned(Box::new(p)), comm, group: Ranks::None, unpack: None, keep: None });
     Ok(())
 }
 

@@ -11,6 +11,7 @@ use ferry_core::engine::matching::Pattern;
 use ferry_data::datatype::Datatype;
 use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
 
+use crate::objects::comm::Ranks;
 use super::codec::{Header, Kind};
 use super::target::TAG_REQUEST;
 use super::Reply;
@@ -127,7 +128,7 @@ fn expect(rt: &mut Runtime, win: MPI_Win, target: usize, buf: *mut c_void, count
         w.replies.push(Reply { target, rid, unpack: into.unpack, by_request: None });
         return Ok((tag, None));
     }
-    let h = rt.add_req(ApiReq { body: Body::Engine(rid), comm: MPI_COMM_WORLD, group: None, unpack: into.unpack, keep: None });
+    let h = rt.add_req(ApiReq { body: Body::Engine(rid), comm: MPI_COMM_WORLD, group: Ranks::None, unpack: into.unpack, keep: None });
     let w = super::wins_mut(rt).table.get_mut(&win).expect("looked up above");
     w.replies.push(Reply { target, rid, unpack: None, by_request: Some(h) });
     Ok((tag, Some(h)))

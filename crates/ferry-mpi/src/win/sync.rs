@@ -42,7 +42,7 @@ pub fn wait_replies(rt: &mut Runtime, win: MPI_Win, which: impl Fn(usize) -> boo
     let mut failed = None;
     for r in done {
         if r.by_request.is_none() {
-            let o = engine_outcome(engine, r.rid, r.unpack, None);
+            let o = engine_outcome(engine, r.rid, r.unpack, crate::objects::comm::SourceRanks::None);
             if o.error != MPI_SUCCESS {
                 failed = Some(o.error);
             }

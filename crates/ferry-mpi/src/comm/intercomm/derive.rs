@@ -21,7 +21,7 @@ fn make(rt: &mut Runtime, parent: i32, ctx: u32, local: Vec<u32>, remote: Vec<u3
         return Ok(MPI_COMM_NULL);
     }
     let mut new = Comm::new(ctx, local, rt.world_rank);
-    new.remote = Some(Arc::new(remote));
+    new.set_remote(Some(Arc::new(remote)));
     new.errhandler = rt.comm(parent)?.errhandler;
     Ok(rt.add_comm(new))
 }
@@ -31,7 +31,7 @@ pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::objects::rec
     let ctx = exchange(rt, comm, &[])?.ctx;
     let c = rt.comm(comm)?;
     let mut new = Comm::new(ctx, c.group.to_vec(), rt.world_rank);
-    new.remote = c.remote.clone();
+    new.set_remote(c.remote().cloned());
     new.errhandler = c.errhandler;
     new.hints = hints.unwrap_or_else(|| c.hints.clone());
     Ok(rt.add_comm(new))
@@ -94,7 +94,7 @@ fn same_set(a: &[u32], b: &[u32]) -> bool {
 /// `MPI_Comm_compare` where either is an intercommunicator (and the handles differ): both
 /// groups must match, in order for MPI_CONGRUENT, as sets for MPI_SIMILAR.
 pub(crate) fn compare(a: &Comm, b: &Comm) -> i32 {
-    match (&a.remote, &b.remote) {
+    match (a.remote(), b.remote()) {
         (Some(ra), Some(rb)) => {
             if a.group == b.group && ra == rb {
                 MPI_CONGRUENT
@@ -135,7 +135,7 @@ mod tests {
     fn compare_needs_both_groups() {
         let inter = |local: Vec<u32>, remote: Vec<u32>| {
             let mut c = Comm::new(8, local, 0);
-            c.remote = Some(Arc::new(remote));
+            c.set_remote(Some(Arc::new(remote)));
             c
         };
         let a = inter(vec![0, 1], vec![2, 3]);

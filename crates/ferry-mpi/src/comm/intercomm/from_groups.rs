@@ -50,6 +50,6 @@ pub(crate) fn create(rt: &mut Runtime, local_group: MPI_Group, local_leader: c_i
     };
     let (ctx, remote) = join(rt, LocalSide { members: &local, me, leader, ctx, tag }, bridge, MPI_ERR_GROUP)?;
     let mut c = Comm::new(ctx, local.to_vec(), world_rank);
-    c.remote = Some(Arc::new(remote));
+    c.set_remote(Some(Arc::new(remote)));
     Ok(args.finish(rt, c))
 }

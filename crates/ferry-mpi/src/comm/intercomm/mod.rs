@@ -44,7 +44,7 @@ pub(crate) struct Exchanged {
 /// free context id and `extra`.
 pub(crate) fn exchange(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<Exchanged> {
     let c = inter(rt, comm)?;
-    let (ctx, local, remote) = (c.ctx + 1, c.group.clone(), c.remote.clone().expect("an intercommunicator"));
+    let (ctx, local, remote) = (c.ctx + 1, c.group.clone(), c.remote().cloned().expect("an intercommunicator"));
     // Both sides must list the members in the same order: by world rank.
     let mut all: Vec<u32> = local.iter().chain(remote.iter()).copied().collect();
     all.sort_unstable();
@@ -203,7 +203,7 @@ pub(crate) fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, pee
     let side = LocalSide { members: &local, me, leader, ctx: lctx, tag: internal::TAG_INTERCOMM };
     let (ctx, remote) = join(rt, side, bridge, MPI_ERR_ARG)?;
     let mut new = Comm::new(ctx, local.to_vec(), rt.world_rank);
-    new.remote = Some(Arc::new(remote));
+    new.set_remote(Some(Arc::new(remote)));
     new.errhandler = errhandler;
     Ok(rt.add_comm(new))
 }
@@ -213,7 +213,7 @@ pub(crate) fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, pee
 pub(crate) fn merge(rt: &mut Runtime, comm: i32, high: bool) -> MpiResult<i32> {
     let Exchanged { ctx, local: local_items, remote: remote_items } = exchange(rt, comm, &[high as u8])?;
     let c = rt.comm(comm)?;
-    let remote = c.remote.as_ref().expect("exchange checked it");
+    let remote = c.remote().expect("exchange checked it");
     let (mine_high, theirs_high) = (local_items[0][0] != 0, remote_items[0][0] != 0);
     let local_first = if mine_high != theirs_high { !mine_high } else { c.group[0] < remote[0] };
     let (a, b) = if local_first { (&c.group, remote) } else { (remote, &c.group) };
