@@ -55,13 +55,13 @@ crate::mpi_export! { MPI_Comm_size, PMPI_Comm_size, (comm: MPI_Comm, size: *mut 
     if let Some(rc) = crate::op_queries::answer(|v| { *out(size, "size")? = v.comm(comm)?.1; Ok(()) }) {
         return rc;
     }
-    call("MPI_Comm_size", comm, |rt| { let s = rt.comm(comm)?.size(); *out(size, "size")? = s; Ok(()) })
+    call("MPI_Comm_size", comm, move |rt| { let s = rt.comm(comm)?.size(); *out(size, "size")? = s; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_rank, PMPI_Comm_rank, (comm: MPI_Comm, rank: *mut c_int) {
     if let Some(rc) = crate::op_queries::answer(|v| { *out(rank, "rank")? = v.comm(comm)?.0; Ok(()) }) {
         return rc;
     }
-    call("MPI_Comm_rank", comm, |rt| { let r = rt.comm(comm)?.rank; *out(rank, "rank")? = r; Ok(()) })
+    call("MPI_Comm_rank", comm, move |rt| { let r = rt.comm(comm)?.rank; *out(rank, "rank")? = r; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_dup, PMPI_Comm_dup, (comm: MPI_Comm, newcomm: *mut MPI_Comm) {
     dup_export("MPI_Comm_dup", comm, None, newcomm, None)
@@ -76,7 +76,7 @@ crate::mpi_export! { MPI_Comm_dup_with_info, PMPI_Comm_dup_with_info, (comm: MPI
     dup_export("MPI_Comm_dup_with_info", comm, Some(info), newcomm, None)
 }}
 crate::mpi_export! { MPI_Comm_split, PMPI_Comm_split, (comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_split", comm, |rt| { let o = out(newcomm, "newcomm")?; rt.comm(comm)?; *o = split(rt, comm, color, key)?; Ok(()) })
+    call("MPI_Comm_split", comm, move |rt| { let o = out(newcomm, "newcomm")?; rt.comm(comm)?; *o = split(rt, comm, color, key)?; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_free, PMPI_Comm_free, (comm: *mut MPI_Comm) {
     free_export("MPI_Comm_free", comm)
@@ -87,7 +87,7 @@ crate::mpi_export! { MPI_Comm_free, PMPI_Comm_free, (comm: *mut MPI_Comm) {
 crate::mpi_export! { MPI_Comm_disconnect, PMPI_Comm_disconnect, (comm: *mut MPI_Comm) {
     // SAFETY: as in MPI_Comm_free.
     let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
-    let rc = call("MPI_Comm_disconnect", h, |rt| {
+    let rc = call("MPI_Comm_disconnect", h, move |rt| {
         out(comm, "comm")?;
         freeable(rt, h)?;
         let pending: Vec<MPI_Request> = rt.reqs.iter().filter(|(_, r)| r.comm == h).map(|(k, _)| k).filter(|&k| rt.live(k)).collect();
@@ -97,10 +97,10 @@ crate::mpi_export! { MPI_Comm_disconnect, PMPI_Comm_disconnect, (comm: *mut MPI_
     free_export("MPI_Comm_disconnect", comm)
 }}
 crate::mpi_export! { MPI_Comm_compare, PMPI_Comm_compare, (a: MPI_Comm, b: MPI_Comm, result: *mut c_int) {
-    call("MPI_Comm_compare", a, |rt| { let o = out(result, "result")?; *o = compare(rt, a, b)?; Ok(()) })
+    call("MPI_Comm_compare", a, move |rt| { let o = out(result, "result")?; *o = compare(rt, a, b)?; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_test_inter, PMPI_Comm_test_inter, (comm: MPI_Comm, flag: *mut c_int) {
-    call("MPI_Comm_test_inter", comm, |rt| { let o = out(flag, "flag")?; *o = rt.comm(comm)?.is_inter() as c_int; Ok(()) })
+    call("MPI_Comm_test_inter", comm, move |rt| { let o = out(flag, "flag")?; *o = rt.comm(comm)?.is_inter() as c_int; Ok(()) })
 }}
 // Ferry starts no processes at run time (no MPI_Comm_spawn), so no process has a parent:
 // the standard's answer for a process not spawned is MPI_COMM_NULL.
@@ -108,16 +108,16 @@ crate::mpi_export! { MPI_Comm_get_parent, PMPI_Comm_get_parent, (parent: *mut MP
     call("MPI_Comm_get_parent", MPI_COMM_WORLD, |_| { *out(parent, "parent")? = MPI_COMM_NULL; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_create, PMPI_Comm_create, (comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_create", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = create(rt, comm, group)?; Ok(()) })
+    call("MPI_Comm_create", comm, move |rt| { let o = out(newcomm, "newcomm")?; *o = create(rt, comm, group)?; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_create_group, PMPI_Comm_create_group, (comm: MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_create_group", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = create_group(rt, comm, group, tag)?; Ok(()) })
+    call("MPI_Comm_create_group", comm, move |rt| { let o = out(newcomm, "newcomm")?; *o = create_group(rt, comm, group, tag)?; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_split_type, PMPI_Comm_split_type, (comm: MPI_Comm, split_type: c_int, key: c_int, info: MPI_Info, newcomm: *mut MPI_Comm) {
-    call("MPI_Comm_split_type", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = self::split_type(rt, comm, split_type, key, info)?; Ok(()) })
+    call("MPI_Comm_split_type", comm, move |rt| { let o = out(newcomm, "newcomm")?; *o = self::split_type(rt, comm, split_type, key, info)?; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_set_name, PMPI_Comm_set_name, (comm: MPI_Comm, comm_name: *const c_char) {
-    call("MPI_Comm_set_name", comm, |rt| {
+    call("MPI_Comm_set_name", comm, move |rt| {
         rt.comm(comm)?;
         let name = read_name(comm_name, "comm_name")?;
         rt.comms.get_mut(&comm).expect("checked above").name = Some(name);
@@ -125,7 +125,7 @@ crate::mpi_export! { MPI_Comm_set_name, PMPI_Comm_set_name, (comm: MPI_Comm, com
     })
 }}
 crate::mpi_export! { MPI_Comm_get_name, PMPI_Comm_get_name, (comm: MPI_Comm, comm_name: *mut c_char, resultlen: *mut c_int) {
-    call("MPI_Comm_get_name", comm, |rt| {
+    call("MPI_Comm_get_name", comm, move |rt| {
         let c = rt.comm(comm)?;
         let text = c.name.clone().unwrap_or_else(|| default_name(comm).to_string());
         write_name(&text, comm_name, resultlen, "comm_name")

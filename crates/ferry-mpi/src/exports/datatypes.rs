@@ -17,28 +17,28 @@ use crate::typeinfo::*;
 use crate::types::*;
 
 crate::mpi_export! { MPI_Type_contiguous, PMPI_Type_contiguous, (count: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_contiguous", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_contiguous", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let (o, c) = child(rt, old)?;
         made(rt, Datatype::contiguous(n, &o), newtype, Contents::new(MPI_COMBINER_CONTIGUOUS, vec![count], vec![], vec![c]))
     })
 }}
 crate::mpi_export! { MPI_Type_vector, PMPI_Type_vector, (count: c_int, blocklen: c_int, stride: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_vector", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_vector", MPI_COMM_WORLD, move |rt| {
         let (n, b) = (nonneg(count, "count")?, nonneg(blocklen, "blocklength")?);
         let (o, c) = child(rt, old)?;
         made(rt, Datatype::vector(n, b, stride as isize, &o), newtype, Contents::new(MPI_COMBINER_VECTOR, vec![count, blocklen, stride], vec![], vec![c]))
     })
 }}
 crate::mpi_export! { MPI_Type_create_hvector, PMPI_Type_create_hvector, (count: c_int, blocklen: c_int, stride: MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_hvector", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_hvector", MPI_COMM_WORLD, move |rt| {
         let (n, b) = (nonneg(count, "count")?, nonneg(blocklen, "blocklength")?);
         let (o, c) = child(rt, old)?;
         made(rt, Datatype::hvector(n, b, stride as isize, &o), newtype, Contents::new(MPI_COMBINER_HVECTOR, vec![count, blocklen], vec![stride], vec![c]))
     })
 }}
 crate::mpi_export! { MPI_Type_indexed, PMPI_Type_indexed, (count: c_int, blocklens: *const c_int, displs: *const c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_indexed", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_indexed", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let bl = slice(blocklens, n, "array_of_blocklengths")?.iter().map(|&b| nonneg(b, "blocklength")).collect::<MpiResult<Vec<_>>>()?;
         let ds: Vec<isize> = slice(displs, n, "array_of_displacements")?.iter().map(|&d| d as isize).collect();
@@ -48,7 +48,7 @@ crate::mpi_export! { MPI_Type_indexed, PMPI_Type_indexed, (count: c_int, blockle
     })
 }}
 crate::mpi_export! { MPI_Type_create_struct, PMPI_Type_create_struct, (count: c_int, blocklens: *const c_int, displs: *const MPI_Aint, types: *const MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_struct", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_struct", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let bl = slice(blocklens, n, "array_of_blocklengths")?.iter().map(|&b| nonneg(b, "blocklength")).collect::<MpiResult<Vec<_>>>()?;
         let ds: Vec<isize> = slice(displs, n, "array_of_displacements")?.iter().map(|&d| d as isize).collect();
@@ -58,13 +58,13 @@ crate::mpi_export! { MPI_Type_create_struct, PMPI_Type_create_struct, (count: c_
     })
 }}
 crate::mpi_export! { MPI_Type_create_resized, PMPI_Type_create_resized, (old: MPI_Datatype, lb: MPI_Aint, extent: MPI_Aint, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_resized", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_resized", MPI_COMM_WORLD, move |rt| {
         let (o, c) = child(rt, old)?;
         made(rt, Datatype::resized(&o, lb as isize, extent as isize), newtype, Contents::new(MPI_COMBINER_RESIZED, vec![], vec![lb, extent], vec![c]))
     })
 }}
 crate::mpi_export! { MPI_Type_dup, PMPI_Type_dup, (old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    let rc = call("MPI_Type_dup", MPI_COMM_WORLD, |rt| {
+    let rc = call("MPI_Type_dup", MPI_COMM_WORLD, move |rt| {
         let committed = Runtime::is_predefined_type(old) || rt.types.get(&old).map_or(false, |t| t.1);
         let (o, c) = child(rt, old)?;
         made(rt, Ok(o), newtype, Contents::new(MPI_COMBINER_DUP, vec![], vec![], vec![c]))?;
@@ -83,7 +83,7 @@ crate::mpi_export! { MPI_Type_dup, PMPI_Type_dup, (old: MPI_Datatype, newtype: *
     })
 }}
 crate::mpi_export! { MPI_Type_commit, PMPI_Type_commit, (dt: *mut MPI_Datatype) {
-    call("MPI_Type_commit", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_commit", MPI_COMM_WORLD, move |rt| {
         let h = with_handle(dt)?;
         if Runtime::is_predefined_type(h) { return Ok(()); }
         match rt.types.get_mut(&h) {
@@ -97,7 +97,7 @@ crate::mpi_export! { MPI_Type_free, PMPI_Type_free, (dt: *mut MPI_Datatype) {
     let h = if dt.is_null() { MPI_DATATYPE_NULL } else { unsafe { *dt } };
     let rc = crate::exports::caching::before_free("MPI_Type_free", crate::attr::Kind::Type, h);
     if rc != MPI_SUCCESS { return rc; }
-    call("MPI_Type_free", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_free", MPI_COMM_WORLD, move |rt| {
         let h = with_handle(dt)?;
         if Runtime::is_predefined_type(h) || crate::f90types::is_f90(h) {
             return err(MPI_ERR_TYPE, "predefined datatypes cannot be freed");
@@ -118,7 +118,7 @@ crate::mpi_export! { MPI_Type_size, PMPI_Type_size, (dt: MPI_Datatype, size: *mu
     if let Some(rc) = answer(|v| size_of(v.datatype(dt)?)) {
         return rc;
     }
-    call("MPI_Type_size", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_size", MPI_COMM_WORLD, move |rt| {
         let s = rt.any_datatype(dt)?.size();
         *out_arg(size, "size")? = if s > c_int::MAX as usize { MPI_UNDEFINED } else { s as c_int };
         Ok(())
@@ -128,16 +128,16 @@ crate::mpi_export! { MPI_Type_get_extent, PMPI_Type_get_extent, (dt: MPI_Datatyp
     if let Some(rc) = answer(|v| extent_of_type(&v.datatype(dt)?, lb, extent, false)) {
         return rc;
     }
-    call("MPI_Type_get_extent", MPI_COMM_WORLD, |rt| extent_of(rt, dt, lb, extent, false))
+    call("MPI_Type_get_extent", MPI_COMM_WORLD, move |rt| extent_of(rt, dt, lb, extent, false))
 }}
 crate::mpi_export! { MPI_Type_get_true_extent, PMPI_Type_get_true_extent, (dt: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) {
     if let Some(rc) = answer(|v| extent_of_type(&v.datatype(dt)?, lb, extent, true)) {
         return rc;
     }
-    call("MPI_Type_get_true_extent", MPI_COMM_WORLD, |rt| extent_of(rt, dt, lb, extent, true))
+    call("MPI_Type_get_true_extent", MPI_COMM_WORLD, move |rt| extent_of(rt, dt, lb, extent, true))
 }}
 crate::mpi_export! { MPI_Type_create_hindexed, PMPI_Type_create_hindexed, (count: c_int, blocklens: *const c_int, displs: *const MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_hindexed", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_hindexed", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let bl = slice(blocklens, n, "array_of_blocklengths")?.iter().map(|&b| nonneg(b, "blocklength")).collect::<MpiResult<Vec<_>>>()?;
         let ds = slice(displs, n, "array_of_displacements")?.to_vec();
@@ -147,7 +147,7 @@ crate::mpi_export! { MPI_Type_create_hindexed, PMPI_Type_create_hindexed, (count
     })
 }}
 crate::mpi_export! { MPI_Type_create_indexed_block, PMPI_Type_create_indexed_block, (count: c_int, blocklen: c_int, displs: *const c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_indexed_block", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_indexed_block", MPI_COMM_WORLD, move |rt| {
         let (n, b) = (nonneg(count, "count")?, nonneg(blocklen, "blocklength")?);
         let raw = slice(displs, n, "array_of_displacements")?;
         let ds: Vec<isize> = raw.iter().map(|&d| d as isize).collect();
@@ -157,7 +157,7 @@ crate::mpi_export! { MPI_Type_create_indexed_block, PMPI_Type_create_indexed_blo
     })
 }}
 crate::mpi_export! { MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_block, (count: c_int, blocklen: c_int, displs: *const MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_hindexed_block", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_hindexed_block", MPI_COMM_WORLD, move |rt| {
         let (n, b) = (nonneg(count, "count")?, nonneg(blocklen, "blocklength")?);
         let ds = slice(displs, n, "array_of_displacements")?.to_vec();
         let (o, c) = child(rt, old)?;
@@ -165,7 +165,7 @@ crate::mpi_export! { MPI_Type_create_hindexed_block, PMPI_Type_create_hindexed_b
     })
 }}
 crate::mpi_export! { MPI_Type_create_subarray, PMPI_Type_create_subarray, (ndims: c_int, sizes: *const c_int, subsizes: *const c_int, starts: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_subarray", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_subarray", MPI_COMM_WORLD, move |rt| {
         let n = ndims_of(ndims)?;
         let (sz, sub, st) = (dims(sizes, n, 1, "array_of_sizes")?, dims(subsizes, n, 1, "array_of_subsizes")?, dims(starts, n, 0, "array_of_starts")?);
         let ord = order_of(order)?;
@@ -177,7 +177,7 @@ crate::mpi_export! { MPI_Type_create_subarray, PMPI_Type_create_subarray, (ndims
     })
 }}
 crate::mpi_export! { MPI_Type_create_darray, PMPI_Type_create_darray, (size: c_int, rank: c_int, ndims: c_int, gsizes: *const c_int, distribs: *const c_int, dargs: *const c_int, psizes: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_darray", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_darray", MPI_COMM_WORLD, move |rt| {
         if size <= 0 || rank < 0 || rank >= size {
             return err(MPI_ERR_ARG, format!("rank {rank} of size {size}"));
         }
@@ -202,7 +202,7 @@ crate::mpi_export! { MPI_Type_get_envelope, PMPI_Type_get_envelope, (dt: MPI_Dat
     if let Some(rc) = answer(|v| write(v.envelope(dt)?)) {
         return rc;
     }
-    call("MPI_Type_get_envelope", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_get_envelope", MPI_COMM_WORLD, move |rt| {
         let envelope = match &contents_of(rt, dt)? {
             Some(c) => {
                 c.int_form()?;
@@ -214,7 +214,7 @@ crate::mpi_export! { MPI_Type_get_envelope, PMPI_Type_get_envelope, (dt: MPI_Dat
     })
 }}
 crate::mpi_export! { MPI_Type_get_contents, PMPI_Type_get_contents, (dt: MPI_Datatype, max_integers: c_int, max_addresses: c_int, max_datatypes: c_int, integers: *mut c_int, addresses: *mut MPI_Aint, datatypes: *mut MPI_Datatype) {
-    call("MPI_Type_get_contents", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_get_contents", MPI_COMM_WORLD, move |rt| {
         let Some(c) = contents_of(rt, dt)? else {
             return err(MPI_ERR_TYPE, "a predefined datatype has no contents");
         };
@@ -228,7 +228,7 @@ crate::mpi_export! { MPI_Type_get_contents, PMPI_Type_get_contents, (dt: MPI_Dat
     })
 }}
 crate::mpi_export! { MPI_Type_get_name, PMPI_Type_get_name, (dt: MPI_Datatype, name: *mut c_char, resultlen: *mut c_int) {
-    call("MPI_Type_get_name", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_get_name", MPI_COMM_WORLD, move |rt| {
         rt.any_datatype(dt)?;
         let set = rt.type_info.get(&dt).and_then(|i| i.name.clone());
         let predefined = crate::predefined::predefined_datatype(dt).map(|p| p.0.to_string());
@@ -243,7 +243,7 @@ crate::mpi_export! { MPI_Type_get_name, PMPI_Type_get_name, (dt: MPI_Datatype, n
     })
 }}
 crate::mpi_export! { MPI_Type_set_name, PMPI_Type_set_name, (dt: MPI_Datatype, name: *const c_char) {
-    call("MPI_Type_set_name", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_set_name", MPI_COMM_WORLD, move |rt| {
         rt.any_datatype(dt)?;
         if name.is_null() { return err(MPI_ERR_ARG, "type_name is NULL"); }
         // SAFETY: MPI passes a NUL-terminated string (checked non-null above).
@@ -262,22 +262,22 @@ crate::mpi_export! { MPI_Type_size_x, PMPI_Type_size_x, (dt: MPI_Datatype, size:
     if let Some(rc) = answer(|v| size_of(v.datatype(dt)?)) {
         return rc;
     }
-    call("MPI_Type_size_x", MPI_COMM_WORLD, |rt| size_of(rt.any_datatype(dt)?))
+    call("MPI_Type_size_x", MPI_COMM_WORLD, move |rt| size_of(rt.any_datatype(dt)?))
 }}
 crate::mpi_export! { MPI_Type_get_extent_x, PMPI_Type_get_extent_x, (dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) {
     if let Some(rc) = answer(|v| extent_x_of(&v.datatype(dt)?, lb, extent, false)) {
         return rc;
     }
-    call("MPI_Type_get_extent_x", MPI_COMM_WORLD, |rt| extent_x(rt, dt, lb, extent, false))
+    call("MPI_Type_get_extent_x", MPI_COMM_WORLD, move |rt| extent_x(rt, dt, lb, extent, false))
 }}
 crate::mpi_export! { MPI_Type_get_true_extent_x, PMPI_Type_get_true_extent_x, (dt: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) {
     if let Some(rc) = answer(|v| extent_x_of(&v.datatype(dt)?, lb, extent, true)) {
         return rc;
     }
-    call("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, |rt| extent_x(rt, dt, lb, extent, true))
+    call("MPI_Type_get_true_extent_x", MPI_COMM_WORLD, move |rt| extent_x(rt, dt, lb, extent, true))
 }}
 crate::mpi_export! { MPI_Type_match_size, PMPI_Type_match_size, (typeclass: c_int, size: c_int, datatype: *mut MPI_Datatype) {
-    call("MPI_Type_match_size", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_match_size", MPI_COMM_WORLD, move |rt| {
         let o = out_arg(datatype, "datatype")?;
         let Some((_, candidates)) = MATCHES.iter().find(|m| m.0 == typeclass) else {
             return err(MPI_ERR_ARG, format!("typeclass {typeclass} is no MPI_TYPECLASS_"));
@@ -292,7 +292,7 @@ crate::mpi_export! { MPI_Type_match_size, PMPI_Type_match_size, (typeclass: c_in
     })
 }}
 crate::mpi_export! { MPI_Pack, PMPI_Pack, (inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: MPI_Comm) {
-    call("MPI_Pack", comm, |rt| {
+    call("MPI_Pack", comm, move |rt| {
         let p = out_arg(position, "position")?;
         let mut pos = *p as i64;
         pack(rt, inbuf, incount.into(), dt, outbuf, outsize.into(), &mut pos, comm)?;
@@ -302,7 +302,7 @@ crate::mpi_export! { MPI_Pack, PMPI_Pack, (inbuf: *const c_void, incount: c_int,
     })
 }}
 crate::mpi_export! { MPI_Unpack, PMPI_Unpack, (inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Unpack", comm, |rt| {
+    call("MPI_Unpack", comm, move |rt| {
         let p = out_arg(position, "position")?;
         let mut pos = *p as i64;
         unpack(rt, inbuf, insize.into(), &mut pos, outbuf, outcount.into(), dt, comm)?;
@@ -312,7 +312,7 @@ crate::mpi_export! { MPI_Unpack, PMPI_Unpack, (inbuf: *const c_void, insize: c_i
     })
 }}
 crate::mpi_export! { MPI_Pack_size, PMPI_Pack_size, (incount: c_int, dt: MPI_Datatype, comm: MPI_Comm, size: *mut c_int) {
-    call("MPI_Pack_size", comm, |rt| {
+    call("MPI_Pack_size", comm, move |rt| {
         let len = pack_size(rt, incount.into(), dt, comm)?;
         let len = c_int::try_from(len).map_err(|_| MpiError::new(MPI_ERR_COUNT, format!("{len} packed bytes do not fit an int")))?;
         *out_arg(size, "size")? = len;
@@ -320,7 +320,7 @@ crate::mpi_export! { MPI_Pack_size, PMPI_Pack_size, (incount: c_int, dt: MPI_Dat
     })
 }}
 crate::mpi_export! { MPI_Pack_external, PMPI_Pack_external, (datarep: *const c_char, inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, position: *mut MPI_Aint) {
-    call("MPI_Pack_external", MPI_COMM_WORLD, |rt| {
+    call("MPI_Pack_external", MPI_COMM_WORLD, move |rt| {
         let p = out_arg(position, "position")?;
         let mut pos = *p as i64;
         pack_external(rt, datarep, inbuf, incount.into(), dt, outbuf, outsize as i64, &mut pos)?;
@@ -329,7 +329,7 @@ crate::mpi_export! { MPI_Pack_external, PMPI_Pack_external, (datarep: *const c_c
     })
 }}
 crate::mpi_export! { MPI_Unpack_external, PMPI_Unpack_external, (datarep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, position: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype) {
-    call("MPI_Unpack_external", MPI_COMM_WORLD, |rt| {
+    call("MPI_Unpack_external", MPI_COMM_WORLD, move |rt| {
         let p = out_arg(position, "position")?;
         let mut pos = *p as i64;
         unpack_external(rt, datarep, inbuf, insize as i64, &mut pos, outbuf, outcount.into(), dt)?;
@@ -338,7 +338,7 @@ crate::mpi_export! { MPI_Unpack_external, PMPI_Unpack_external, (datarep: *const
     })
 }}
 crate::mpi_export! { MPI_Pack_external_size, PMPI_Pack_external_size, (datarep: *const c_char, incount: c_int, dt: MPI_Datatype, size: *mut MPI_Aint) {
-    call("MPI_Pack_external_size", MPI_COMM_WORLD, |rt| {
+    call("MPI_Pack_external_size", MPI_COMM_WORLD, move |rt| {
         *out_arg(size, "size")? = pack_external_size(rt, datarep, incount.into(), dt)? as MPI_Aint;
         Ok(())
     })

@@ -77,22 +77,22 @@ crate::mpi_export! { MPI_Finalized, PMPI_Finalized, (flag: *mut c_int) {
     })
 }}
 crate::mpi_export! { MPI_Query_thread, PMPI_Query_thread, (provided: *mut c_int) {
-    call("MPI_Query_thread", MPI_COMM_WORLD, |rt| { *out_arg(provided, "provided")? = rt.thread_level; Ok(()) })
+    call("MPI_Query_thread", MPI_COMM_WORLD, move |rt| { *out_arg(provided, "provided")? = rt.thread_level; Ok(()) })
 }}
 crate::mpi_export! { MPI_Is_thread_main, PMPI_Is_thread_main, (flag: *mut c_int) {
-    call("MPI_Is_thread_main", MPI_COMM_WORLD, |rt| {
+    call("MPI_Is_thread_main", MPI_COMM_WORLD, move |rt| {
         *out_arg(flag, "flag")? = (std::thread::current().id() == rt.main_thread) as c_int;
         Ok(())
     })
 }}
 crate::mpi_export! { MPI_Abort, PMPI_Abort, (comm: MPI_Comm, errorcode: c_int) {
-    call("MPI_Abort", comm, |rt| {
+    call("MPI_Abort", comm, move |rt| {
         let msg = format!("MPI_Abort called with error code {errorcode}");
         rt.abort_job(&msg, errorcode)
     })
 }}
 crate::mpi_export! { MPI_Get_processor_name, PMPI_Get_processor_name, (name: *mut c_char, len: *mut c_int) {
-    call("MPI_Get_processor_name", MPI_COMM_WORLD, |rt| {
+    call("MPI_Get_processor_name", MPI_COMM_WORLD, move |rt| {
         let n = rt.processor_name().to_string();
         write_cstr(&n, name, MPI_MAX_PROCESSOR_NAME as usize, len)
     })
@@ -119,7 +119,7 @@ crate::mpi_export! { MPI_Get_library_version, PMPI_Get_library_version, (version
     })
 }}
 crate::mpi_export! { MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler, (comm: MPI_Comm, eh: MPI_Errhandler) {
-    call("MPI_Comm_set_errhandler", comm, |rt| {
+    call("MPI_Comm_set_errhandler", comm, move |rt| {
         rt.comm(comm)?;
         crate::errhandler::check_errhandler(eh)?;
         rt.comms.get_mut(&comm).expect("validated").errhandler = eh;
@@ -127,7 +127,7 @@ crate::mpi_export! { MPI_Comm_set_errhandler, PMPI_Comm_set_errhandler, (comm: M
     })
 }}
 crate::mpi_export! { MPI_Comm_get_errhandler, PMPI_Comm_get_errhandler, (comm: MPI_Comm, eh: *mut MPI_Errhandler) {
-    call("MPI_Comm_get_errhandler", comm, |rt| { let e = rt.comm(comm)?.errhandler; *out_arg(eh, "errhandler")? = crate::errhandler::got(e); Ok(()) })
+    call("MPI_Comm_get_errhandler", comm, move |rt| { let e = rt.comm(comm)?.errhandler; *out_arg(eh, "errhandler")? = crate::errhandler::got(e); Ok(()) })
 }}
 crate::mpi_export! { MPI_Errhandler_free, PMPI_Errhandler_free, (eh: *mut MPI_Errhandler) {
     call("MPI_Errhandler_free", MPI_COMM_WORLD, |_| {
@@ -162,7 +162,7 @@ crate::mpi_export! { MPI_Comm_create_errhandler, PMPI_Comm_create_errhandler, (f
     })
 }}
 crate::mpi_export! { MPI_Comm_call_errhandler, PMPI_Comm_call_errhandler, (comm: MPI_Comm, code: c_int) {
-    let valid = call("MPI_Comm_call_errhandler", comm, |rt| rt.comm(comm).map(|_| ()));
+    let valid = call("MPI_Comm_call_errhandler", comm, move |rt| rt.comm(comm).map(|_| ()));
     if valid != MPI_SUCCESS {
         return valid;
     }

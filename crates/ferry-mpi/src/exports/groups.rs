@@ -22,7 +22,7 @@ pub(crate) fn new_group(name: &'static str, newgroup: *mut MPI_Group, make: impl
 }
 
 crate::mpi_export! { MPI_Comm_group, PMPI_Comm_group, (comm: MPI_Comm, group: *mut MPI_Group) {
-    call("MPI_Comm_group", comm, |rt| {
+    call("MPI_Comm_group", comm, move |rt| {
         let o = out(group, "group")?;
         let g = rt.comm(comm)?.group.clone();
         *o = rt.add_group(g);
@@ -30,13 +30,13 @@ crate::mpi_export! { MPI_Comm_group, PMPI_Comm_group, (comm: MPI_Comm, group: *m
     })
 }}
 crate::mpi_export! { MPI_Group_size, PMPI_Group_size, (group: MPI_Group, size: *mut c_int) {
-    call("MPI_Group_size", MPI_COMM_WORLD, |rt| { let o = out(size, "size")?; *o = rt.group(group)?.len() as c_int; Ok(()) })
+    call("MPI_Group_size", MPI_COMM_WORLD, move |rt| { let o = out(size, "size")?; *o = rt.group(group)?.len() as c_int; Ok(()) })
 }}
 crate::mpi_export! { MPI_Group_rank, PMPI_Group_rank, (group: MPI_Group, rank: *mut c_int) {
-    call("MPI_Group_rank", MPI_COMM_WORLD, |rt| { let o = out(rank, "rank")?; *o = rank_of(&rt.group(group)?, rt.world_rank); Ok(()) })
+    call("MPI_Group_rank", MPI_COMM_WORLD, move |rt| { let o = out(rank, "rank")?; *o = rank_of(&rt.group(group)?, rt.world_rank); Ok(()) })
 }}
 crate::mpi_export! { MPI_Group_translate_ranks, PMPI_Group_translate_ranks, (group1: MPI_Group, n: c_int, ranks1: *const c_int, group2: MPI_Group, ranks2: *mut c_int) {
-    call("MPI_Group_translate_ranks", MPI_COMM_WORLD, |rt| {
+    call("MPI_Group_translate_ranks", MPI_COMM_WORLD, move |rt| {
         let (a, b) = (rt.group(group1)?, rt.group(group2)?);
         let from = ints(ranks1, n, "ranks1")?;
         let to = translate(&a, from, &b)?;
@@ -49,7 +49,7 @@ crate::mpi_export! { MPI_Group_translate_ranks, PMPI_Group_translate_ranks, (gro
     })
 }}
 crate::mpi_export! { MPI_Group_compare, PMPI_Group_compare, (group1: MPI_Group, group2: MPI_Group, result: *mut c_int) {
-    call("MPI_Group_compare", MPI_COMM_WORLD, |rt| {
+    call("MPI_Group_compare", MPI_COMM_WORLD, move |rt| {
         let o = out(result, "result")?;
         *o = compare(&rt.group(group1)?, &rt.group(group2)?);
         Ok(())
@@ -83,7 +83,7 @@ crate::mpi_export! { MPI_Group_range_excl, PMPI_Group_range_excl, (group: MPI_Gr
     })
 }}
 crate::mpi_export! { MPI_Group_free, PMPI_Group_free, (group: *mut MPI_Group) {
-    call("MPI_Group_free", MPI_COMM_WORLD, |rt| {
+    call("MPI_Group_free", MPI_COMM_WORLD, move |rt| {
         let o = out(group, "group")?;
         // MPI_GROUP_EMPTY is what empty results are: freeing one only resets the handle.
         rt.group(*o)?;

@@ -8,10 +8,10 @@ use crate::error::{err, out_arg};
 use crate::info::*;
 
 crate::mpi_export! { MPI_Info_create, PMPI_Info_create, (info: *mut MPI_Info) {
-    call("MPI_Info_create", MPI_COMM_WORLD, |rt| { let o = out_arg(info, "info")?; *o = rt.infos.add(Vec::new()); Ok(()) })
+    call("MPI_Info_create", MPI_COMM_WORLD, move |rt| { let o = out_arg(info, "info")?; *o = rt.infos.add(Vec::new()); Ok(()) })
 }}
 crate::mpi_export! { MPI_Info_set, PMPI_Info_set, (info: MPI_Info, key: *const c_char, value: *const c_char) {
-    call("MPI_Info_set", MPI_COMM_WORLD, |rt| {
+    call("MPI_Info_set", MPI_COMM_WORLD, move |rt| {
         let k = key_arg(key)?;
         let v = c_str(value, MPI_ERR_INFO_VALUE, "value", MAX_INFO_VAL)?;
         set(hints_mut(rt, info)?, k, v);
@@ -19,7 +19,7 @@ crate::mpi_export! { MPI_Info_set, PMPI_Info_set, (info: MPI_Info, key: *const c
     })
 }}
 crate::mpi_export! { MPI_Info_get, PMPI_Info_get, (info: MPI_Info, key: *const c_char, valuelen: c_int, value: *mut c_char, flag: *mut c_int) {
-    call("MPI_Info_get", MPI_COMM_WORLD, |rt| {
+    call("MPI_Info_get", MPI_COMM_WORLD, move |rt| {
         let h = hints(rt, info)?;
         let k = key_arg(key)?;
         if valuelen < 0 {
@@ -37,7 +37,7 @@ crate::mpi_export! { MPI_Info_get, PMPI_Info_get, (info: MPI_Info, key: *const c
     })
 }}
 crate::mpi_export! { MPI_Info_get_valuelen, PMPI_Info_get_valuelen, (info: MPI_Info, key: *const c_char, valuelen: *mut c_int, flag: *mut c_int) {
-    call("MPI_Info_get_valuelen", MPI_COMM_WORLD, |rt| {
+    call("MPI_Info_get_valuelen", MPI_COMM_WORLD, move |rt| {
         let h = hints(rt, info)?;
         let k = key_arg(key)?;
         let (l, f) = (out_arg(valuelen, "valuelen")?, out_arg(flag, "flag")?);
@@ -49,7 +49,7 @@ crate::mpi_export! { MPI_Info_get_valuelen, PMPI_Info_get_valuelen, (info: MPI_I
     })
 }}
 crate::mpi_export! { MPI_Info_get_string, PMPI_Info_get_string, (info: MPI_Info, key: *const c_char, buflen: *mut c_int, value: *mut c_char, flag: *mut c_int) {
-    call("MPI_Info_get_string", MPI_COMM_WORLD, |rt| {
+    call("MPI_Info_get_string", MPI_COMM_WORLD, move |rt| {
         let h = hints(rt, info)?;
         let k = key_arg(key)?;
         let (l, f) = (out_arg(buflen, "buflen")?, out_arg(flag, "flag")?);
@@ -73,10 +73,10 @@ crate::mpi_export! { MPI_Info_get_string, PMPI_Info_get_string, (info: MPI_Info,
     })
 }}
 crate::mpi_export! { MPI_Info_get_nkeys, PMPI_Info_get_nkeys, (info: MPI_Info, nkeys: *mut c_int) {
-    call("MPI_Info_get_nkeys", MPI_COMM_WORLD, |rt| { let n = hints(rt, info)?.len(); *out_arg(nkeys, "nkeys")? = n as c_int; Ok(()) })
+    call("MPI_Info_get_nkeys", MPI_COMM_WORLD, move |rt| { let n = hints(rt, info)?.len(); *out_arg(nkeys, "nkeys")? = n as c_int; Ok(()) })
 }}
 crate::mpi_export! { MPI_Info_get_nthkey, PMPI_Info_get_nthkey, (info: MPI_Info, n: c_int, key: *mut c_char) {
-    call("MPI_Info_get_nthkey", MPI_COMM_WORLD, |rt| {
+    call("MPI_Info_get_nthkey", MPI_COMM_WORLD, move |rt| {
         let h = hints(rt, info)?;
         if n < 0 || n as usize >= h.len() {
             return err(MPI_ERR_ARG, format!("n {n} is not below the number of keys, {}", h.len()));
@@ -89,7 +89,7 @@ crate::mpi_export! { MPI_Info_get_nthkey, PMPI_Info_get_nthkey, (info: MPI_Info,
     })
 }}
 crate::mpi_export! { MPI_Info_delete, PMPI_Info_delete, (info: MPI_Info, key: *const c_char) {
-    call("MPI_Info_delete", MPI_COMM_WORLD, |rt| {
+    call("MPI_Info_delete", MPI_COMM_WORLD, move |rt| {
         let h = hints_mut(rt, info)?;
         let k = key_arg(key)?;
         match h.iter().position(|(x, _)| x == k) {
@@ -99,10 +99,10 @@ crate::mpi_export! { MPI_Info_delete, PMPI_Info_delete, (info: MPI_Info, key: *c
     })
 }}
 crate::mpi_export! { MPI_Info_dup, PMPI_Info_dup, (info: MPI_Info, newinfo: *mut MPI_Info) {
-    call("MPI_Info_dup", MPI_COMM_WORLD, |rt| { let h = hints(rt, info)?; let o = out_arg(newinfo, "newinfo")?; *o = rt.infos.add(h); Ok(()) })
+    call("MPI_Info_dup", MPI_COMM_WORLD, move |rt| { let h = hints(rt, info)?; let o = out_arg(newinfo, "newinfo")?; *o = rt.infos.add(h); Ok(()) })
 }}
 crate::mpi_export! { MPI_Info_free, PMPI_Info_free, (info: *mut MPI_Info) {
-    call("MPI_Info_free", MPI_COMM_WORLD, |rt| {
+    call("MPI_Info_free", MPI_COMM_WORLD, move |rt| {
         let o = out_arg(info, "info")?;
         hints_mut(rt, *o)?;
         rt.infos.table.remove(&*o);
@@ -111,7 +111,7 @@ crate::mpi_export! { MPI_Info_free, PMPI_Info_free, (info: *mut MPI_Info) {
     })
 }}
 crate::mpi_export! { MPI_Comm_set_info, PMPI_Comm_set_info, (comm: MPI_Comm, info: MPI_Info) {
-    call("MPI_Comm_set_info", comm, |rt| {
+    call("MPI_Comm_set_info", comm, move |rt| {
         rt.comm(comm)?;
         let given = hints(rt, info)?;
         let c = rt.comms.get_mut(&comm).expect("checked above");
@@ -120,7 +120,7 @@ crate::mpi_export! { MPI_Comm_set_info, PMPI_Comm_set_info, (comm: MPI_Comm, inf
     })
 }}
 crate::mpi_export! { MPI_Comm_get_info, PMPI_Comm_get_info, (comm: MPI_Comm, info: *mut MPI_Info) {
-    call("MPI_Comm_get_info", comm, |rt| {
+    call("MPI_Comm_get_info", comm, move |rt| {
         let h = rt.comm(comm)?.hints.clone();
         let o = out_arg(info, "info_used")?;
         *o = rt.infos.add(h);

@@ -12,20 +12,20 @@ use crate::comm::from_group::FromGroups;
 
 crate::mpi_export! { MPI_Intercomm_create, PMPI_Intercomm_create, (local_comm: MPI_Comm, local_leader: c_int, peer_comm: MPI_Comm,
         remote_leader: c_int, tag: c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Intercomm_create", local_comm, |rt| {
+    call("MPI_Intercomm_create", local_comm, move |rt| {
         let o = out_arg(newcomm, "newintercomm")?;
         *o = create(rt, local_comm, local_leader, peer_comm, remote_leader, tag)?;
         Ok(())
     })
 }}
 crate::mpi_export! { MPI_Intercomm_merge, PMPI_Intercomm_merge, (comm: MPI_Comm, high: c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Intercomm_merge", comm, |rt| { let o = out_arg(newcomm, "newintracomm")?; *o = merge(rt, comm, high != 0)?; Ok(()) })
+    call("MPI_Intercomm_merge", comm, move |rt| { let o = out_arg(newcomm, "newintracomm")?; *o = merge(rt, comm, high != 0)?; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_remote_size, PMPI_Comm_remote_size, (comm: MPI_Comm, size: *mut c_int) {
-    call("MPI_Comm_remote_size", comm, |rt| { let o = out_arg(size, "size")?; *o = inter(rt, comm)?.peer_size(); Ok(()) })
+    call("MPI_Comm_remote_size", comm, move |rt| { let o = out_arg(size, "size")?; *o = inter(rt, comm)?.peer_size(); Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_remote_group, PMPI_Comm_remote_group, (comm: MPI_Comm, group: *mut MPI_Group) {
-    call("MPI_Comm_remote_group", comm, |rt| {
+    call("MPI_Comm_remote_group", comm, move |rt| {
         let o = out_arg(group, "group")?;
         let g = inter(rt, comm)?.peers().clone();
         *o = rt.add_group(g);

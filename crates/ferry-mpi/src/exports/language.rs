@@ -21,7 +21,7 @@ pub(crate) fn convert(name: &'static str, checks: [MpiResult<()>; 2], body: impl
 }
 
 crate::mpi_export! { MPI_Type_create_f90_integer, PMPI_Type_create_f90_integer, (r: c_int, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_f90_integer", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_f90_integer", MPI_COMM_WORLD, move |rt| {
         let o = out_arg(newtype, "newtype")?;
         if r < 0 {
             return err(MPI_ERR_ARG, format!("range {r} is negative"));
@@ -34,7 +34,7 @@ crate::mpi_export! { MPI_Type_create_f90_integer, PMPI_Type_create_f90_integer, 
     })
 }}
 crate::mpi_export! { MPI_Type_create_f90_real, PMPI_Type_create_f90_real, (p: c_int, r: c_int, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_f90_real", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_f90_real", MPI_COMM_WORLD, move |rt| {
         let o = out_arg(newtype, "newtype")?;
         let (real, _) = real_kind(p, r)?;
         *o = handle(rt, MPI_COMBINER_F90_REAL, vec![p, r], real)?;
@@ -42,7 +42,7 @@ crate::mpi_export! { MPI_Type_create_f90_real, PMPI_Type_create_f90_real, (p: c_
     })
 }}
 crate::mpi_export! { MPI_Type_create_f90_complex, PMPI_Type_create_f90_complex, (p: c_int, r: c_int, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_f90_complex", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_f90_complex", MPI_COMM_WORLD, move |rt| {
         let o = out_arg(newtype, "newtype")?;
         let (_, complex) = real_kind(p, r)?;
         *o = handle(rt, MPI_COMBINER_F90_COMPLEX, vec![p, r], complex)?;

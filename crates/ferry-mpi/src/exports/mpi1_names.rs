@@ -16,21 +16,21 @@ crate::mpi_export! { MPI_Address, PMPI_Address, (location: *mut c_void, address:
 }}
 
 crate::mpi_export! { MPI_Type_extent, PMPI_Type_extent, (dt: MPI_Datatype, extent: *mut MPI_Aint) {
-    call("MPI_Type_extent", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_extent", MPI_COMM_WORLD, move |rt| {
         *out_arg(extent, "extent")? = rt.any_datatype(dt)?.extent();
         Ok(())
     })
 }}
 
 crate::mpi_export! { MPI_Type_lb, PMPI_Type_lb, (dt: MPI_Datatype, lb: *mut MPI_Aint) {
-    call("MPI_Type_lb", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_lb", MPI_COMM_WORLD, move |rt| {
         *out_arg(lb, "displacement")? = rt.any_datatype(dt)?.lb();
         Ok(())
     })
 }}
 
 crate::mpi_export! { MPI_Type_ub, PMPI_Type_ub, (dt: MPI_Datatype, ub: *mut MPI_Aint) {
-    call("MPI_Type_ub", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_ub", MPI_COMM_WORLD, move |rt| {
         *out_arg(ub, "displacement")? = rt.any_datatype(dt)?.ub();
         Ok(())
     })

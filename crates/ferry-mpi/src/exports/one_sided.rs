@@ -41,7 +41,7 @@ pub(crate) fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut 
 }
 
 crate::mpi_export! { MPI_Win_create, PMPI_Win_create, (base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) {
-    call("MPI_Win_create", comm, |rt| {
+    call("MPI_Win_create", comm, move |rt| {
         let o = out_arg(win, "win")?;
         if base.is_null() && size > 0 {
             return err(MPI_ERR_ARG, format!("base is NULL with size {size}"));
@@ -51,7 +51,7 @@ crate::mpi_export! { MPI_Win_create, PMPI_Win_create, (base: *mut c_void, size: 
     })
 }}
 crate::mpi_export! { MPI_Win_allocate, PMPI_Win_allocate, (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) {
-    call("MPI_Win_allocate", comm, |rt| {
+    call("MPI_Win_allocate", comm, move |rt| {
         let o = out_arg(win, "win")?;
         let b = out_arg(baseptr as *mut *mut c_void, "baseptr")?;
         let (h, base) = allocate_window(rt, size, disp_unit, info, comm)?;
@@ -61,7 +61,7 @@ crate::mpi_export! { MPI_Win_allocate, PMPI_Win_allocate, (size: MPI_Aint, disp_
     })
 }}
 crate::mpi_export! { MPI_Win_create_dynamic, PMPI_Win_create_dynamic, (info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) {
-    call("MPI_Win_create_dynamic", comm, |rt| {
+    call("MPI_Win_create_dynamic", comm, move |rt| {
         let o = out_arg(win, "win")?;
         *o = create(rt, comm, MPI_BOTTOM, 0, 1, info, MPI_WIN_FLAVOR_DYNAMIC, None)?;
         Ok(())
@@ -70,7 +70,7 @@ crate::mpi_export! { MPI_Win_create_dynamic, PMPI_Win_create_dynamic, (info: MPI
 crate::mpi_export! { MPI_Win_free, PMPI_Win_free, (win: *mut MPI_Win) {
     // SAFETY: MPI passes a pointer to the caller's handle; NULL is checked.
     let h = match unsafe { win.as_ref() } { Some(h) => *h, None => return call("MPI_Win_free", MPI_COMM_WORLD, |_| err(MPI_ERR_ARG, "win is NULL")) };
-    let rc = win_call("MPI_Win_free", h, |rt| check_free(rt, h));
+    let rc = win_call("MPI_Win_free", h, move |rt| check_free(rt, h));
     if rc != MPI_SUCCESS {
         return rc;
     }
@@ -79,7 +79,7 @@ crate::mpi_export! { MPI_Win_free, PMPI_Win_free, (win: *mut MPI_Win) {
     if rc != MPI_SUCCESS {
         return rc;
     }
-    let rc = win_call("MPI_Win_free", h, |rt| free(rt, h));
+    let rc = win_call("MPI_Win_free", h, move |rt| free(rt, h));
     if rc == MPI_SUCCESS {
         // SAFETY: checked non-NULL above.
         unsafe { *win = MPI_WIN_NULL };
@@ -87,7 +87,7 @@ crate::mpi_export! { MPI_Win_free, PMPI_Win_free, (win: *mut MPI_Win) {
     rc
 }}
 crate::mpi_export! { MPI_Win_set_name, PMPI_Win_set_name, (win: MPI_Win, name: *const c_char) {
-    win_call("MPI_Win_set_name", win, |rt| {
+    win_call("MPI_Win_set_name", win, move |rt| {
         if name.is_null() {
             return err(MPI_ERR_ARG, "win_name is NULL");
         }
@@ -103,7 +103,7 @@ crate::mpi_export! { MPI_Win_set_name, PMPI_Win_set_name, (win: MPI_Win, name: *
     })
 }}
 crate::mpi_export! { MPI_Win_get_name, PMPI_Win_get_name, (win: MPI_Win, name: *mut c_char, len: *mut c_int) {
-    win_call("MPI_Win_get_name", win, |rt| {
+    win_call("MPI_Win_get_name", win, move |rt| {
         let l = out_arg(len, "resultlen")?;
         if name.is_null() {
             return err(MPI_ERR_ARG, "win_name is NULL");
@@ -119,7 +119,7 @@ crate::mpi_export! { MPI_Win_get_name, PMPI_Win_get_name, (win: MPI_Win, name: *
     })
 }}
 crate::mpi_export! { MPI_Win_set_info, PMPI_Win_set_info, (win: MPI_Win, info: MPI_Info) {
-    win_call("MPI_Win_set_info", win, |rt| {
+    win_call("MPI_Win_set_info", win, move |rt| {
         let h = crate::info::hints(rt, info)?;
         let w = rt.win_mut(win)?;
         for (k, v) in h {
@@ -129,7 +129,7 @@ crate::mpi_export! { MPI_Win_set_info, PMPI_Win_set_info, (win: MPI_Win, info: M
     })
 }}
 crate::mpi_export! { MPI_Win_get_info, PMPI_Win_get_info, (win: MPI_Win, info: *mut MPI_Info) {
-    win_call("MPI_Win_get_info", win, |rt| {
+    win_call("MPI_Win_get_info", win, move |rt| {
         let o = out_arg(info, "info_used")?;
         let h = rt.win(win)?.hints.clone();
         *o = rt.infos.add(h);
@@ -137,7 +137,7 @@ crate::mpi_export! { MPI_Win_get_info, PMPI_Win_get_info, (win: MPI_Win, info: *
     })
 }}
 crate::mpi_export! { MPI_Win_get_group, PMPI_Win_get_group, (win: MPI_Win, group: *mut MPI_Group) {
-    win_call("MPI_Win_get_group", win, |rt| {
+    win_call("MPI_Win_get_group", win, move |rt| {
         let o = out_arg(group, "group")?;
         let g = rt.win(win)?.group.clone();
         *o = rt.add_group(g);
@@ -149,7 +149,7 @@ crate::mpi_export! { MPI_Win_create_errhandler, PMPI_Win_create_errhandler, (f: 
     crate::exports::environment::PMPI_Comm_create_errhandler(f, eh)
 }}
 crate::mpi_export! { MPI_Win_set_errhandler, PMPI_Win_set_errhandler, (win: MPI_Win, eh: MPI_Errhandler) {
-    win_call("MPI_Win_set_errhandler", win, |rt| {
+    win_call("MPI_Win_set_errhandler", win, move |rt| {
         rt.win(win)?;
         crate::errhandler::check_errhandler(eh)?;
         rt.win_mut(win)?.errhandler = eh;
@@ -157,14 +157,14 @@ crate::mpi_export! { MPI_Win_set_errhandler, PMPI_Win_set_errhandler, (win: MPI_
     })
 }}
 crate::mpi_export! { MPI_Win_get_errhandler, PMPI_Win_get_errhandler, (win: MPI_Win, eh: *mut MPI_Errhandler) {
-    win_call("MPI_Win_get_errhandler", win, |rt| {
+    win_call("MPI_Win_get_errhandler", win, move |rt| {
         let o = out_arg(eh, "errhandler")?;
         *o = crate::errhandler::got(rt.win(win)?.errhandler);
         Ok(())
     })
 }}
 crate::mpi_export! { MPI_Win_call_errhandler, PMPI_Win_call_errhandler, (win: MPI_Win, code: c_int) {
-    let valid = win_call("MPI_Win_call_errhandler", win, |rt| rt.win(win).map(|_| ()));
+    let valid = win_call("MPI_Win_call_errhandler", win, move |rt| rt.win(win).map(|_| ()));
     if valid != MPI_SUCCESS {
         return valid;
     }
@@ -173,7 +173,7 @@ crate::mpi_export! { MPI_Win_call_errhandler, PMPI_Win_call_errhandler, (win: MP
     MPI_SUCCESS
 }}
 crate::mpi_export! { MPI_Win_attach, PMPI_Win_attach, (win: MPI_Win, base: *mut c_void, size: MPI_Aint) {
-    win_call("MPI_Win_attach", win, |rt| {
+    win_call("MPI_Win_attach", win, move |rt| {
         if size < 0 {
             return err(MPI_ERR_SIZE, format!("size {size} is negative"));
         }
@@ -191,7 +191,7 @@ crate::mpi_export! { MPI_Win_attach, PMPI_Win_attach, (win: MPI_Win, base: *mut 
     })
 }}
 crate::mpi_export! { MPI_Win_detach, PMPI_Win_detach, (win: MPI_Win, base: *const c_void) {
-    win_call("MPI_Win_detach", win, |rt| {
+    win_call("MPI_Win_detach", win, move |rt| {
         dynamic_memory(rt, win, |m| match m.iter().position(|&(b, _)| b == base as usize) {
             Some(i) => {
                 m.remove(i);
@@ -202,7 +202,7 @@ crate::mpi_export! { MPI_Win_detach, PMPI_Win_detach, (win: MPI_Win, base: *cons
     })
 }}
 crate::mpi_export! { MPI_Win_allocate_shared, PMPI_Win_allocate_shared, (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) {
-    call("MPI_Win_allocate_shared", comm, |rt| {
+    call("MPI_Win_allocate_shared", comm, move |rt| {
         let o = out_arg(win, "win")?;
         let b = out_arg(baseptr as *mut *mut c_void, "baseptr")?;
         let (h, base) = allocate_shared(rt, size, disp_unit, info, comm)?;
@@ -212,7 +212,7 @@ crate::mpi_export! { MPI_Win_allocate_shared, PMPI_Win_allocate_shared, (size: M
     })
 }}
 crate::mpi_export! { MPI_Win_shared_query, PMPI_Win_shared_query, (win: MPI_Win, rank: c_int, size: *mut MPI_Aint, disp_unit: *mut c_int, baseptr: *mut c_void) {
-    win_call("MPI_Win_shared_query", win, |rt| {
+    win_call("MPI_Win_shared_query", win, move |rt| {
         let s = out_arg(size, "size")?;
         let d = out_arg(disp_unit, "disp_unit")?;
         let b = out_arg(baseptr as *mut *mut c_void, "baseptr")?;
@@ -227,25 +227,25 @@ crate::mpi_export! { MPI_Win_shared_query, PMPI_Win_shared_query, (win: MPI_Win,
     })
 }}
 crate::mpi_export! { MPI_Put, PMPI_Put, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win) {
-    win_call("MPI_Put", win, |rt| put(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false))
+    win_call("MPI_Put", win, move |rt| put(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false))
 }}
 crate::mpi_export! { MPI_Get, PMPI_Get, (obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win) {
-    win_call("MPI_Get", win, |rt| get(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false).map(|_| ()))
+    win_call("MPI_Get", win, move |rt| get(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false).map(|_| ()))
 }}
 crate::mpi_export! { MPI_Accumulate, PMPI_Accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Accumulate", win, |rt| accumulate(rt, obuf, ocount, otype, rank, disp, tcount, ttype, op, win, false))
+    win_call("MPI_Accumulate", win, move |rt| accumulate(rt, obuf, ocount, otype, rank, disp, tcount, ttype, op, win, false))
 }}
 crate::mpi_export! { MPI_Get_accumulate, PMPI_Get_accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Get_accumulate", win, |rt| get_accumulate(rt, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount, ttype, op, win, false).map(|_| ()))
+    win_call("MPI_Get_accumulate", win, move |rt| get_accumulate(rt, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount, ttype, op, win, false).map(|_| ()))
 }}
 crate::mpi_export! { MPI_Fetch_and_op, PMPI_Fetch_and_op, (obuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Fetch_and_op", win, |rt| get_accumulate(rt, obuf, 1, dt, rbuf, 1, dt, rank, disp, 1, dt, op, win, false).map(|_| ()))
+    win_call("MPI_Fetch_and_op", win, move |rt| get_accumulate(rt, obuf, 1, dt, rbuf, 1, dt, rank, disp, 1, dt, op, win, false).map(|_| ()))
 }}
 crate::mpi_export! { MPI_Compare_and_swap, PMPI_Compare_and_swap, (obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) {
-    win_call("MPI_Compare_and_swap", win, |rt| compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win))
+    win_call("MPI_Compare_and_swap", win, move |rt| compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win))
 }}
 crate::mpi_export! { MPI_Rput, PMPI_Rput, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, req: *mut MPI_Request) {
-    win_call("MPI_Rput", win, |rt| {
+    win_call("MPI_Rput", win, move |rt| {
         let o = out_arg(req, "request")?;
         put(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, true)?;
         request_out(rt, o, None);
@@ -253,7 +253,7 @@ crate::mpi_export! { MPI_Rput, PMPI_Rput, (obuf: *const c_void, ocount: c_int, o
     })
 }}
 crate::mpi_export! { MPI_Rget, PMPI_Rget, (obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, req: *mut MPI_Request) {
-    win_call("MPI_Rget", win, |rt| {
+    win_call("MPI_Rget", win, move |rt| {
         let o = out_arg(req, "request")?;
         let h = get(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, true)?;
         request_out(rt, o, h);
@@ -261,7 +261,7 @@ crate::mpi_export! { MPI_Rget, PMPI_Rget, (obuf: *mut c_void, ocount: c_int, oty
     })
 }}
 crate::mpi_export! { MPI_Raccumulate, PMPI_Raccumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, req: *mut MPI_Request) {
-    win_call("MPI_Raccumulate", win, |rt| {
+    win_call("MPI_Raccumulate", win, move |rt| {
         let o = out_arg(req, "request")?;
         accumulate(rt, obuf, ocount, otype, rank, disp, tcount, ttype, op, win, true)?;
         request_out(rt, o, None);
@@ -269,7 +269,7 @@ crate::mpi_export! { MPI_Raccumulate, PMPI_Raccumulate, (obuf: *const c_void, oc
     })
 }}
 crate::mpi_export! { MPI_Rget_accumulate, PMPI_Rget_accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, req: *mut MPI_Request) {
-    win_call("MPI_Rget_accumulate", win, |rt| {
+    win_call("MPI_Rget_accumulate", win, move |rt| {
         let o = out_arg(req, "request")?;
         let h = get_accumulate(rt, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount, ttype, op, win, true)?;
         request_out(rt, o, h);

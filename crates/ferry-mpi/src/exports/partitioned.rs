@@ -9,10 +9,10 @@ use crate::error::err;
 use crate::p2p::partitioned::*;
 
 crate::mpi_export! { MPI_Psend_init, PMPI_Psend_init, (buf: *const c_void, partitions: c_int, count: MPI_Count, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Psend_init", comm, |rt| init(rt, true, buf as *mut c_void, partitions, count, dt, dest, tag, comm, info, req))
+    call("MPI_Psend_init", comm, move |rt| init(rt, true, buf as *mut c_void, partitions, count, dt, dest, tag, comm, info, req))
 }}
 crate::mpi_export! { MPI_Precv_init, PMPI_Precv_init, (buf: *mut c_void, partitions: c_int, count: MPI_Count, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Precv_init", comm, |rt| init(rt, false, buf, partitions, count, dt, source, tag, comm, info, req))
+    call("MPI_Precv_init", comm, move |rt| init(rt, false, buf, partitions, count, dt, source, tag, comm, info, req))
 }}
 crate::mpi_export! { MPI_Pready, PMPI_Pready, (partition: c_int, req: MPI_Request) {
     call("MPI_Pready", comm_of(req), |rt| ready(rt, std::iter::once(partition), req))

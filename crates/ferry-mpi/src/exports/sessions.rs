@@ -197,7 +197,7 @@ crate::mpi_export! { MPI_Session_call_errhandler, PMPI_Session_call_errhandler, 
 crate::mpi_export! { MPI_Info_create_env, PMPI_Info_create_env, (_argc: c_int, _argv: *mut *mut c_char, info: *mut MPI_Info) {
     // Ferry keeps info objects in its runtime: this works once MPI_Init or a session has
     // brought it up (the standard also allows it before).
-    call("MPI_Info_create_env", MPI_COMM_SELF, |rt| {
+    call("MPI_Info_create_env", MPI_COMM_SELF, move |rt| {
         let o = out_arg(info, "info")?;
         let hints = crate::info::env_hints(rt);
         *o = rt.infos.add(hints);

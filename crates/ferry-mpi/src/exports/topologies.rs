@@ -16,7 +16,7 @@ use crate::comm::topo::dist_graph::*;
 use crate::comm::topo::graph::*;
 
 crate::mpi_export! { MPI_Topo_test, PMPI_Topo_test, (comm: MPI_Comm, status: *mut c_int) {
-    crate::boundary::call("MPI_Topo_test", comm, |rt| {
+    crate::boundary::call("MPI_Topo_test", comm, move |rt| {
         let o = crate::error::out(status, "status")?;
         *o = rt.comm(comm)?.topo.as_ref().map_or(MPI_UNDEFINED, |t| t.kind());
         Ok(())
@@ -34,7 +34,7 @@ crate::mpi_export! { MPI_Dims_create, PMPI_Dims_create, (nnodes: c_int, ndims: c
 }}
 crate::mpi_export! { MPI_Cart_create, PMPI_Cart_create, (comm: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int,
         _reorder: c_int, comm_cart: *mut MPI_Comm) {
-    call("MPI_Cart_create", comm, |rt| {
+    call("MPI_Cart_create", comm, move |rt| {
         let o = out(comm_cart, "comm_cart")?;
         crate::comm::intra(rt, comm)?;
         let (d, p) = grid(ndims, dims, periods)?;
@@ -44,7 +44,7 @@ crate::mpi_export! { MPI_Cart_create, PMPI_Cart_create, (comm: MPI_Comm, ndims: 
     })
 }}
 crate::mpi_export! { MPI_Cart_map, PMPI_Cart_map, (comm: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, newrank: *mut c_int) {
-    call("MPI_Cart_map", comm, |rt| {
+    call("MPI_Cart_map", comm, move |rt| {
         let o = out(newrank, "newrank")?;
         let c = crate::comm::intra(rt, comm)?;
         let (size, rank) = (c.size(), c.rank);
@@ -58,10 +58,10 @@ crate::mpi_export! { MPI_Cart_map, PMPI_Cart_map, (comm: MPI_Comm, ndims: c_int,
     })
 }}
 crate::mpi_export! { MPI_Cartdim_get, PMPI_Cartdim_get, (comm: MPI_Comm, ndims: *mut c_int) {
-    call("MPI_Cartdim_get", comm, |rt| { let o = out(ndims, "ndims")?; *o = cart(rt, comm)?.0.len() as c_int; Ok(()) })
+    call("MPI_Cartdim_get", comm, move |rt| { let o = out(ndims, "ndims")?; *o = cart(rt, comm)?.0.len() as c_int; Ok(()) })
 }}
 crate::mpi_export! { MPI_Cart_get, PMPI_Cart_get, (comm: MPI_Comm, maxdims: c_int, dims: *mut c_int, periods: *mut c_int, coords: *mut c_int) {
-    call("MPI_Cart_get", comm, |rt| {
+    call("MPI_Cart_get", comm, move |rt| {
         let (d, p) = cart(rt, comm)?;
         if maxdims < 0 {
             return err(MPI_ERR_ARG, format!("maxdims {maxdims} is negative"));
@@ -73,7 +73,7 @@ crate::mpi_export! { MPI_Cart_get, PMPI_Cart_get, (comm: MPI_Comm, maxdims: c_in
     })
 }}
 crate::mpi_export! { MPI_Cart_rank, PMPI_Cart_rank, (comm: MPI_Comm, coords: *const c_int, rank: *mut c_int) {
-    call("MPI_Cart_rank", comm, |rt| {
+    call("MPI_Cart_rank", comm, move |rt| {
         let o = out(rank, "rank")?;
         let (d, p) = cart(rt, comm)?;
         let c = ints(coords, d.len(), "coords")?;
@@ -84,7 +84,7 @@ crate::mpi_export! { MPI_Cart_rank, PMPI_Cart_rank, (comm: MPI_Comm, coords: *co
     })
 }}
 crate::mpi_export! { MPI_Cart_coords, PMPI_Cart_coords, (comm: MPI_Comm, rank: c_int, maxdims: c_int, coords: *mut c_int) {
-    call("MPI_Cart_coords", comm, |rt| {
+    call("MPI_Cart_coords", comm, move |rt| {
         let (d, _) = cart(rt, comm)?;
         let size = rt.comm(comm)?.size();
         if rank < 0 || rank >= size {
@@ -97,7 +97,7 @@ crate::mpi_export! { MPI_Cart_coords, PMPI_Cart_coords, (comm: MPI_Comm, rank: c
     })
 }}
 crate::mpi_export! { MPI_Cart_shift, PMPI_Cart_shift, (comm: MPI_Comm, direction: c_int, disp: c_int, source: *mut c_int, dest: *mut c_int) {
-    call("MPI_Cart_shift", comm, |rt| {
+    call("MPI_Cart_shift", comm, move |rt| {
         let (s, t) = (out(source, "rank_source")?, out(dest, "rank_dest")?);
         let (d, p) = cart(rt, comm)?;
         if direction < 0 || direction as usize >= d.len() {
@@ -109,11 +109,11 @@ crate::mpi_export! { MPI_Cart_shift, PMPI_Cart_shift, (comm: MPI_Comm, direction
     })
 }}
 crate::mpi_export! { MPI_Cart_sub, PMPI_Cart_sub, (comm: MPI_Comm, remain_dims: *const c_int, newcomm: *mut MPI_Comm) {
-    call("MPI_Cart_sub", comm, |rt| { let o = out(newcomm, "newcomm")?; *o = cart_sub(rt, comm, remain_dims)?; Ok(()) })
+    call("MPI_Cart_sub", comm, move |rt| { let o = out(newcomm, "newcomm")?; *o = cart_sub(rt, comm, remain_dims)?; Ok(()) })
 }}
 crate::mpi_export! { MPI_Graph_create, PMPI_Graph_create, (comm: MPI_Comm, nnodes: c_int, index: *const c_int, edges: *const c_int,
         _reorder: c_int, comm_graph: *mut MPI_Comm) {
-    call("MPI_Graph_create", comm, |rt| {
+    call("MPI_Graph_create", comm, move |rt| {
         let o = out(comm_graph, "comm_graph")?;
         crate::comm::intra(rt, comm)?;
         let (index, edges) = read(nnodes, index, edges)?;
@@ -122,7 +122,7 @@ crate::mpi_export! { MPI_Graph_create, PMPI_Graph_create, (comm: MPI_Comm, nnode
     })
 }}
 crate::mpi_export! { MPI_Graph_map, PMPI_Graph_map, (comm: MPI_Comm, nnodes: c_int, index: *const c_int, edges: *const c_int, newrank: *mut c_int) {
-    call("MPI_Graph_map", comm, |rt| {
+    call("MPI_Graph_map", comm, move |rt| {
         let o = out(newrank, "newrank")?;
         let c = crate::comm::intra(rt, comm)?;
         let (size, rank) = (c.size(), c.rank);
@@ -135,7 +135,7 @@ crate::mpi_export! { MPI_Graph_map, PMPI_Graph_map, (comm: MPI_Comm, nnodes: c_i
     })
 }}
 crate::mpi_export! { MPI_Graphdims_get, PMPI_Graphdims_get, (comm: MPI_Comm, nnodes: *mut c_int, nedges: *mut c_int) {
-    call("MPI_Graphdims_get", comm, |rt| {
+    call("MPI_Graphdims_get", comm, move |rt| {
         let (n, e) = (out(nnodes, "nnodes")?, out(nedges, "nedges")?);
         let (index, edges) = graph(rt, comm)?;
         (*n, *e) = (index.len() as c_int, edges.len() as c_int);
@@ -143,7 +143,7 @@ crate::mpi_export! { MPI_Graphdims_get, PMPI_Graphdims_get, (comm: MPI_Comm, nno
     })
 }}
 crate::mpi_export! { MPI_Graph_get, PMPI_Graph_get, (comm: MPI_Comm, maxindex: c_int, maxedges: c_int, index: *mut c_int, edges: *mut c_int) {
-    call("MPI_Graph_get", comm, |rt| {
+    call("MPI_Graph_get", comm, move |rt| {
         let (i, e) = graph(rt, comm)?;
         if maxindex < 0 || maxedges < 0 {
             return err(MPI_ERR_ARG, "maxindex and maxedges must not be negative");
@@ -153,7 +153,7 @@ crate::mpi_export! { MPI_Graph_get, PMPI_Graph_get, (comm: MPI_Comm, maxindex: c
     })
 }}
 crate::mpi_export! { MPI_Graph_neighbors_count, PMPI_Graph_neighbors_count, (comm: MPI_Comm, rank: c_int, nneighbors: *mut c_int) {
-    call("MPI_Graph_neighbors_count", comm, |rt| {
+    call("MPI_Graph_neighbors_count", comm, move |rt| {
         let o = out(nneighbors, "nneighbors")?;
         let (i, e) = graph(rt, comm)?;
         node(rt, comm, rank)?;
@@ -162,7 +162,7 @@ crate::mpi_export! { MPI_Graph_neighbors_count, PMPI_Graph_neighbors_count, (com
     })
 }}
 crate::mpi_export! { MPI_Graph_neighbors, PMPI_Graph_neighbors, (comm: MPI_Comm, rank: c_int, maxneighbors: c_int, neighbors: *mut c_int) {
-    call("MPI_Graph_neighbors", comm, |rt| {
+    call("MPI_Graph_neighbors", comm, move |rt| {
         let (i, e) = graph(rt, comm)?;
         node(rt, comm, rank)?;
         if maxneighbors < 0 {
@@ -174,7 +174,7 @@ crate::mpi_export! { MPI_Graph_neighbors, PMPI_Graph_neighbors, (comm: MPI_Comm,
 crate::mpi_export! { MPI_Dist_graph_create_adjacent, PMPI_Dist_graph_create_adjacent, (comm: MPI_Comm, indegree: c_int,
         sources: *const c_int, sourceweights: *const c_int, outdegree: c_int, destinations: *const c_int,
         destweights: *const c_int, info: MPI_Info, _reorder: c_int, comm_dist_graph: *mut MPI_Comm) {
-    call("MPI_Dist_graph_create_adjacent", comm, |rt| {
+    call("MPI_Dist_graph_create_adjacent", comm, move |rt| {
         let o = out(comm_dist_graph, "comm_dist_graph")?;
         let size = crate::comm::intra(rt, comm)?.size();
         check_info(info)?;
@@ -189,7 +189,7 @@ crate::mpi_export! { MPI_Dist_graph_create_adjacent, PMPI_Dist_graph_create_adja
 crate::mpi_export! { MPI_Dist_graph_create, PMPI_Dist_graph_create, (comm: MPI_Comm, n: c_int, sources: *const c_int,
         degrees: *const c_int, destinations: *const c_int, weights_: *const c_int, info: MPI_Info, _reorder: c_int,
         comm_dist_graph: *mut MPI_Comm) {
-    call("MPI_Dist_graph_create", comm, |rt| {
+    call("MPI_Dist_graph_create", comm, move |rt| {
         let o = out(comm_dist_graph, "comm_dist_graph")?;
         let size = crate::comm::intra(rt, comm)?.size();
         check_info(info)?;
@@ -215,7 +215,7 @@ crate::mpi_export! { MPI_Dist_graph_create, PMPI_Dist_graph_create, (comm: MPI_C
 }}
 crate::mpi_export! { MPI_Dist_graph_neighbors_count, PMPI_Dist_graph_neighbors_count, (comm: MPI_Comm, indegree: *mut c_int,
         outdegree: *mut c_int, weighted: *mut c_int) {
-    call("MPI_Dist_graph_neighbors_count", comm, |rt| {
+    call("MPI_Dist_graph_neighbors_count", comm, move |rt| {
         let (i, o, w) = (out(indegree, "indegree")?, out(outdegree, "outdegree")?, out(weighted, "weighted")?);
         let Topology::DistGraph { sources, sweights, dests, .. } = dist(rt, comm)? else { unreachable!("checked by dist") };
         (*i, *o, *w) = (sources.len() as c_int, dests.len() as c_int, sweights.is_some() as c_int);
@@ -224,7 +224,7 @@ crate::mpi_export! { MPI_Dist_graph_neighbors_count, PMPI_Dist_graph_neighbors_c
 }}
 crate::mpi_export! { MPI_Dist_graph_neighbors, PMPI_Dist_graph_neighbors, (comm: MPI_Comm, maxindegree: c_int, sources: *mut c_int,
         sourceweights: *mut c_int, maxoutdegree: c_int, destinations: *mut c_int, destweights: *mut c_int) {
-    call("MPI_Dist_graph_neighbors", comm, |rt| {
+    call("MPI_Dist_graph_neighbors", comm, move |rt| {
         let Topology::DistGraph { sources: s, sweights, dests, dweights } = dist(rt, comm)? else { unreachable!("checked by dist") };
         if maxindegree < s.len() as c_int || maxoutdegree < dests.len() as c_int {
             return err(MPI_ERR_ARG, format!("room for {maxindegree} sources and {maxoutdegree} destinations; the rank has {} and {}", s.len(), dests.len()));
@@ -242,43 +242,43 @@ crate::mpi_export! { MPI_Dist_graph_neighbors, PMPI_Dist_graph_neighbors, (comm:
 }}
 crate::mpi_export! { MPI_Neighbor_allgather, PMPI_Neighbor_allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_allgather", comm, |rt| allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
+    call("MPI_Neighbor_allgather", comm, move |rt| allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_allgather, PMPI_Ineighbor_allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_allgather", comm, |rt| { let req = req_out(rt, comm, req)?; allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
+    call("MPI_Ineighbor_allgather", comm, move |rt| { let req = req_out(rt, comm, req)?; allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_allgatherv, PMPI_Neighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_allgatherv", comm, |rt| allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, BLOCKING))
+    call("MPI_Neighbor_allgatherv", comm, move |rt| allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_allgatherv, PMPI_Ineighbor_allgatherv, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const c_int, displs: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_allgatherv", comm, |rt| { let req = req_out(rt, comm, req)?; allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, req) })
+    call("MPI_Ineighbor_allgatherv", comm, move |rt| { let req = req_out(rt, comm, req)?; allgatherv(rt, sbuf, scount, stype, rbuf, Counts::Int(rcounts), Displs::Int(displs), rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_alltoall, PMPI_Neighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoall", comm, |rt| alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
+    call("MPI_Neighbor_alltoall", comm, move |rt| alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoall, PMPI_Ineighbor_alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoall", comm, |rt| { let req = req_out(rt, comm, req)?; alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
+    call("MPI_Ineighbor_alltoall", comm, move |rt| { let req = req_out(rt, comm, req)?; alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
         stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoallv", comm, |rt| alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, BLOCKING))
+    call("MPI_Neighbor_alltoallv", comm, move |rt| alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallv, PMPI_Ineighbor_alltoallv, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int,
         stype: MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const c_int, rtype: MPI_Datatype, comm: MPI_Comm,
         req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallv", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
+    call("MPI_Ineighbor_alltoallv", comm, move |rt| { let req = req_out(rt, comm, req)?; alltoallv(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
         stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoallw", comm, |rt| alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, BLOCKING))
+    call("MPI_Neighbor_alltoallw", comm, move |rt| alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallw, PMPI_Ineighbor_alltoallw, (sbuf: *const c_void, scounts: *const c_int, sdispls: *const MPI_Aint,
         stypes: *const MPI_Datatype, rbuf: *mut c_void, rcounts: *const c_int, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm,
         req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallw", comm, |rt| { let req = req_out(rt, comm, req)?; alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, req) })
+    call("MPI_Ineighbor_alltoallw", comm, move |rt| { let req = req_out(rt, comm, req)?; alltoallw(rt, sbuf, Counts::Int(scounts), sdispls, stypes, rbuf, Counts::Int(rcounts), rdispls, rtypes, comm, req) })
 }}

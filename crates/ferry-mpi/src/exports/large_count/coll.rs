@@ -199,7 +199,7 @@ reductions! {
 }
 
 crate::mpi_export! { MPI_Reduce_local_c, PMPI_Reduce_local_c, (inbuf: *const c_void, inoutbuf: *mut c_void, count: MPI_Count, dt: MPI_Datatype, op: MPI_Op) {
-    call("MPI_Reduce_local_c", MPI_COMM_WORLD, |rt| crate::op::reduce_local(rt, inbuf, inoutbuf, count, dt, op))
+    call("MPI_Reduce_local_c", MPI_COMM_WORLD, move |rt| crate::op::reduce_local(rt, inbuf, inoutbuf, count, dt, op))
 }}
 
 // ----- a send and a receive count --------------------------------------------------------

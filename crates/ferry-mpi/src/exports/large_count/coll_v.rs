@@ -81,31 +81,31 @@ crate::mpi_export! { MPI_Iscatterv_c, PMPI_Iscatterv_c, (sbuf: *const c_void, sc
 
 crate::mpi_export! { MPI_Alltoallv_c, PMPI_Alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Alltoallv_c", comm, |rt| coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+    call("MPI_Alltoallv_c", comm, move |rt| coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
         Displs::Big(rdispls), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ialltoallv_c, PMPI_Ialltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallv_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+    call("MPI_Ialltoallv_c", comm, move |rt| { let req = coll::req_out(rt, comm, req)?; coll::alltoallv_args(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
         Displs::Big(rdispls), rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Alltoallw_c, PMPI_Alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Alltoallw_c", comm, |rt| coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+    call("MPI_Alltoallw_c", comm, move |rt| coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
         Displs::Big(rdispls), rtypes, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ialltoallw_c, PMPI_Ialltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ialltoallw_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+    call("MPI_Ialltoallw_c", comm, move |rt| { let req = coll::req_out(rt, comm, req)?; coll::alltoallw(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
         Displs::Big(rdispls), rtypes, comm, req) })
 }}
 
 // Reduce_scatter: onto the implementation itself, which takes `MPI_Count` counts.
 crate::mpi_export! { MPI_Reduce_scatter_c, PMPI_Reduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Reduce_scatter_c", comm, |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::BLOCKING))
+    call("MPI_Reduce_scatter_c", comm, move |rt| coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ireduce_scatter_c, PMPI_Ireduce_scatter_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ireduce_scatter_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, req) })
+    call("MPI_Ireduce_scatter_c", comm, move |rt| { let req = coll::req_out(rt, comm, req)?; coll::reduce_scatter(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, req) })
 }}
 
 crate::mpi_export! { MPI_Neighbor_allgatherv_c, PMPI_Neighbor_allgatherv_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
@@ -122,12 +122,12 @@ crate::mpi_export! { MPI_Ineighbor_allgatherv_c, PMPI_Ineighbor_allgatherv_c, (s
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv_c, PMPI_Neighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoallv_c", comm, |rt| coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+    call("MPI_Neighbor_alltoallv_c", comm, move |rt| coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
         Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallv_c, PMPI_Ineighbor_alltoallv_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallv_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+    call("MPI_Ineighbor_alltoallv_c", comm, move |rt| { let req = coll::req_out(rt, comm, req)?; coll::neighbor_alltoallv(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
         Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, req) })
 }}
 
@@ -153,17 +153,17 @@ crate::mpi_export! { MPI_Scatterv_init_c, PMPI_Scatterv_init_c, (sbuf: *const c_
 }}
 crate::mpi_export! { MPI_Alltoallv_init_c, PMPI_Alltoallv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Alltoallv_init_c", comm, |rt| coll::alltoallv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
+    call("MPI_Alltoallv_init_c", comm, move |rt| coll::alltoallv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf, Counts::Big(rcounts),
         Displs::Big(rdispls), rtype, comm, info, req))
 }}
 crate::mpi_export! { MPI_Alltoallw_init_c, PMPI_Alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Alltoallw_init_c", comm, |rt| coll::alltoallw_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
+    call("MPI_Alltoallw_init_c", comm, move |rt| coll::alltoallw_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stypes, rbuf, Counts::Big(rcounts),
         Displs::Big(rdispls), rtypes, comm, info, req))
 }}
 crate::mpi_export! { MPI_Reduce_scatter_init_c, PMPI_Reduce_scatter_init_c, (sbuf: *const c_void, rbuf: *mut c_void, rcounts: *const MPI_Count, dt: MPI_Datatype,
         op: MPI_Op, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Reduce_scatter_init_c", comm, |rt| coll::reduce_scatter_init(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, info, req))
+    call("MPI_Reduce_scatter_init_c", comm, move |rt| coll::reduce_scatter_init(rt, sbuf, rbuf, Counts::Big(rcounts), dt, op, comm, info, req))
 }}
 crate::mpi_export! { MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_init_c, (sbuf: *const c_void, scount: MPI_Count, stype: MPI_Datatype, rbuf: *mut c_void,
         rcounts: *const MPI_Count, displs: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
@@ -173,7 +173,7 @@ crate::mpi_export! { MPI_Neighbor_allgatherv_init_c, PMPI_Neighbor_allgatherv_in
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stype: MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoallv_init_c", comm, |rt| coll::neighbor_alltoallv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
+    call("MPI_Neighbor_alltoallv_init_c", comm, move |rt| coll::neighbor_alltoallv_init(rt, sbuf, Counts::Big(scounts), Displs::Big(sdispls), stype, rbuf,
         Counts::Big(rcounts), Displs::Big(rdispls), rtype, comm, info, req))
 }}
 
@@ -181,17 +181,17 @@ crate::mpi_export! { MPI_Neighbor_alltoallv_init_c, PMPI_Neighbor_alltoallv_init
 
 crate::mpi_export! { MPI_Neighbor_alltoallw_c, PMPI_Neighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Neighbor_alltoallw_c", comm, |rt| coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
+    call("MPI_Neighbor_alltoallw_c", comm, move |rt| coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
         rtypes, comm, coll::BLOCKING))
 }}
 crate::mpi_export! { MPI_Ineighbor_alltoallw_c, PMPI_Ineighbor_alltoallw_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
-    call("MPI_Ineighbor_alltoallw_c", comm, |rt| { let req = coll::req_out(rt, comm, req)?; coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
+    call("MPI_Ineighbor_alltoallw_c", comm, move |rt| { let req = coll::req_out(rt, comm, req)?; coll::neighbor_alltoallw(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts), rdispls,
         rtypes, comm, req) })
 }}
 crate::mpi_export! { MPI_Neighbor_alltoallw_init_c, PMPI_Neighbor_alltoallw_init_c, (sbuf: *const c_void, scounts: *const MPI_Count, sdispls: *const MPI_Aint, stypes: *const MPI_Datatype,
         rbuf: *mut c_void, rcounts: *const MPI_Count, rdispls: *const MPI_Aint, rtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, req: *mut MPI_Request) {
-    call("MPI_Neighbor_alltoallw_init_c", comm, |rt| coll::neighbor_alltoallw_init(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts),
+    call("MPI_Neighbor_alltoallw_init_c", comm, move |rt| coll::neighbor_alltoallw_init(rt, sbuf, Counts::Big(scounts), sdispls, stypes, rbuf, Counts::Big(rcounts),
         rdispls, rtypes, comm, info, req))
 }}
 

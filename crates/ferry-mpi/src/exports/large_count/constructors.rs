@@ -41,7 +41,7 @@ fn large(first: &[MPI_Count], rest: &[&[MPI_Count]]) -> Vec<MPI_Count> {
 }
 
 crate::mpi_export! { MPI_Type_contiguous_c, PMPI_Type_contiguous_c, (count: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_contiguous_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_contiguous_c", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let (o, c) = child(rt, old)?;
         made(rt, Datatype::contiguous(n, &o), newtype, Contents::large(MPI_COMBINER_CONTIGUOUS, vec![], vec![count], vec![c]))
@@ -49,7 +49,7 @@ crate::mpi_export! { MPI_Type_contiguous_c, PMPI_Type_contiguous_c, (count: MPI_
 }}
 
 crate::mpi_export! { MPI_Type_vector_c, PMPI_Type_vector_c, (count: MPI_Count, blocklen: MPI_Count, stride: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_vector_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_vector_c", MPI_COMM_WORLD, move |rt| {
         let (n, b) = (nonneg(count, "count")?, nonneg(blocklen, "blocklength")?);
         let (o, c) = child(rt, old)?;
         made(rt, Datatype::vector(n, b, stride as isize, &o), newtype, Contents::large(MPI_COMBINER_VECTOR, vec![], vec![count, blocklen, stride], vec![c]))
@@ -57,7 +57,7 @@ crate::mpi_export! { MPI_Type_vector_c, PMPI_Type_vector_c, (count: MPI_Count, b
 }}
 
 crate::mpi_export! { MPI_Type_create_hvector_c, PMPI_Type_create_hvector_c, (count: MPI_Count, blocklen: MPI_Count, stride: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_hvector_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_hvector_c", MPI_COMM_WORLD, move |rt| {
         let (n, b) = (nonneg(count, "count")?, nonneg(blocklen, "blocklength")?);
         let (o, c) = child(rt, old)?;
         made(rt, Datatype::hvector(n, b, stride as isize, &o), newtype, Contents::large(MPI_COMBINER_HVECTOR, vec![], vec![count, blocklen, stride], vec![c]))
@@ -65,7 +65,7 @@ crate::mpi_export! { MPI_Type_create_hvector_c, PMPI_Type_create_hvector_c, (cou
 }}
 
 crate::mpi_export! { MPI_Type_indexed_c, PMPI_Type_indexed_c, (count: MPI_Count, blocklens: *const MPI_Count, displs: *const MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_indexed_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_indexed_c", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let (bl, ds) = (nonnegs(blocklens, n, "array_of_blocklengths")?, isizes(displs, n, "array_of_displacements")?);
         let (o, c) = child(rt, old)?;
@@ -75,7 +75,7 @@ crate::mpi_export! { MPI_Type_indexed_c, PMPI_Type_indexed_c, (count: MPI_Count,
 }}
 
 crate::mpi_export! { MPI_Type_create_hindexed_c, PMPI_Type_create_hindexed_c, (count: MPI_Count, blocklens: *const MPI_Count, displs: *const MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_hindexed_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_hindexed_c", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let (bl, ds) = (nonnegs(blocklens, n, "array_of_blocklengths")?, isizes(displs, n, "array_of_displacements")?);
         let (o, c) = child(rt, old)?;
@@ -85,7 +85,7 @@ crate::mpi_export! { MPI_Type_create_hindexed_c, PMPI_Type_create_hindexed_c, (c
 }}
 
 crate::mpi_export! { MPI_Type_create_indexed_block_c, PMPI_Type_create_indexed_block_c, (count: MPI_Count, blocklen: MPI_Count, displs: *const MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_indexed_block_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_indexed_block_c", MPI_COMM_WORLD, move |rt| {
         let (n, b) = (nonneg(count, "count")?, nonneg(blocklen, "blocklength")?);
         let ds = isizes(displs, n, "array_of_displacements")?;
         let (o, c) = child(rt, old)?;
@@ -95,7 +95,7 @@ crate::mpi_export! { MPI_Type_create_indexed_block_c, PMPI_Type_create_indexed_b
 }}
 
 crate::mpi_export! { MPI_Type_create_hindexed_block_c, PMPI_Type_create_hindexed_block_c, (count: MPI_Count, blocklen: MPI_Count, displs: *const MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_hindexed_block_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_hindexed_block_c", MPI_COMM_WORLD, move |rt| {
         let (n, b) = (nonneg(count, "count")?, nonneg(blocklen, "blocklength")?);
         let ds = isizes(displs, n, "array_of_displacements")?;
         let (o, c) = child(rt, old)?;
@@ -105,7 +105,7 @@ crate::mpi_export! { MPI_Type_create_hindexed_block_c, PMPI_Type_create_hindexed
 }}
 
 crate::mpi_export! { MPI_Type_create_struct_c, PMPI_Type_create_struct_c, (count: MPI_Count, blocklens: *const MPI_Count, displs: *const MPI_Count, types: *const MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_struct_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_struct_c", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let (bl, ds) = (nonnegs(blocklens, n, "array_of_blocklengths")?, isizes(displs, n, "array_of_displacements")?);
         let (ts, cs) = child_list(rt, slice(types, n, "array_of_types")?)?;
@@ -115,7 +115,7 @@ crate::mpi_export! { MPI_Type_create_struct_c, PMPI_Type_create_struct_c, (count
 }}
 
 crate::mpi_export! { MPI_Type_create_resized_c, PMPI_Type_create_resized_c, (old: MPI_Datatype, lb: MPI_Count, extent: MPI_Count, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_resized_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_resized_c", MPI_COMM_WORLD, move |rt| {
         let (o, c) = child(rt, old)?;
         made(rt, Datatype::resized(&o, lb as isize, extent as isize), newtype, Contents::large(MPI_COMBINER_RESIZED, vec![], vec![lb, extent], vec![c]))
     })
@@ -131,7 +131,7 @@ fn dims(p: *const MPI_Count, n: usize, min: MPI_Count, what: &str) -> MpiResult<
 }
 
 crate::mpi_export! { MPI_Type_create_subarray_c, PMPI_Type_create_subarray_c, (ndims: c_int, sizes: *const MPI_Count, subsizes: *const MPI_Count, starts: *const MPI_Count, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_subarray_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_subarray_c", MPI_COMM_WORLD, move |rt| {
         if ndims <= 0 {
             return err(MPI_ERR_ARG, format!("ndims {ndims} is not positive"));
         }
@@ -147,7 +147,7 @@ crate::mpi_export! { MPI_Type_create_subarray_c, PMPI_Type_create_subarray_c, (n
 
 crate::mpi_export! { MPI_Type_create_darray_c, PMPI_Type_create_darray_c, (size: c_int, rank: c_int, ndims: c_int, gsizes: *const MPI_Count, distribs: *const c_int,
         dargs: *const c_int, psizes: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) {
-    call("MPI_Type_create_darray_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_create_darray_c", MPI_COMM_WORLD, move |rt| {
         if size <= 0 || rank < 0 || rank >= size {
             return err(MPI_ERR_ARG, format!("rank {rank} of size {size}"));
         }
@@ -170,7 +170,7 @@ crate::mpi_export! { MPI_Type_create_darray_c, PMPI_Type_create_darray_c, (size:
 
 crate::mpi_export! { MPI_Type_get_envelope_c, PMPI_Type_get_envelope_c, (dt: MPI_Datatype, num_integers: *mut MPI_Count, num_addresses: *mut MPI_Count,
         num_large_counts: *mut MPI_Count, num_datatypes: *mut MPI_Count, combiner: *mut c_int) {
-    call("MPI_Type_get_envelope_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_get_envelope_c", MPI_COMM_WORLD, move |rt| {
         let c = contents_of(rt, dt)?;
         let (ni, na, nl, nd, comb) = match &c {
             Some(c) => (c.ints.len(), c.aints.len(), c.large.len(), c.types.len(), c.combiner),
@@ -186,7 +186,7 @@ crate::mpi_export! { MPI_Type_get_envelope_c, PMPI_Type_get_envelope_c, (dt: MPI
 
 crate::mpi_export! { MPI_Type_get_contents_c, PMPI_Type_get_contents_c, (dt: MPI_Datatype, max_integers: MPI_Count, max_addresses: MPI_Count, max_large_counts: MPI_Count,
         max_datatypes: MPI_Count, integers: *mut c_int, addresses: *mut MPI_Aint, large_counts: *mut MPI_Count, datatypes: *mut MPI_Datatype) {
-    call("MPI_Type_get_contents_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_get_contents_c", MPI_COMM_WORLD, move |rt| {
         let Some(c) = contents_of(rt, dt)? else {
             return err(MPI_ERR_TYPE, "a predefined datatype has no contents");
         };

@@ -32,7 +32,7 @@ crate::mpi_export! { MPI_Type_size_c, PMPI_Type_size_c, (dt: MPI_Datatype, size:
     if let Some(rc) = answer(|v| { *out_arg(size, "size")? = count(v.datatype(dt)?.size()); Ok(()) }) {
         return rc;
     }
-    call("MPI_Type_size_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Type_size_c", MPI_COMM_WORLD, move |rt| {
         let s = rt.any_datatype(dt)?.size();
         *out_arg(size, "size")? = count(s);
         Ok(())
@@ -42,17 +42,17 @@ crate::mpi_export! { MPI_Type_get_extent_c, PMPI_Type_get_extent_c, (dt: MPI_Dat
     if let Some(rc) = answer(|v| extent_of(&v.datatype(dt)?, lb, ext, false)) {
         return rc;
     }
-    call("MPI_Type_get_extent_c", MPI_COMM_WORLD, |rt| extent(rt, dt, lb, ext, false))
+    call("MPI_Type_get_extent_c", MPI_COMM_WORLD, move |rt| extent(rt, dt, lb, ext, false))
 }}
 crate::mpi_export! { MPI_Type_get_true_extent_c, PMPI_Type_get_true_extent_c, (dt: MPI_Datatype, lb: *mut MPI_Count, ext: *mut MPI_Count) {
     if let Some(rc) = answer(|v| extent_of(&v.datatype(dt)?, lb, ext, true)) {
         return rc;
     }
-    call("MPI_Type_get_true_extent_c", MPI_COMM_WORLD, |rt| extent(rt, dt, lb, ext, true))
+    call("MPI_Type_get_true_extent_c", MPI_COMM_WORLD, move |rt| extent(rt, dt, lb, ext, true))
 }}
 
 crate::mpi_export! { MPI_Get_count_c, PMPI_Get_count_c, (status: *const MPI_Status, dt: MPI_Datatype, n: *mut MPI_Count) {
-    call("MPI_Get_count_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Get_count_c", MPI_COMM_WORLD, move |rt| {
         let o = out_arg(n, "count")?;
         // SAFETY: MPI passes a status filled by a completion call.
         let st = unsafe { status.as_ref() }.ok_or_else(|| MpiError::new(MPI_ERR_ARG, "status is NULL"))?;
@@ -62,7 +62,7 @@ crate::mpi_export! { MPI_Get_count_c, PMPI_Get_count_c, (status: *const MPI_Stat
     })
 }}
 crate::mpi_export! { MPI_Get_elements_c, PMPI_Get_elements_c, (status: *const MPI_Status, dt: MPI_Datatype, n: *mut MPI_Count) {
-    call("MPI_Get_elements_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Get_elements_c", MPI_COMM_WORLD, move |rt| {
         let o = out_arg(n, "count")?;
         *o = crate::p2p::get_elements(rt, status, dt)?.map_or(MPI_UNDEFINED as MPI_Count, count);
         Ok(())
@@ -70,26 +70,26 @@ crate::mpi_export! { MPI_Get_elements_c, PMPI_Get_elements_c, (status: *const MP
 }}
 
 crate::mpi_export! { MPI_Pack_c, PMPI_Pack_c, (inbuf: *const c_void, incount: MPI_Count, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, position: *mut MPI_Count, comm: MPI_Comm) {
-    call("MPI_Pack_c", comm, |rt| crate::pack::pack(rt, inbuf, incount, dt, outbuf, outsize, out_arg(position, "position")?, comm))
+    call("MPI_Pack_c", comm, move |rt| crate::pack::pack(rt, inbuf, incount, dt, outbuf, outsize, out_arg(position, "position")?, comm))
 }}
 crate::mpi_export! { MPI_Unpack_c, PMPI_Unpack_c, (inbuf: *const c_void, insize: MPI_Count, position: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, dt: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Unpack_c", comm, |rt| crate::pack::unpack(rt, inbuf, insize, out_arg(position, "position")?, outbuf, outcount, dt, comm))
+    call("MPI_Unpack_c", comm, move |rt| crate::pack::unpack(rt, inbuf, insize, out_arg(position, "position")?, outbuf, outcount, dt, comm))
 }}
 crate::mpi_export! { MPI_Pack_size_c, PMPI_Pack_size_c, (incount: MPI_Count, dt: MPI_Datatype, comm: MPI_Comm, size: *mut MPI_Count) {
-    call("MPI_Pack_size_c", comm, |rt| {
+    call("MPI_Pack_size_c", comm, move |rt| {
         let o = out_arg(size, "size")?;
         *o = count(crate::pack::pack_size(rt, incount, dt, comm)?);
         Ok(())
     })
 }}
 crate::mpi_export! { MPI_Pack_external_c, PMPI_Pack_external_c, (datarep: *const c_char, inbuf: *const c_void, incount: MPI_Count, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, position: *mut MPI_Count) {
-    call("MPI_Pack_external_c", MPI_COMM_WORLD, |rt| crate::pack::pack_external(rt, datarep, inbuf, incount, dt, outbuf, outsize, out_arg(position, "position")?))
+    call("MPI_Pack_external_c", MPI_COMM_WORLD, move |rt| crate::pack::pack_external(rt, datarep, inbuf, incount, dt, outbuf, outsize, out_arg(position, "position")?))
 }}
 crate::mpi_export! { MPI_Unpack_external_c, PMPI_Unpack_external_c, (datarep: *const c_char, inbuf: *const c_void, insize: MPI_Count, position: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, dt: MPI_Datatype) {
-    call("MPI_Unpack_external_c", MPI_COMM_WORLD, |rt| crate::pack::unpack_external(rt, datarep, inbuf, insize, out_arg(position, "position")?, outbuf, outcount, dt))
+    call("MPI_Unpack_external_c", MPI_COMM_WORLD, move |rt| crate::pack::unpack_external(rt, datarep, inbuf, insize, out_arg(position, "position")?, outbuf, outcount, dt))
 }}
 crate::mpi_export! { MPI_Pack_external_size_c, PMPI_Pack_external_size_c, (datarep: *const c_char, incount: MPI_Count, dt: MPI_Datatype, size: *mut MPI_Count) {
-    call("MPI_Pack_external_size_c", MPI_COMM_WORLD, |rt| {
+    call("MPI_Pack_external_size_c", MPI_COMM_WORLD, move |rt| {
         let o = out_arg(size, "size")?;
         *o = count(crate::pack::pack_external_size(rt, datarep, incount, dt)?);
         Ok(())
