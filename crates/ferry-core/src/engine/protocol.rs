@@ -15,6 +15,7 @@
 //! read and answers `RndvFin`. Sequence numbers per ordered pair are checked on `Eager` and
 //! `Rts`.
 
+use crate::transport::shm::ring::copy_bytes;
 use std::collections::VecDeque;
 
 use ferry_wire::{flags, Header, Kind};
@@ -376,7 +377,7 @@ impl Protocol {
         let n = data.len().min(r.cap);
         if n > 0 {
             // SAFETY: `buf` holds `cap` bytes, valid until completion (irecv's contract).
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf, n) };
+            copy_bytes(unsafe { std::slice::from_raw_parts_mut(r.buf, n) }, &data[..n]);
         }
         let st = Status { source: env.src, tag: env.tag, bytes: n, cancelled: false, truncated: total > r.cap as u64 };
         if complete(req, Ok(st), &mut self.busy_delta) {

@@ -192,19 +192,16 @@ pub(crate) fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts
 /// handle gone. `None` for any other request, left as it was.
 #[inline]
 fn finish_plain(rt: &mut Runtime, h: MPI_Request) -> Option<(Outcome, i32)> {
-    let engine = &rt.engine;
-    let r = rt.reqs.remove_if(&h, |r| match r.body {
-        Body::Engine(id) => r.unpack.is_none() && engine.is_done(id),
-        Body::Finished(_) | Body::Done { .. } => true,
-        _ => false,
-    })?;
-    let o = match r.body {
-        Body::Engine(id) => engine_outcome(&mut rt.engine, id, None, r.group.view()),
-        Body::Finished(o) => o,
-        Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
-        _ => unreachable!("checked above"),
-    };
-    Some((o, r.comm))
+    let Runtime { reqs, engine, .. } = rt;
+    reqs.remove_with(&h, |r| {
+        let o = match r.body {
+            Body::Engine(id) if r.unpack.is_none() && engine.is_done(id) => engine_outcome(engine, id, None, r.group.view()),
+            Body::Finished(o) => o,
+            Body::Done { source, tag } => Outcome { source, tag, ..Outcome::empty() },
+            _ => return None,
+        };
+        Some((o, r.comm))
+    })
 }
 
 pub(crate) fn testall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, flag: *mut c_int, sts: *mut MPI_Status) -> MpiResult<()> {

@@ -2,6 +2,7 @@
 //! (without a request), by a probe, by a matched probe; and the pool of their buffers (part
 //! of the sans-IO protocol core).
 
+use crate::transport::shm::ring::copy_bytes;
 use ferry_wire::{flags, Header, Kind};
 
 use super::super::matching::{Envelope, Pattern};
@@ -23,7 +24,7 @@ impl Protocol {
         let n = data.len().min(cap);
         if n > 0 {
             // SAFETY: the caller's buffer holds `cap` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buf, n) };
+            copy_bytes(unsafe { std::slice::from_raw_parts_mut(buf, n) }, &data[..n]);
         }
         self.ack_sync(env.src, m.sync);
         self.recycle(data);
@@ -59,7 +60,7 @@ impl Protocol {
         let n = payload.len().min(cap);
         if n > 0 {
             // SAFETY: the caller's buffer holds `cap` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), buf, n) };
+            copy_bytes(unsafe { std::slice::from_raw_parts_mut(buf, n) }, &payload[..n]);
         }
         self.ack_sync(peer, (h.flags & flags::SYNC != 0).then_some(h.seq));
         Some(Status { source: peer, tag: h.tag, bytes: n, cancelled: false, truncated: h.len > cap as u64 })

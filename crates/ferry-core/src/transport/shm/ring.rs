@@ -188,7 +188,7 @@ pub(crate) unsafe fn consumer_at(
 /// Copy `src` into `dst` (of the same length). Small messages are most of a ring's records:
 /// up to 32 bytes go as a few word moves, where `memcpy` would cost a call and its dispatch.
 #[inline]
-fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     let n = src.len();
     assert_eq!(dst.len(), n, "copy between slices of one length");
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
