@@ -19,6 +19,7 @@
 
 pub mod collective;
 pub mod matching;
+mod peer_route;
 mod progress;
 pub mod protocol;
 pub mod request;
@@ -42,6 +43,7 @@ use crate::transport::tcp::{Connector, ConnectorEvent, DialPlan};
 use crate::transport::{OutFrame, RecvOutcome, Route, RouteError, SendOutcome};
 use crate::{debug, error, warn};
 pub use matching::{Envelope, Pattern};
+use peer_route::PeerRoute;
 use protocol::Protocol;
 pub use request::{EngineError, ReqId, Status};
 pub use schedules::Reduce;
@@ -97,7 +99,7 @@ pub struct Engine {
     cards: Vec<BusinessCard>,
     eager_limit: usize,
     limits: Limits,
-    routes: Vec<Option<Box<dyn Route>>>,
+    routes: Vec<Option<PeerRoute>>,
     /// Frames for peers whose route is still being set up.
     waiting: Vec<VecDeque<OutFrame>>,
     /// Peers whose routes have no descriptor to poll (rings): looked at on every pass.
@@ -142,7 +144,7 @@ impl Engine {
         connector.set_retry_refused(cfg.retry_refused);
         let eager_limit = cfg.eager_limit.min(MAX_PAYLOAD as usize);
         let mut proto = Protocol::new(cfg.rank, cfg.size, eager_limit);
-        let mut routes: Vec<Option<Box<dyn Route>>> = Vec::with_capacity(cfg.size as usize);
+        let mut routes: Vec<Option<PeerRoute>> = Vec::with_capacity(cfg.size as usize);
         routes.resize_with(cfg.size as usize, || None);
         let mut polled = Vec::new();
         let mut host = None;
@@ -152,7 +154,7 @@ impl Engine {
             let shm_eager = shm.eager_limit.min(MAX_PAYLOAD as usize);
             for (r, link) in shm.links {
                 proto.set_local(r, shm_eager);
-                routes[r as usize] = Some(Box::new(ShmRoute::new(link, cfg.rank)));
+                routes[r as usize] = Some(PeerRoute::Ring(ShmRoute::new(link, cfg.rank)));
                 polled.push(r);
             }
             polled.sort_unstable();
@@ -332,7 +334,7 @@ impl Engine {
         }
         let mut got = None;
         // SAFETY: passed on from our caller.
-        route.take_next(src, limits, &mut |h, payload| {
+        route.take_next(src, limits, |h: &ferry_wire::Header, payload: &[u8]| {
             got = unsafe { proto.recv_in_place(src, pat, h, payload, buf, cap) };
             got.is_some()
         });
@@ -526,7 +528,7 @@ impl Engine {
                             }
                         }
                     }
-                    self.routes[peer as usize] = Some(route);
+                    self.routes[peer as usize] = Some(PeerRoute::Other(route));
                     if let Some(e) = broken {
                         self.route_failed(peer, e);
                         continue;

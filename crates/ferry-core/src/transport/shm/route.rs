@@ -81,15 +81,7 @@ impl Route for ShmRoute {
 
     #[inline]
     fn try_send_eager(&mut self, from: u32, to: u32, context: u32, tag: i32, seq: u64, payload: &[u8]) -> Result<SendOutcome, RouteError> {
-        if from != self.me {
-            let mut h = Header::new(Kind::Eager);
-            (h.src, h.dst, h.context, h.tag, h.seq, h.len) = (from, to, context, tag, seq, payload.len() as u64);
-            return self.try_send(&h.encode(), payload);
-        }
-        if !self.out.is_empty() || payload.len() > self.whole_max || !self.link.tx.try_write(&short_header(context, tag, seq), payload) {
-            return Ok(SendOutcome::WouldBlock);
-        }
-        Ok(SendOutcome::Sent)
+        self.send_eager(from, to, context, tag, seq, payload)
     }
 
     fn enqueue(&mut self, f: OutFrame) {
@@ -124,28 +116,11 @@ impl Route for ShmRoute {
     }
 
     fn recv(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError> {
-        // The space of the records read goes back to the sender once per batch.
-        let r = self.recv_batch(peer, to, limits);
-        self.link.rx.release();
-        r
+        self.recv_into(peer, to, limits)
     }
 
     fn take_next(&mut self, peer: u32, limits: &Limits, take: &mut dyn FnMut(&Header, &[u8]) -> bool) -> bool {
-        if self.incoming.is_some() {
-            return false;
-        }
-        let Ok(Some(piece)) = self.link.rx.peek() else { return false };
-        if !(piece.first && piece.last) {
-            return false;
-        }
-        let len = piece.payload.len();
-        let Ok(h) = whole_header(self.me, peer, piece.header, len as u64, limits) else { return false };
-        if !take(&h, piece.payload) {
-            return false;
-        }
-        self.take_record(len);
-        self.link.rx.release();
-        true
+        self.take_next_with(peer, limits, take)
     }
 
     fn input_pending(&self) -> bool {
@@ -194,7 +169,50 @@ impl ShmRoute {
         }
     }
 
-    fn recv_batch(&mut self, peer: u32, to: &mut dyn Deliver, limits: &Limits) -> Result<RecvOutcome, RouteError> {
+    /// [`Route::try_send_eager`], called directly (not through the trait) by the engine.
+    #[inline]
+    pub fn send_eager(&mut self, from: u32, to: u32, context: u32, tag: i32, seq: u64, payload: &[u8]) -> Result<SendOutcome, RouteError> {
+        if from != self.me {
+            let mut h = Header::new(Kind::Eager);
+            (h.src, h.dst, h.context, h.tag, h.seq, h.len) = (from, to, context, tag, seq, payload.len() as u64);
+            return self.try_send(&h.encode(), payload);
+        }
+        if !self.out.is_empty() || payload.len() > self.whole_max || !self.link.tx.try_write(&short_header(context, tag, seq), payload) {
+            return Ok(SendOutcome::WouldBlock);
+        }
+        Ok(SendOutcome::Sent)
+    }
+
+    /// [`Route::recv`] for any receiver type, called directly by the engine.
+    #[inline]
+    pub fn recv_into<D: Deliver + ?Sized>(&mut self, peer: u32, to: &mut D, limits: &Limits) -> Result<RecvOutcome, RouteError> {
+        // The space of the records read goes back to the sender once per batch.
+        let r = self.recv_batch(peer, to, limits);
+        self.link.rx.release();
+        r
+    }
+
+    /// [`Route::take_next`] for any taker, called directly by the engine.
+    #[inline]
+    pub fn take_next_with(&mut self, peer: u32, limits: &Limits, take: impl FnOnce(&Header, &[u8]) -> bool) -> bool {
+        if self.incoming.is_some() {
+            return false;
+        }
+        let Ok(Some(piece)) = self.link.rx.peek() else { return false };
+        if !(piece.first && piece.last) {
+            return false;
+        }
+        let len = piece.payload.len();
+        let Ok(h) = whole_header(self.me, peer, piece.header, len as u64, limits) else { return false };
+        if !take(&h, piece.payload) {
+            return false;
+        }
+        self.take_record(len);
+        self.link.rx.release();
+        true
+    }
+
+    fn recv_batch<D: Deliver + ?Sized>(&mut self, peer: u32, to: &mut D, limits: &Limits) -> Result<RecvOutcome, RouteError> {
         let mut any = false;
         let me = self.me;
         for _ in 0..RECORDS_PER_RECV {
