@@ -115,6 +115,7 @@ pub fn send_req(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Data
 /// Start a send in any mode: `None` when it is complete already (copied out by its route,
 /// buffered, or to `MPI_PROC_NULL`), else the engine's request and the packed copy it reads.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn post_send(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode) -> MpiResult<Option<(u64, Option<Vec<u8>>)>> {
     // The checks of `check_send`, with one lookup of the communicator; `send_data` checks
     // the datatype.

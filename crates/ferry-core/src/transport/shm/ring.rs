@@ -430,12 +430,14 @@ impl Producer {
         self.publish(off, len, (len - RECORD_PREFIX) as u32, KIND_SKIP);
     }
 
+    #[inline]
     fn commit(&mut self, off: usize, body: usize, info: u32) {
         self.publish(off, record_len(body), body as u32, info);
     }
 
     /// Publish the record of `len` bytes at `off` whose body is written: zero the word after
     /// it, then store its prefix.
+    #[inline]
     fn publish(&mut self, off: usize, len: usize, body_len: u32, info: u32) {
         let cap = self.ring.cap;
         let next = (off + len) & (cap - 1);
