@@ -8,6 +8,7 @@ pub mod config;
 pub mod engine;
 pub mod fastmap;
 pub mod log;
+mod small_copy;
 pub mod sync;
 pub mod transport;
 

@@ -15,7 +15,7 @@
 //! read and answers `RndvFin`. Sequence numbers per ordered pair are checked on `Eager` and
 //! `Rts`.
 
-use crate::transport::shm::ring::copy_bytes;
+use crate::small_copy::copy_bytes;
 use std::collections::VecDeque;
 
 use ferry_wire::{flags, Header, Kind};

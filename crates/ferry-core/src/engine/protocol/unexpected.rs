@@ -2,7 +2,7 @@
 //! (without a request), by a probe, by a matched probe; and the pool of their buffers (part
 //! of the sans-IO protocol core).
 
-use crate::transport::shm::ring::copy_bytes;
+use crate::small_copy::copy_bytes;
 use ferry_wire::{flags, Header, Kind};
 
 use super::super::matching::{Envelope, Pattern};
