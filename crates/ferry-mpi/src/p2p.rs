@@ -247,8 +247,11 @@ pub(crate) fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Data
         return Ok(());
     }
     let id = if target.unpack.is_none() {
+        // Without MPI_THREAD_MULTIPLE the receive may first watch its source's ring with the
+        // lock held (other threads would wait for it).
         // SAFETY: the receive buffer outlives the wait below.
-        match unsafe { rt.engine.irecv_now(pat, target.ptr, target.cap) } {
+        let now = if kept.is_none() { unsafe { rt.engine.recv_now_or_soon(pat, target.ptr, target.cap) } } else { unsafe { rt.engine.irecv_now(pat, target.ptr, target.cap) } };
+        match now {
             Ok(st) => {
                 // It was here already: received, nothing to wait for.
                 let rt: &mut Runtime = rt;
