@@ -15,8 +15,9 @@ const RING_WATCH: u32 = 64;
 const RING_WATCH_BYTES: usize = 32;
 
 impl Engine {
-    /// Receive at once when the message is here already (see [`Protocol::recv_now`](super::protocol::Protocol::recv_now)): its
-    /// status, and no request; else post the receive and return its request.
+    /// Receive at once when the message is here already (see
+    /// [`Protocol::recv_now`](super::protocol::Protocol::recv_now)): its status, and no
+    /// request; else post the receive and return its request.
     ///
     /// # Safety
     /// As for [`Engine::irecv`].
