@@ -595,7 +595,7 @@ proptest! {
 #[test]
 fn a_receive_of_a_message_already_here_completes_without_a_request() {
     let mut p = Protocol::new(0, 3, 64);
-    let mut eager = |p: &mut Protocol, src: u32, seq: u64, tag: i32, body: &[u8], sync: bool| {
+    let eager = |p: &mut Protocol, src: u32, seq: u64, tag: i32, body: &[u8], sync: bool| {
         let mut h = frame(Kind::Eager, src, 0, seq, body.len() as u64);
         h.context = 4;
         h.tag = tag;
