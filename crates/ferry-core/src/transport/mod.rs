@@ -98,6 +98,14 @@ pub trait Deliver {
     }
 }
 
+/// The full header of the eager frame of a standard send (no flags), for routes that carry
+/// no shorter form of it.
+pub(crate) fn eager_header(from: u32, to: u32, context: u32, tag: i32, seq: u64, len: usize) -> Header {
+    let mut h = Header::new(ferry_wire::Kind::Eager);
+    (h.src, h.dst, h.context, h.tag, h.seq, h.len) = (from, to, context, tag, seq, len as u64);
+    h
+}
+
 /// One way of reaching one peer.
 pub trait Route {
     /// Write a frame at once, or take a copy of what cannot be written now (`Queued`), or
@@ -108,9 +116,7 @@ pub trait Route {
     /// flags), whose header the route may carry in a shorter form of its own.
     #[allow(clippy::too_many_arguments)]
     fn try_send_eager(&mut self, from: u32, to: u32, context: u32, tag: i32, seq: u64, payload: &[u8]) -> Result<SendOutcome, RouteError> {
-        let mut h = Header::new(ferry_wire::Kind::Eager);
-        (h.src, h.dst, h.context, h.tag, h.seq, h.len) = (from, to, context, tag, seq, payload.len() as u64);
-        self.try_send(&h.encode(), payload)
+        self.try_send(&eager_header(from, to, context, tag, seq, payload.len()).encode(), payload)
     }
     /// Hand a frame over: `Sent` (then its completion is the caller's) or `Queued`. By
     /// default: written at once when [`try_send`](Route::try_send) takes it whole, else queued

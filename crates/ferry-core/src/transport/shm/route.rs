@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use ferry_wire::{Header, Kind, Limits, HEADER_LEN};
 
 use super::{Link, PartialWrite};
-use crate::transport::{Deliver, OutFrame, RecvOutcome, Route, RouteError, SendOutcome, Sink};
+use crate::transport::{eager_header, Deliver, OutFrame, RecvOutcome, Route, RouteError, SendOutcome, Sink};
 
 /// Ring records read per [`Route::recv`] call before other routes get their turn.
 const RECORDS_PER_RECV: usize = 64;
@@ -173,9 +173,7 @@ impl ShmRoute {
     #[inline]
     pub fn send_eager(&mut self, from: u32, to: u32, context: u32, tag: i32, seq: u64, payload: &[u8]) -> Result<SendOutcome, RouteError> {
         if from != self.me {
-            let mut h = Header::new(Kind::Eager);
-            (h.src, h.dst, h.context, h.tag, h.seq, h.len) = (from, to, context, tag, seq, payload.len() as u64);
-            return self.try_send(&h.encode(), payload);
+            return self.try_send(&eager_header(from, to, context, tag, seq, payload.len()).encode(), payload);
         }
         if !self.out.is_empty() || payload.len() > self.whole_max || !self.link.tx.try_write(&short_header(context, tag, seq), payload) {
             return Ok(SendOutcome::WouldBlock);
