@@ -14,7 +14,7 @@ use ferry_core::engine::matching::Pattern;
 
 use crate::objects::Comm;
 use crate::error::out_arg;
-use crate::completion::{check, status_bytes, write_status, ApiReq, Body, Outcome};
+use crate::completion::{check, is_done_recv, status_bytes, write_status, ApiReq, Body, Outcome};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::objects::runtime::{ApiMessage, Runtime};
@@ -164,12 +164,30 @@ fn post_bsend(rt: &mut Runtime, data: SendData, to: u32, ctx: u32, tag: c_int) -
 }
 
 pub fn start_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<i32> {
-    let r = recv_req(rt, buf, count, dt, source, tag, comm)?;
-    Ok(rt.add_req(r))
+    Ok(match begin_recv(rt, buf, count, dt, source, tag, comm)? {
+        Begun::Done(o) => rt.add_done_recv(o, comm),
+        Begun::InFlight(r) => rt.add_req(r),
+    })
 }
 
 /// Start a receive; returns the request, not yet registered under a handle.
 pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<ApiReq> {
+    Ok(match begin_recv(rt, buf, count, dt, source, tag, comm)? {
+        Begun::Done(o) => ApiReq { body: Body::Finished(o), comm, group: Ranks::None, unpack: None, keep: None },
+        Begun::InFlight(r) => r,
+    })
+}
+
+/// A receive just started.
+enum Begun {
+    /// Its message was here: received, with this outcome.
+    Done(Outcome),
+    /// In the engine's hands (or complete from the start with `MPI_PROC_NULL`).
+    InFlight(ApiReq),
+}
+
+#[inline(always)]
+fn begin_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<Begun> {
     // The checks of `check_recv`, with one lookup of the communicator; `recv_target` checks
     // the datatype.
     let c = rt.comm(comm)?;
@@ -180,21 +198,22 @@ pub fn recv_req(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Dataty
     let pat = Pattern { ctx: c.ctx, src: (source >= 0).then(|| c.world(source)), tag: (tag != MPI_ANY_TAG).then_some(tag) };
     let target = recv_target(rt, buf, count, dt)?;
     if source == MPI_PROC_NULL {
-        return Ok(ApiReq::done(comm, MPI_PROC_NULL));
+        return Ok(Begun::InFlight(ApiReq::done(comm, MPI_PROC_NULL)));
     }
-    let c = rt.comms.get(&comm).expect("checked above");
     if target.unpack.is_none() {
         // SAFETY: the receive buffer stays valid until the request completes.
         return Ok(match unsafe { rt.engine.irecv_now(pat, target.ptr, target.cap) } {
-            // It was here already: the request is complete from the start.
-            Ok(st) => ApiReq { body: Body::Finished(crate::completion::outcome_of(c.sources(), &st)), comm, group: Ranks::None, unpack: None, keep: None },
-            Err(id) => ApiReq { body: Body::Engine(id), comm, group: c.ranks(), unpack: None, keep: None },
+            // It was here already: the request is complete from the start. A receive from
+            // one source names it as the program did.
+            Ok(st) if source >= 0 => Begun::Done(crate::completion::outcome_of_rank(source, &st)),
+            Ok(st) => Begun::Done(crate::completion::outcome_of(rt.comms.get(&comm).expect("checked above").sources(), &st)),
+            Err(id) => Begun::InFlight(ApiReq { body: Body::Engine(id), comm, group: rt.comms.get(&comm).expect("checked above").ranks(), unpack: None, keep: None }),
         });
     }
-    let group = c.ranks();
+    let group = rt.comms.get(&comm).expect("checked above").ranks();
     // SAFETY: the unpack buffer inside the request stays valid until the request completes.
     let id = unsafe { rt.engine.irecv(pat, target.ptr, target.cap) };
-    Ok(ApiReq { body: Body::Engine(id), comm, group, unpack: target.unpack, keep: None })
+    Ok(Begun::InFlight(ApiReq { body: Body::Engine(id), comm, group, unpack: target.unpack, keep: None }))
 }
 
 /// Forget buffered sends that have completed.
@@ -410,6 +429,10 @@ pub(crate) fn imrecv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_D
 
 pub(crate) fn cancel(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult<()> {
     let h = *out_arg(req, "request")?;
+    if is_done_recv(h) {
+        // Complete already: the cancel fails, and the Wait reports the message received.
+        return rt.check_req(h);
+    }
     let Some(r) = rt.reqs.get_mut(&h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")) };
     if r.inactive() {
         return err(MPI_ERR_REQUEST, "an inactive persistent request cannot be cancelled; start it first");

@@ -27,7 +27,7 @@ fn handles<'a>(count: c_int, reqs: *mut MPI_Request) -> MpiResult<&'a mut [MPI_R
 fn validate(rt: &Runtime, hs: &[MPI_Request]) -> MpiResult<()> {
     for &h in hs {
         if h != MPI_REQUEST_NULL {
-            rt.req(h)?;
+            rt.check_req(h)?;
         }
     }
     Ok(())
@@ -44,8 +44,15 @@ fn status_at(sts: *mut MPI_Status, i: usize) -> *mut MPI_Status {
 
 pub(crate) fn wait_one(rt: &mut Locked, req: *mut MPI_Request, status: *mut MPI_Status) -> MpiResult<()> {
     let h = out_arg(req, "request")?;
+    if is_done_recv(*h) {
+        // Complete from the start: its outcome is all there is.
+        let Some(d) = rt.done_recvs.remove(h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {:#x}", *h)) };
+        *h = MPI_REQUEST_NULL;
+        write_status(status, &d.outcome, d.outcome.error != MPI_SUCCESS);
+        return check(d.outcome, d.comm).map(|_| ());
+    }
     if h != &MPI_REQUEST_NULL {
-        rt.req(*h)?;
+        rt.check_req(*h)?;
     }
     if !rt.live(*h) {
         write_status(status, &Outcome::empty(), false);
@@ -62,12 +69,16 @@ pub(crate) fn test_one(rt: &mut Locked, req: *mut MPI_Request, flag: *mut c_int,
     let h = *out_arg(req, "request")?;
     let flag = out_arg(flag, "flag")?;
     if h != MPI_REQUEST_NULL {
-        rt.req(h)?;
+        rt.check_req(h)?;
     }
     if !rt.live(h) {
         *flag = 1;
         write_status(status, &Outcome::empty(), false);
         return Ok(());
+    }
+    if is_done_recv(h) {
+        *flag = 1;
+        return wait_one(rt, req, status);
     }
     rt.progress_once()?;
     if !rt.req_done(h) {
@@ -80,7 +91,7 @@ pub(crate) fn test_one(rt: &mut Locked, req: *mut MPI_Request, flag: *mut c_int,
 
 /// Complete request `i` of `hs` and record its outcome; returns its error class.
 fn complete_at(rt: &mut Runtime, hs: &mut [MPI_Request], i: usize, st: *mut MPI_Status, first_err: &mut Option<i32>) -> i32 {
-    let comm = rt.reqs.get(&hs[i]).map_or(MPI_COMM_WORLD, |r| r.comm);
+    let comm = rt.req_comm(hs[i]).unwrap_or(MPI_COMM_WORLD);
     let o = rt.complete_handle(&mut hs[i]);
     write_status(st, &o, true);
     if o.error != MPI_SUCCESS && first_err.is_none() {
@@ -106,6 +117,13 @@ fn gather_plain(rt: &mut Runtime, hs: &[MPI_Request]) -> MpiResult<bool> {
     let mut plain = true;
     for &h in hs {
         if h == MPI_REQUEST_NULL || is_shared_done(h) {
+            continue;
+        }
+        if is_done_recv(h) {
+            if !rt.done_recvs.contains_key(&h) {
+                rt.wait_ids = ids;
+                return err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}"));
+            }
             continue;
         }
         match rt.reqs.get(&h).map(|r| &r.body) {
@@ -172,6 +190,12 @@ pub(crate) fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts
             let o = shared_outcome(hs[i]);
             hs[i] = MPI_REQUEST_NULL;
             write_status(status_at(sts, i), &o, true);
+        } else if let Some(d) = take_done_recv(rt, hs[i]) {
+            hs[i] = MPI_REQUEST_NULL;
+            write_status(status_at(sts, i), &d.outcome, true);
+            if d.outcome.error != MPI_SUCCESS && first_err.is_none() {
+                first_err = Some(d.comm);
+            }
         } else if let Some((o, comm)) = finish_plain(rt, hs[i]) {
             hs[i] = MPI_REQUEST_NULL;
             write_status(status_at(sts, i), &o, true);
@@ -185,6 +209,15 @@ pub(crate) fn waitall(rt: &mut Locked, count: c_int, reqs: *mut MPI_Request, sts
         }
     }
     in_status(first_err)
+}
+
+/// Take `h` when it is a receive complete from the start (checked: it was gathered).
+#[inline]
+fn take_done_recv(rt: &mut Runtime, h: MPI_Request) -> Option<DoneRecv> {
+    if !is_done_recv(h) {
+        return None;
+    }
+    rt.done_recvs.remove(&h)
 }
 
 /// Finish `h` when it is a plain request whose operation is over (one engine operation with
@@ -225,7 +258,7 @@ fn any_done(rt: &mut Runtime, hs: &mut [MPI_Request], index: &mut c_int, status:
         return Ok(None);
     };
     *index = i as c_int;
-    let comm = rt.reqs[&hs[i]].comm;
+    let comm = rt.req_comm(hs[i])?;
     let o = rt.complete_handle(&mut hs[i]);
     write_status(status, &o, o.error != MPI_SUCCESS);
     check(o, comm)?;
@@ -307,8 +340,13 @@ pub(crate) fn request_free(rt: &mut Runtime, req: *mut MPI_Request) -> MpiResult
     if h == MPI_REQUEST_NULL {
         return err(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
     }
-    rt.req(h)?;
+    rt.check_req(h)?;
     if is_shared_done(h) {
+        *o = MPI_REQUEST_NULL;
+        return Ok(());
+    }
+    if is_done_recv(h) {
+        rt.done_recvs.remove(&h);
         *o = MPI_REQUEST_NULL;
         return Ok(());
     }
@@ -367,7 +405,7 @@ fn release(rt: &mut Runtime, r: ApiReq) {
 pub(crate) fn request_get_status(rt: &mut Runtime, h: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> MpiResult<()> {
     let flag = out_arg(flag, "flag")?;
     if h != MPI_REQUEST_NULL {
-        rt.req(h)?;
+        rt.check_req(h)?;
     }
     match rt.peek_req(h)? {
         Some(o) => {

@@ -9,9 +9,29 @@ pub use crate::objects::request::*;
 use crate::objects::threads::Locked;
 use crate::objects::Runtime;
 
+fn bad_request(h: i32) -> MpiError {
+    MpiError::new(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}"))
+}
+
 impl Runtime {
-    pub(crate) fn req(&self, h: i32) -> MpiResult<&ApiReq> {
-        self.reqs.get(&h).ok_or_else(|| MpiError::new(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")))
+    /// Check that `h` names a request this process holds (of either table).
+    pub(crate) fn check_req(&self, h: i32) -> MpiResult<()> {
+        let known = if is_done_recv(h) { self.done_recvs.contains_key(&h) } else { self.reqs.contains_key(&h) };
+        if known { Ok(()) } else { Err(bad_request(h)) }
+    }
+
+    /// The communicator of request `h`, whose error handler reports its errors.
+    pub(crate) fn req_comm(&self, h: i32) -> MpiResult<i32> {
+        if is_done_recv(h) {
+            return self.done_recvs.get(&h).map(|d| d.comm).ok_or_else(|| bad_request(h));
+        }
+        self.reqs.get(&h).map(|r| r.comm).ok_or_else(|| bad_request(h))
+    }
+
+    /// Register a receive complete from the start under a handle of its own class.
+    #[inline]
+    pub fn add_done_recv(&mut self, outcome: Outcome, comm: i32) -> i32 {
+        self.done_recvs.add(DoneRecv { outcome, comm })
     }
 
     pub fn req_done(&self, h: i32) -> bool {
@@ -29,6 +49,9 @@ impl Runtime {
     pub fn finish_req(&mut self, h: i32) -> Outcome {
         if is_shared_done(h) {
             return shared_outcome(h);
+        }
+        if is_done_recv(h) {
+            return self.done_recvs.remove(&h).map_or_else(Outcome::empty, |d| d.outcome);
         }
         match self.reqs.get_mut(&h).map(|r| &mut r.body) {
             None => Outcome::empty(),
@@ -59,9 +82,13 @@ impl Runtime {
         if !self.live(h) {
             return Ok(Some(Outcome::empty()));
         }
-        self.req(h)?;
+        self.check_req(h)?;
         if is_shared_done(h) {
             return Ok(Some(self.finish_req(h)));
+        }
+        if is_done_recv(h) {
+            // Complete, and stays so until the Wait/Test family takes it.
+            return Ok(self.done_recvs.get(&h).map(|d| d.outcome));
         }
         self.progress_once()?;
         if !self.req_done(h) {
@@ -223,7 +250,7 @@ impl Locked {
     /// Wait for one request and return its outcome, which may carry an error class
     /// (truncation); `Err` only when the engine itself failed.
     pub fn wait_raw(&mut self, h: i32) -> MpiResult<(Outcome, i32)> {
-        let comm = self.req(h)?.comm;
+        let comm = self.req_comm(h)?;
         self.block_until(&[h], true).map_err(|e| e.on_comm(comm))?;
         self.reap_orphans();
         Ok((self.finish_req(h), comm))
@@ -259,6 +286,15 @@ pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: 
             }
             None => Outcome::empty(),
         }
+}
+
+/// [`outcome_of`] for a receive from communicator rank `rank`, which the message came from.
+#[inline]
+pub(crate) fn outcome_of_rank(rank: i32, st: &Status) -> Outcome {
+    if st.cancelled {
+        return Outcome { source: rank, tag: MPI_ANY_TAG, bytes: 0, cancelled: true, error: MPI_SUCCESS, lost: None };
+    }
+    Outcome { source: rank, tag: st.tag, bytes: st.bytes, cancelled: false, error: if st.truncated { MPI_ERR_TRUNCATE } else { MPI_SUCCESS }, lost: None }
 }
 
 #[inline]

@@ -22,12 +22,17 @@ pub mod kinds {
     pub const COMM: (u32, u32, u32) = (0x8400_0000, 20, 0x4400_0000);
     /// Derived datatypes: made `0xcc......` (the predefined types are answered elsewhere).
     pub const DATATYPE: (u32, u32, u32) = (0xcc00_0000, 20, 0x4c00_0000);
-    /// Requests: made `0xac......` (4 Mi at once, 16 generations); predefined `0x6c000000 | i`
+    /// Requests: made `0xac......` (4 Mi at once, 15 generations); predefined `0x6c000000 | i`
     /// are requests complete from the start, shared by every such operation.
     pub const REQUEST: (u32, u32, u32) = (0xac00_0000, 22, 0x6c00_0000);
     /// Messages of `MPI_Mprobe`: made `0xec......` (MPICH's kind of requests, in another
     /// storage class, so no request handle is ever a message handle).
     pub const MESSAGE: (u32, u32, u32) = (0xec00_0000, 20, 0x6c00_0000);
+    /// Receives complete when they started, which hold nothing but their outcome (see
+    /// `request::DoneRecv`): made `0x2c......`, the storage class of `MPI_REQUEST_NULL`
+    /// (`0x2c000000`, which no made handle equals: generations start at 1), so a request
+    /// handle tells by its top bits alone which table holds it. Nothing is predefined there.
+    pub const DONE_RECV: (u32, u32, u32) = (0x2c00_0000, 22, 0x6c00_0000);
 }
 
 /// A table for handles of the kind `k` (one of [`kinds`]).

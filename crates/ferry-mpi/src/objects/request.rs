@@ -64,6 +64,28 @@ pub fn shared_outcome(h: MPI_Request) -> Outcome {
     }
 }
 
+/// A receive that was complete when it started (its message was here already) and holds
+/// nothing but what the Wait/Test family reports: it lives in a table of its own
+/// ([`done_recv_table`]), under a handle of its own class, so that starting and completing
+/// it costs a small record, not a full [`ApiReq`].
+#[derive(Clone, Copy)]
+pub struct DoneRecv {
+    pub outcome: Outcome,
+    /// Whose error handler reports its error (a truncated message).
+    pub comm: i32,
+}
+
+/// The table of [`DoneRecv`]s.
+pub fn done_recv_table() -> Table<DoneRecv> {
+    super::table(super::kinds::DONE_RECV)
+}
+
+/// Whether `h` is the handle of a [`DoneRecv`] (by its top bits; it may be stale).
+#[inline]
+pub fn is_done_recv(h: MPI_Request) -> bool {
+    h as u32 & 0xfc00_0000 == super::kinds::DONE_RECV.0 && h != MPI_REQUEST_NULL
+}
+
 /// The runtime's request table, with the two shared complete requests in their slots.
 pub fn request_table() -> Table<ApiReq> {
     let mut t = super::table(super::kinds::REQUEST);

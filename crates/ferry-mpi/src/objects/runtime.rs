@@ -16,7 +16,7 @@ use super::comm::Ranks;
 use super::coll_selection::Selection;
 use super::comm::Comm;
 use super::records::{Hooks, Infos, Members, ProgressThread, TypeInfo, UserOp};
-use super::request::{request_table, ApiReq, Body, Persistent, Starter};
+use super::request::{done_recv_table, request_table, ApiReq, Body, DoneRecv, Persistent, Starter};
 use super::{Table, IDUP_PAIRS};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -108,6 +108,8 @@ pub struct Runtime {
     /// one type over and over.
     shape_cache: Option<(i32, usize, bool)>,
     pub reqs: Table<ApiReq>,
+    /// Receives complete from the start, by their own handles (`request::DoneRecv`).
+    pub done_recvs: Table<DoneRecv>,
     pub msgs: Table<ApiMessage>,
     /// Engine ids a wait collects (kept to be reused: a wait allocates nothing).
     pub wait_ids: Vec<u64>,
@@ -160,6 +162,7 @@ impl Runtime {
             predefined: FastMap::default(),
             shape_cache: None,
             reqs: request_table(),
+            done_recvs: done_recv_table(),
             msgs: super::table(super::kinds::MESSAGE),
             wait_ids: Vec::new(),
             bsend: BsendBuffer::default(),

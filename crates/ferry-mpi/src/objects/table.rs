@@ -67,7 +67,10 @@ impl<T> Table<T> {
         };
         let mask = self.generation_mask;
         let s = &mut self.slots[index];
-        s.generation = (s.generation + 1) & mask;
+        // Generations run 1..=mask: no handle has generation and index both zero, so a
+        // table may hand out handles in the storage class of a null handle (whose low bits
+        // are zero) without ever handing out the null handle itself.
+        s.generation = if s.generation >= mask { 1 } else { s.generation + 1 };
         s.value = Some(value);
         self.len += 1;
         (self.prefix | s.generation << self.index_bits | index as u32) as i32
@@ -243,10 +246,22 @@ mod tests {
     fn generations_wrap_within_their_bits() {
         let mut t = table();
         let mut seen = std::collections::HashSet::new();
-        for _ in 0..64 {
+        // 20 index bits leave 6 for the generation, which runs 1..=63.
+        for _ in 0..63 {
             let h = t.add("x");
-            assert!(seen.insert(h), "64 reuses of one slot give 64 handles");
+            assert!(seen.insert(h), "63 reuses of one slot give 63 handles");
             assert_eq!(h as u32 & PREFIX, 0xac00_0000);
+            t.remove(&h);
+        }
+    }
+
+    #[test]
+    fn no_handle_has_generation_and_index_zero() {
+        let mut t: Table<u8> = Table::new(0x2c00_0000, 22, 0x6c00_0000);
+        for _ in 0..40 {
+            let h = t.add(1);
+            assert_ne!(h, 0x2c00_0000, "the null handle of the storage class");
+            assert_eq!(t.get(&0x2c00_0000), None);
             t.remove(&h);
         }
     }

@@ -39,6 +39,10 @@ fn startable(rt: &Runtime, h: MPI_Request) -> MpiResult<()> {
     if h == MPI_REQUEST_NULL {
         return err(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be started");
     }
+    if crate::completion::is_done_recv(h) {
+        rt.check_req(h)?;
+        return err(MPI_ERR_REQUEST, format!("request {h:#x} is not persistent"));
+    }
     match rt.reqs.get(&h).map(|r| &r.body) {
         None => err(MPI_ERR_REQUEST, format!("invalid request handle {h:#x}")),
         Some(Body::Persistent(p)) if p.active.is_some() => err(MPI_ERR_REQUEST, format!("request {h:#x} is already active; complete it before starting it again")),

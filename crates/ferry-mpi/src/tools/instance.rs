@@ -65,6 +65,7 @@ pub(crate) fn requests_left(rt: &mut Runtime) {
         return;
     }
     let mut left: Vec<(MPI_Request, MPI_Comm)> = rt.reqs.iter().filter(|(h, _)| !crate::objects::request::is_shared_done(*h)).map(|(h, r)| (h, r.comm)).collect();
+    left.extend(rt.done_recvs.iter().map(|(h, d)| (h, d.comm)));
     left.sort_unstable();
     for (h, comm) in left {
         let mut record = [0u8; RECORD];

@@ -49,7 +49,7 @@ pub(crate) const PVARS: &[Pvar] = &[
         class: MPI_T_PVAR_CLASS_LEVEL,
         datatype: MPI_UNSIGNED_LONG_LONG,
         bind: MPI_T_BIND_NO_OBJECT,
-        read: |rt, _| Some(rt.reqs.len() as u64),
+        read: |rt, _| Some((rt.reqs.len() + rt.done_recvs.len()) as u64),
     },
 ];
 
