@@ -678,3 +678,26 @@ fn a_frame_read_in_place_is_received_only_when_it_is_the_next_match() {
     assert!(p.may_recv_in_place(&pat(6, Some(1), None)), "another context is free");
     assert!(p.cancel(r));
 }
+
+#[test]
+fn a_short_frame_read_in_place_is_received_only_when_it_is_the_next_match() {
+    let mut p = Protocol::new(0, 3, 64);
+    let mut b = [0u8; 8];
+    let any = pat(4, Some(1), None);
+    let short = |p: &mut Protocol, pat: &Pattern, ctx: u32, tag: i32, seq: u64, body: &[u8], b: &mut [u8; 8]| unsafe { p.recv_short_in_place(1, pat, ctx, tag, seq, body, b.as_mut_ptr(), 8) };
+    // Not the next sequence number, another context, another tag: not taken.
+    assert_eq!(short(&mut p, &any, 4, 7, 2, b"x", &mut b), None);
+    assert_eq!(short(&mut p, &any, 5, 7, 1, b"x", &mut b), None);
+    assert_eq!(short(&mut p, &pat(4, Some(1), Some(8)), 4, 7, 1, b"x", &mut b), None);
+    // The next one: copied, truncated to the buffer, its sequence number used up.
+    let st = short(&mut p, &any, 4, 7, 1, b"long message", &mut b).expect("taken");
+    assert_eq!((st.source, st.tag, st.bytes, st.truncated, &b[..]), (1, 7, 8, true, &b"long mes"[..]));
+    assert_eq!(short(&mut p, &any, 4, 7, 1, b"x", &mut b), None, "sequence number 1 is gone");
+    let st = short(&mut p, &pat(4, Some(1), Some(9)), 4, 9, 2, b"ok", &mut b).expect("taken");
+    assert_eq!((st.tag, st.bytes, st.truncated, &b[..2]), (9, 2, false, &b"ok"[..]));
+    assert!(p.next_frame().is_none(), "nothing to acknowledge");
+    // The usual way goes on from the next sequence number.
+    let mut h = frame(Kind::Eager, 1, 0, 3, 5);
+    h.context = 4;
+    p.whole(1, h, b"third").expect("in sequence");
+}

@@ -66,6 +66,28 @@ impl Protocol {
         Some(Status { source: peer, tag: h.tag, bytes: n, cancelled: false, truncated: h.len > cap as u64 })
     }
 
+    /// [`recv_in_place`](Self::recv_in_place) for a frame with a short header (a standard
+    /// send's eager frame from `peer`, which `pat` names as its source): its context, tag
+    /// and sequence number.
+    ///
+    /// # Safety
+    /// `buf..buf+cap` must be valid for writes.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn recv_short_in_place(&mut self, peer: u32, pat: &Pattern, ctx: u32, tag: i32, seq: u64, payload: &[u8], buf: *mut u8, cap: usize) -> Option<Status> {
+        let p = self.peers.get_mut(peer as usize)?;
+        if seq != p.recv_seq + 1 || ctx != pat.ctx || pat.tag.is_some_and(|t| t != tag) {
+            return None;
+        }
+        p.recv_seq = seq;
+        let n = payload.len().min(cap);
+        if n > 0 {
+            // SAFETY: the caller's buffer holds `cap` bytes.
+            copy_bytes(unsafe { std::slice::from_raw_parts_mut(buf, n) }, &payload[..n]);
+        }
+        Some(Status { source: peer, tag, bytes: n, cancelled: false, truncated: payload.len() > cap })
+    }
+
     /// A copy of `payload` in a buffer of the spare pool when one is there.
     pub(super) fn held_copy(&mut self, payload: &[u8]) -> Vec<u8> {
         match self.spare.pop() {

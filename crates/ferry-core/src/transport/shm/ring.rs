@@ -526,6 +526,31 @@ impl Consumer {
         }
     }
 
+    /// The next record when it is a whole frame (one piece, header and payload), well
+    /// formed: its header and payload, without taking it (then [`step`](Self::step) or
+    /// [`consume`](Self::consume)). `None` for anything else (nothing there, a skip record,
+    /// a piece of a larger frame, a malformed record), which [`peek`](Self::peek) handles.
+    #[inline(always)]
+    pub fn peek_whole(&mut self) -> Option<(&[u8], &[u8])> {
+        let prefix = self.prefix();
+        let (body_len, info) = (prefix as u32 as usize, (prefix >> 32) as u32);
+        if info & (KIND_MASK | FIRST | LAST) != KIND_PIECE | FIRST | LAST {
+            return None;
+        }
+        let cap = self.ring.cap;
+        let off = self.tail as usize & (cap - 1);
+        let rec = record_len(body_len);
+        let hdr = (info >> 16) as usize;
+        if rec > cap - off || rec > cap - RESERVE || hdr > body_len {
+            return None;
+        }
+        self.pending = rec;
+        // SAFETY: as in `peek`: inside the data area (checked above), published with the
+        // prefix, untouched by the producer until we advance past it.
+        let body = unsafe { std::slice::from_raw_parts(self.ring.data.as_ptr().add(off + RECORD_PREFIX), body_len) };
+        Some(body.split_at(hdr))
+    }
+
     /// Release the record returned by the last [`peek`](Self::peek) to the producer.
     /// Does nothing if there is none.
     pub fn consume(&mut self) {

@@ -210,6 +210,30 @@ impl ShmRoute {
         true
     }
 
+    /// [`take_next_with`](Self::take_next_with) for the commonest record, a standard
+    /// send's small eager frame with its short header: `take` gets its context, tag,
+    /// sequence number and payload, and says whether it took them. `None` when the next
+    /// record is not such a frame (or a frame is arriving in pieces): ask `take_next_with`.
+    #[inline(always)]
+    pub fn take_short_eager(&mut self, limits: &Limits, take: impl FnOnce(u32, i32, u64, &[u8]) -> bool) -> Option<bool> {
+        if self.incoming.is_some() {
+            return None;
+        }
+        let (raw, payload) = self.link.rx.peek_whole()?;
+        if raw.len() != EAGER_HEADER_LEN || payload.len() as u64 > limits.max_payload {
+            return None;
+        }
+        let word = |o: usize| u32::from_le_bytes(raw[o..o + 4].try_into().expect("4 bytes"));
+        let seq = u64::from_le_bytes(raw[8..16].try_into().expect("8 bytes"));
+        let len = payload.len();
+        if !take(word(0), word(4) as i32, seq, payload) {
+            return Some(false);
+        }
+        self.take_record(len);
+        self.link.rx.release();
+        Some(true)
+    }
+
     fn recv_batch<D: Deliver + ?Sized>(&mut self, peer: u32, to: &mut D, limits: &Limits) -> Result<RecvOutcome, RouteError> {
         let mut any = false;
         let me = self.me;

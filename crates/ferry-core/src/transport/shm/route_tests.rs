@@ -110,3 +110,54 @@ fn queued_eager_frames_also_go_short() {
     assert_eq!(got.0.iter().map(|f| f.0).collect::<Vec<_>>(), frames);
     assert!(short > 1, "queued frames went short too");
 }
+
+#[test]
+fn short_eager_frames_are_taken_in_place_and_others_left() {
+    let (mut a, mut b) = pair();
+    let limits = Limits::new(2);
+    let mut sync = eager(2, 7, 4);
+    sync.flags = flags::SYNC;
+    a.try_send_eager(0, 1, 9, 5, 1, b"12345678").expect("written");
+    a.try_send(&sync.encode(), b"sync").expect("written");
+    a.try_send_eager(0, 1, 9, 6, 3, b"abc").expect("written");
+    // The first: declined, it stays; then taken.
+    assert_eq!(b.take_short_eager(&limits, |_, _, _, _| false), Some(false));
+    let mut seen = None;
+    assert_eq!(b.take_short_eager(&limits, |ctx, tag, seq, p| {
+        seen = Some((ctx, tag, seq, p.to_vec()));
+        true
+    }), Some(true));
+    assert_eq!(seen, Some((9, 5, 1, b"12345678".to_vec())));
+    // A full header (a synchronous send's frame) is not a short one: left for take_next.
+    assert_eq!(b.take_short_eager(&limits, |_, _, _, _| true), None);
+    let mut full = None;
+    assert!(b.take_next(0, &limits, &mut |h, p| {
+        full = Some((*h, p.to_vec()));
+        true
+    }));
+    assert_eq!(full, Some((sync, b"sync".to_vec())));
+    assert_eq!(b.take_short_eager(&limits, |ctx, tag, seq, p| (ctx, tag, seq, p) == (9, 6, 3, &b"abc"[..])), Some(true));
+    assert_eq!(b.take_short_eager(&limits, |_, _, _, _| true), None, "the ring is empty");
+    // Over the payload limit: not shown, the usual way refuses it.
+    a.try_send_eager(0, 1, 9, 0, 4, &[7u8; 100]).expect("written");
+    let tight = Limits { world_size: 2, max_payload: 64 };
+    assert_eq!(b.take_short_eager(&tight, |_, _, _, _| true), None);
+    assert!(b.recv(0, &mut Frames::default(), &tight).is_err(), "a protocol error");
+}
+
+#[test]
+fn a_frame_in_pieces_is_never_taken_short() {
+    let (mut a, mut b) = pair();
+    let limits = Limits::new(2);
+    let big = vec![3u8; 12 << 10];
+    let h = eager(1, 1, big.len());
+    a.enqueue(OutFrame::new(&h, Payload::Borrowed { ptr: big.as_ptr(), len: big.len() }, None));
+    a.flush(&mut Vec::new()).expect("flush");
+    assert_eq!(b.take_short_eager(&limits, |_, _, _, _| true), None);
+    let mut got = Frames::default();
+    while got.0.is_empty() {
+        b.recv(0, &mut got, &limits).expect("valid frames");
+        a.flush(&mut Vec::new()).expect("flush");
+    }
+    assert_eq!(got.0[0].1, big);
+}
