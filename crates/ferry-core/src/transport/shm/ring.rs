@@ -185,8 +185,6 @@ pub(crate) unsafe fn consumer_at(
 }
 
 /// The writing end of a ring. Not `Clone`: there is one producer.
-
-
 pub struct Producer {
     ring: RingRef,
     /// Our copy of `head` (we are its only writer).
