@@ -46,7 +46,7 @@ pub(crate) fn wait_one(rt: &mut Locked, req: *mut MPI_Request, status: *mut MPI_
     let h = out_arg(req, "request")?;
     if is_done_recv(*h) {
         // Complete from the start: its outcome is all there is.
-        let Some(d) = rt.done_recvs.remove(h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {:#x}", *h)) };
+        let Some(d) = rt.done_recvs.remove_made(*h) else { return err(MPI_ERR_REQUEST, format!("invalid request handle {:#x}", *h)) };
         *h = MPI_REQUEST_NULL;
         write_status(status, &d.outcome, d.outcome.error != MPI_SUCCESS);
         return check(d.outcome, d.comm).map(|_| ());
@@ -217,7 +217,7 @@ fn take_done_recv(rt: &mut Runtime, h: MPI_Request) -> Option<DoneRecv> {
     if !is_done_recv(h) {
         return None;
     }
-    rt.done_recvs.remove(&h)
+    rt.done_recvs.remove_made(h)
 }
 
 /// Finish `h` when it is a plain request whose operation is over (one engine operation with

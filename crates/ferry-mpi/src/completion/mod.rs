@@ -51,7 +51,7 @@ impl Runtime {
             return shared_outcome(h);
         }
         if is_done_recv(h) {
-            return self.done_recvs.remove(&h).map_or_else(Outcome::empty, |d| d.outcome);
+            return self.done_recvs.remove_made(h).map_or_else(Outcome::empty, |d| d.outcome);
         }
         match self.reqs.get_mut(&h).map(|r| &mut r.body) {
             None => Outcome::empty(),
