@@ -75,7 +75,7 @@ impl Engine {
         }
         for _ in 0..RING_WATCH {
             if let Some(Some(PeerRoute::Ring(r))) = self.routes.get(src) {
-                if r.input_pending() {
+                if r.has_record() {
                     // SAFETY: passed on from our caller.
                     return unsafe { self.recv_in_place(pat, buf, cap) };
                 }

@@ -578,6 +578,24 @@ impl Consumer {
         }
     }
 
+    /// Whether records stepped over have not been handed back to the producer yet.
+    #[inline]
+    pub fn holds_room(&self) -> bool {
+        self.tail != self.released
+    }
+
+    /// [`release`](Self::release) once the records stepped over since the last release
+    /// fill an eighth of the ring; until then their room stays ours. A reader that takes
+    /// records one at a time (and calls this after each) pays the store and the fence of
+    /// a release once per many records, never lets its held room keep a frame of at most
+    /// a quarter of the ring out, and must [`release`](Self::release) before it waits.
+    #[inline]
+    pub fn release_some(&mut self) {
+        if self.tail - self.released >= (self.ring.cap / 8) as u64 {
+            self.release();
+        }
+    }
+
     /// Peek, hand the record to `f`, consume it.
     pub fn read<R>(&mut self, f: impl FnOnce(Piece<'_>) -> R) -> Result<Option<R>, ShmError> {
         let r = match self.peek()? {

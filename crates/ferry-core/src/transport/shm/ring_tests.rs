@@ -116,6 +116,32 @@ fn shm_ring_full_ring_is_all_or_nothing() {
 }
 
 #[test]
+fn shm_ring_room_read_in_place_goes_back_by_eighths() {
+    let RingPair { mut producer, mut consumer, .. } = heap_ring(4096).expect("ring");
+    // 56-byte bodies take 64-byte records: an eighth of the ring is 8 of them.
+    for n in 0..20u64 {
+        assert!(producer.try_write(&n.to_le_bytes(), &pattern(n, 48)));
+    }
+    let mut freed = Vec::new();
+    for n in 0..20u64 {
+        let (h, p) = consumer.peek_whole().expect("a whole frame");
+        assert_eq!((h, p), (&n.to_le_bytes()[..], &pattern(n, 48)[..]));
+        consumer.step();
+        consumer.release_some();
+        freed.push(consumer.holds_room());
+    }
+    // Held after each of the first 7, handed back with the 8th, and so on.
+    let want: Vec<bool> = (1..=20).map(|k| k % 8 != 0).collect();
+    assert_eq!(freed, want);
+    assert!(consumer.peek_whole().is_none(), "empty");
+    // The producer sees the room of 16 records, not yet of the last 4; a release gives it.
+    let before = producer.free_space();
+    consumer.release();
+    assert!(!consumer.holds_room());
+    assert_eq!(producer.free_space(), before + 4 * 64);
+}
+
+#[test]
 fn shm_ring_streams_frames_larger_than_the_ring() {
     let RingPair { mut producer, mut consumer, .. } = heap_ring(4096).expect("ring");
     let payload = pattern(7, 100_000);

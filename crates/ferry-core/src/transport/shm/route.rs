@@ -123,8 +123,10 @@ impl Route for ShmRoute {
         self.take_next_with(peer, limits, take)
     }
 
+    /// Records to read, or the room of records read in place to hand back (which a pass
+    /// of the engine's progress then does: see [`take_short_eager`](ShmRoute::take_short_eager)).
     fn input_pending(&self) -> bool {
-        self.link.rx.has_data()
+        self.link.rx.has_data() || self.link.rx.holds_room()
     }
 
     fn output_ready(&self) -> bool {
@@ -206,7 +208,7 @@ impl ShmRoute {
             return false;
         }
         self.take_record(len);
-        self.link.rx.release();
+        self.link.rx.release_some();
         true
     }
 
@@ -230,8 +232,17 @@ impl ShmRoute {
             return Some(false);
         }
         self.take_record(len);
-        self.link.rx.release();
+        // The room goes back to the sender once an eighth of the ring is read this way, or
+        // at the next read of this route by the engine's progress (`input_pending` says
+        // there is something to do until then): one release for many records.
+        self.link.rx.release_some();
         Some(true)
+    }
+
+    /// Whether a record waits in the ring (not counting room to hand back).
+    #[inline]
+    pub fn has_record(&self) -> bool {
+        self.link.rx.has_data()
     }
 
     fn recv_batch<D: Deliver + ?Sized>(&mut self, peer: u32, to: &mut D, limits: &Limits) -> Result<RecvOutcome, RouteError> {
