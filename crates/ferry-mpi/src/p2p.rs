@@ -272,10 +272,14 @@ pub(crate) fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Data
         let now = if kept.is_none() { unsafe { rt.engine.recv_now_or_soon(pat, target.ptr, target.cap) } } else { unsafe { rt.engine.irecv_now(pat, target.ptr, target.cap) } };
         match now {
             Ok(st) => {
-                // It was here already: received, nothing to wait for.
+                // It was here already: received, nothing to wait for. A receive from one
+                // source names it as the program did.
                 let rt: &mut Runtime = rt;
-                let c = rt.comms.get(&comm).expect("checked above, and the lock was kept");
-                let o = crate::completion::outcome_of(c.sources(), &st);
+                let o = if source >= 0 {
+                    crate::completion::outcome_of_rank(source, &st)
+                } else {
+                    crate::completion::outcome_of(rt.comms.get(&comm).expect("checked above, and the lock was kept").sources(), &st)
+                };
                 write_status(status, &o, o.error != MPI_SUCCESS);
                 return check(o, comm).map(|_| ());
             }
