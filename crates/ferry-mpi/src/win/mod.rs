@@ -11,7 +11,9 @@
 //! synchronisation, [`objects`] attributes, names, info, error handlers, groups and dynamic
 //! memory.
 
+pub(crate) mod atomic;
 pub mod codec;
+pub(crate) mod control;
 pub(crate) mod objects;
 pub(crate) mod ops;
 pub(crate) mod shared;
@@ -56,10 +58,18 @@ pub struct Epoch {
     pub fence: bool,
     /// `MPI_Win_start`: the window ranks of the targets.
     pub start: Option<Vec<usize>>,
-    /// `MPI_Win_lock`: target -> whether the lock was taken without asking (`MPI_MODE_NOCHECK`).
-    pub locks: FastMap<usize, bool>,
+    /// `MPI_Win_lock`: target -> how this origin holds its lock.
+    pub locks: FastMap<usize, Held>,
     /// `MPI_Win_lock_all`, with its `MPI_MODE_NOCHECK`.
     pub lock_all: Option<bool>,
+}
+
+/// How an origin holds a target's lock (`MPI_Win_lock`).
+#[derive(Clone, Copy)]
+pub struct Held {
+    /// Taken without asking (`MPI_MODE_NOCHECK`): nothing to release.
+    pub nocheck: bool,
+    pub exclusive: bool,
 }
 
 impl Epoch {
@@ -106,6 +116,8 @@ pub struct Win {
     pub epoch: Epoch,
     /// `MPI_Win_post`: how many origins will say `Complete`.
     pub posted: Option<usize>,
+    /// The progress thread serves this window's passive targets.
+    served: bool,
 }
 
 impl Win {
@@ -175,9 +187,40 @@ fn bad_win(h: MPI_Win) -> MpiError {
     }
 }
 
-/// Make a window of `size` bytes at `base` over `comm` (all of them collective).
+/// Make a window of `size` bytes at `base` over `comm` (all of them collective), served by
+/// its targets.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, flavor: c_int, owned: Option<Vec<u128>>) -> MpiResult<MPI_Win> {
+    let h = make(rt, comm, base, size, disp_unit, info, flavor, owned)?;
+    serve_passive_targets(rt, h)?;
+    Ok(h)
+}
+
+/// Passive-target synchronisation needs the target to progress while it computes: the
+/// progress thread does that for window `h`, unless the program promised it takes no locks.
+/// Windows whose memory every member maps need no thread: their origins do everything.
+fn serve_passive_targets(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
+    let w = rt.win(h)?;
+    if w.hints.iter().any(|(k, v)| k == "no_locks" && v == "true") {
+        return Ok(());
+    }
+    rt.win_mut(h)?.served = true;
+    if rt.progress.is_none() {
+        match crate::progress::start(rt) {
+            Ok(t) => {
+                rt.progress = Some(t);
+                wins_mut(rt).thread = true;
+            }
+            Err(e) => return err(MPI_ERR_OTHER, format!("cannot start the progress thread passive-target synchronisation needs: {e}")),
+        }
+    }
+    Ok(())
+}
+
+/// Make a window as [`create`] does, without the progress thread: a window whose memory is
+/// about to be shared.
+#[allow(clippy::too_many_arguments)]
+fn make(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, flavor: c_int, owned: Option<Vec<u128>>) -> MpiResult<MPI_Win> {
     let c = rt.comm(comm)?;
     if c.is_inter() {
         return err(MPI_ERR_COMM, "windows are made over intracommunicators; this is an intercommunicator");
@@ -206,18 +249,6 @@ pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: 
         rt.engine.set_service(Box::new(target::RmaService(shared)));
         wins_mut(rt).service = true;
     }
-    // Passive-target synchronisation needs the target to progress while it computes: the
-    // progress thread does that, unless the program promised it takes no locks.
-    let no_locks = hints.iter().any(|(k, v)| k == "no_locks" && v == "true");
-    if !no_locks && rt.progress.is_none() {
-        match crate::progress::start(rt) {
-            Ok(t) => {
-                rt.progress = Some(t);
-                wins_mut(rt).thread = true;
-            }
-            Err(e) => return err(MPI_ERR_OTHER, format!("cannot start the progress thread passive-target synchronisation needs: {e}")),
-        }
-    }
     let n = group.len();
     let w = Win {
         ctx,
@@ -243,6 +274,7 @@ pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: 
         dirty: vec![false; n],
         epoch: Epoch::default(),
         posted: None,
+        served: false,
     };
     wins_mut(rt).next = (wins(rt).next + 1) & 0x03ff_ffff;
     let h = 0xa000_0000u32 as i32 | wins(rt).next;
@@ -283,7 +315,7 @@ pub(crate) fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
     rt.engine.wait_until(|_| target::lock(&shared).wins.get(&ctx).is_none_or(Exposure::idle))?;
     target::lock(&wins(rt).shared).wins.remove(&ctx);
     wins_mut(rt).table.remove(&h);
-    if wins(rt).table.is_empty() && wins(rt).thread {
+    if wins(rt).thread && !wins(rt).table.values().any(|w| w.served) {
         // Point-to-point traffic no longer pays for the thread. Joining it under the
         // runtime's lock is quick: it never waits for the lock, it only tries it.
         wins_mut(rt).thread = false;
@@ -323,7 +355,7 @@ pub(crate) fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int
     let (c, me) = (rt.comm(comm)?, rt.world_rank);
     let all_shm = c.group.len() > 1 && c.group.iter().all(|&w| w == me || rt.engine.is_local_peer(w));
     if all_shm {
-        let h = create(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, None)?;
+        let h = make(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, None)?;
         match shared::share(rt, h, 64) {
             Ok(base) => return Ok((h, base)),
             Err(e) => {
@@ -332,6 +364,7 @@ pub(crate) fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int
                 let base = mem.as_mut_ptr() as *mut c_void;
                 set_base(rt, h, base)?;
                 rt.win_mut(h)?._owned = Some(mem);
+                serve_passive_targets(rt, h)?;
                 return Ok((h, base));
             }
         }

@@ -3,7 +3,8 @@
 //! layout (offset and byte runs) and sends one request; the origin's data is packed into
 //! it, so the origin buffer is free when the call returns (local completion). Answers land
 //! in the origin buffer directly when its type is contiguous, else they are unpacked once
-//! they arrived.
+//! they arrived. On a window whose memory every member maps, puts and gets are copies and
+//! the accumulate family is done here too (`atomic`): no request goes to the target.
 
 use std::os::raw::{c_int, c_void};
 
@@ -12,6 +13,7 @@ use ferry_data::datatype::Datatype;
 use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
 
 use crate::objects::comm::Ranks;
+use super::atomic::Action;
 use super::codec::{Header, Kind};
 use super::target::TAG_REQUEST;
 use super::Reply;
@@ -259,11 +261,25 @@ pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, o
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     let (data, ot) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
     let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
+    if let Some(at) = shared_place(rt, win, &p)? {
+        return combine_here(rt, win, &p, at, elem, Action::Op(pop), &data, None);
+    }
     let mut h = header(Kind::Acc, &p);
     h.op = op;
     h.elem = elem;
-    let _ = pop;
     send(rt, win, p.target, h.encode(&data))
+}
+
+/// An accumulate-family operation on shared window memory, done here: with atomic
+/// instructions or under the target's accumulate lock (`atomic`). Every accumulate on such a
+/// window comes this way, never to the target, so both ways exclude each other.
+#[allow(clippy::too_many_arguments)]
+fn combine_here(rt: &Runtime, win: MPI_Win, p: &Place, at: *mut u8, elem: Option<ElemType>, action: Action, src: &[u8], old: Option<&mut [u8]>) -> MpiResult<()> {
+    let ctl = rt.win(win)?.shared_mem.as_ref().expect("shared_place found shared memory").control();
+    // SAFETY: `place` checked the runs against the target's part of the shared memory, which
+    // this process maps while the window lives; `src` and `old` are our own buffers.
+    unsafe { super::atomic::update(at, &p.runs_or_all(), elem, action, src, old, || ctl.acc_lock(p.target)) };
+    Ok(())
 }
 
 /// `MPI_Get_accumulate` (and `MPI_Fetch_and_op`): the old target bytes come back into the
@@ -273,10 +289,17 @@ pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_in
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     let no_op = op == MPI_NO_OP;
     let (data, ot) = if no_op { (Vec::new(), p.ttype.clone()) } else { origin_bytes(rt, obuf, ocount, otype, p.len)? };
-    let (_, elem) = accumulate_op(op, if no_op { ttype } else { otype }, &ot, &p.ttype, p.len)?;
+    let (pop, elem) = accumulate_op(op, if no_op { ttype } else { otype }, &ot, &p.ttype, p.len)?;
     let rn = check_count(rcount, "result count")?;
     if rt.datatype(rtype)?.size() * rn != p.len {
         return err(MPI_ERR_TYPE, "result and target hold different amounts of data");
+    }
+    if let Some(at) = shared_place(rt, win, &p)? {
+        let mut old = vec![0u8; p.len];
+        combine_here(rt, win, &p, at, elem, Action::Op(pop), &data, Some(&mut old))?;
+        // SAFETY: the result buffer holds `rn` elements of its type (MPI's contract).
+        unsafe { rt.datatype(rtype)?.unpack(&old, rbuf as *mut u8, rn) };
+        return Ok(None);
     }
     let (tag, h) = expect(rt, win, p.target, rbuf, rn, rtype, request)?;
     let mut hd = header(Kind::GetAcc, &p);
@@ -295,7 +318,16 @@ pub(crate) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *con
     }
     let Some(p) = place(rt, win, rank, disp, 1, dt, false)? else { return Ok(()) };
     let (mut data, _) = origin_bytes(rt, obuf, 1, dt, p.len)?;
-    data.extend(origin_bytes(rt, cbuf, 1, dt, p.len)?.0);
+    let compare = origin_bytes(rt, cbuf, 1, dt, p.len)?.0;
+    if let Some(at) = shared_place(rt, win, &p)? {
+        let elem = t.uniform_primitive().map(ElemType::Prim);
+        let mut old = vec![0u8; p.len];
+        combine_here(rt, win, &p, at, elem, Action::Cas(&compare), &data, Some(&mut old))?;
+        // SAFETY: the result buffer holds one element of the predefined type (MPI's contract).
+        unsafe { std::ptr::copy_nonoverlapping(old.as_ptr(), rbuf as *mut u8, old.len()) };
+        return Ok(());
+    }
+    data.extend(compare);
     let (tag, _) = expect(rt, win, p.target, rbuf, 1, dt, false)?;
     let mut hd = header(Kind::Cas, &p);
     hd.reply = tag;
