@@ -187,6 +187,42 @@ fn action_part(action: Action<'_>, k: usize, n: usize) -> Action<'_> {
     }
 }
 
+/// [`update`] of the one element of `p` at `at`, when atomic instructions do it (an
+/// integer-like element at an aligned address); whether they did.
+///
+/// # Safety
+/// As for [`update`].
+#[inline]
+pub unsafe fn element(at: *mut u8, p: Primitive, action: Action, src: &[u8], old: Option<&mut [u8]>) -> bool {
+    let n = p.size();
+    if !lock_free(p) || !(at as usize).is_multiple_of(n) {
+        return false;
+    }
+    let how = match action {
+        Action::Cas(compare) => How::Cas(compare),
+        Action::Op(PredefinedOp::NoOp) if old.is_none() => return true,
+        Action::Op(PredefinedOp::NoOp) => How::Load,
+        Action::Op(PredefinedOp::Replace) if old.is_some() => How::Swap,
+        Action::Op(PredefinedOp::Replace) => How::Store,
+        Action::Op(PredefinedOp::Sum) => How::Add,
+        Action::Op(PredefinedOp::Band) => How::And,
+        Action::Op(PredefinedOp::Bor) => How::Or,
+        Action::Op(PredefinedOp::Bxor) => How::Xor,
+        Action::Op(op) => How::Combine(op, ElemType::Prim(p)),
+    };
+    // SAFETY: aligned to its size, which is 1, 2, 4 or 8 (`lock_free`); the caller vouches
+    // for the memory.
+    unsafe {
+        match n {
+            1 => update_1(at, how, src, old),
+            2 => update_2(at, how, src, old),
+            4 => update_4(at, how, src, old),
+            _ => update_8(at, how, src, old),
+        }
+    }
+    true
+}
+
 /// Apply `action` to the target elements at `at` + `runs` (offset and length in bytes; each
 /// run whole elements) with the origin's packed elements `src` (empty for `MPI_NO_OP`),
 /// writing the elements' old bytes, packed, to `old` when given. `lock` takes the target's
@@ -219,10 +255,21 @@ pub unsafe fn update<'g>(at: *mut u8, runs: &[(i64, u64)], elem: Option<ElemType
             }
             return;
         }
-        let mut cur = Vec::new();
-        // SAFETY: forwarded from the caller; `cur` is ours; the lock is held.
-        unsafe { super::target::gather(at, runs, &mut cur) };
-        if let Some(new) = plain_new(&mut cur, elem, action, src, old) {
+        let total = runs.iter().map(|r| r.1 as usize).sum();
+        let (mut small, mut big) = ([0u8; 32], Vec::new());
+        let cur = if total <= small.len() {
+            &mut small[..total]
+        } else {
+            big.resize(total, 0);
+            &mut big[..]
+        };
+        let mut k = 0;
+        for &(o, l) in runs {
+            // SAFETY: forwarded from the caller; `cur` is ours; the lock is held.
+            unsafe { std::ptr::copy_nonoverlapping(at.wrapping_offset(o as isize), cur[k..].as_mut_ptr(), l as usize) };
+            k += l as usize;
+        }
+        if let Some(new) = plain_new(cur, elem, action, src, old) {
             // SAFETY: as for the gather.
             unsafe { super::target::scatter(at, runs, new) };
         }

@@ -15,6 +15,7 @@ pub(crate) mod atomic;
 pub mod codec;
 pub(crate) mod control;
 pub(crate) mod objects;
+mod one_element;
 pub(crate) mod ops;
 pub(crate) mod shared;
 pub(crate) mod sync;
@@ -28,6 +29,7 @@ use ferry_core::fastmap::FastMap;
 use crate::objects::request::Unpack;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
+use crate::objects::table::Table;
 use crate::objects::Runtime;
 use target::{Exposure, Memory, Shared};
 pub use objects::{is_window_key, window_attr};
@@ -137,15 +139,25 @@ impl Win {
 }
 
 /// The windows of a process.
-#[derive(Default)]
 pub struct Wins {
-    pub table: FastMap<c_int, Win>,
-    next: c_int,
+    /// By handle: `0xa0000000`, a generation and a slot (a look-up is an index: the atomics
+    /// of `one_element` make windows a hot path).
+    pub table: Table<Win>,
     /// The target side, shared with the engine's service.
     pub shared: Shared,
     service: bool,
     /// The progress thread runs because a window started it (it stops with the last one).
     thread: bool,
+    /// The last datatype of a one-element atomic and its primitive (`one_element`).
+    one_type: Option<(MPI_Datatype, ferry_data::datatype::Primitive)>,
+}
+
+impl Default for Wins {
+    fn default() -> Wins {
+        // 64 Ki windows at once, 1 Ki generations; no predefined window (`MPI_WIN_NULL`,
+        // 0x20000000, is in neither range).
+        Wins { table: Table::new(0xa000_0000, 16, 0x6000_0000), shared: Shared::default(), service: false, thread: false, one_type: None }
+    }
 }
 
 // SAFETY: the raw pointers are window memory and user buffers that MPI keeps valid, used
@@ -276,10 +288,7 @@ fn make(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, dis
         posted: None,
         served: false,
     };
-    wins_mut(rt).next = (wins(rt).next + 1) & 0x03ff_ffff;
-    let h = 0xa000_0000u32 as i32 | wins(rt).next;
-    wins_mut(rt).table.insert(h, w);
-    Ok(h)
+    Ok(wins_mut(rt).table.add(w))
 }
 
 /// Memory for `MPI_Win_allocate`: zeroed, aligned for any type.
@@ -315,7 +324,7 @@ pub(crate) fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
     rt.engine.wait_until(|_| target::lock(&shared).wins.get(&ctx).is_none_or(Exposure::idle))?;
     target::lock(&wins(rt).shared).wins.remove(&ctx);
     wins_mut(rt).table.remove(&h);
-    if wins(rt).thread && !wins(rt).table.values().any(|w| w.served) {
+    if wins(rt).thread && !wins(rt).table.iter().any(|(_, w)| w.served) {
         // Point-to-point traffic no longer pays for the thread. Joining it under the
         // runtime's lock is quick: it never waits for the lock, it only tries it.
         wins_mut(rt).thread = false;

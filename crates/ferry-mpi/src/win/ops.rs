@@ -258,6 +258,9 @@ pub(crate) fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<()> {
+    if !request && ocount == 1 && tcount == 1 && otype == ttype && super::one_element::accumulate(rt, obuf, None, ttype, rank, disp, op, win) {
+        return Ok(());
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     let (data, ot) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
     let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
@@ -286,6 +289,10 @@ fn combine_here(rt: &Runtime, win: MPI_Win, p: &Place, at: *mut u8, elem: Option
 /// result buffer, then the origin's are combined in. With `MPI_NO_OP` the origin sends none.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
+    let same_origin = op == MPI_NO_OP || (ocount == 1 && otype == ttype);
+    if !request && same_origin && rcount == 1 && tcount == 1 && rtype == ttype && super::one_element::accumulate(rt, obuf, Some(rbuf), ttype, rank, disp, op, win) {
+        return Ok(None);
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     let no_op = op == MPI_NO_OP;
     let (data, ot) = if no_op { (Vec::new(), p.ttype.clone()) } else { origin_bytes(rt, obuf, ocount, otype, p.len)? };
@@ -312,6 +319,9 @@ pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_in
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) -> MpiResult<()> {
+    if super::one_element::compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win) {
+        return Ok(());
+    }
     let t = rt.datatype(dt)?;
     if !Runtime::is_predefined_type(dt) || t.uniform_primitive().is_none() {
         return err(MPI_ERR_TYPE, "MPI_Compare_and_swap takes one element of a predefined type");

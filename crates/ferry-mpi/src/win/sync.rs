@@ -248,6 +248,14 @@ pub(crate) fn unlock_all(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
 /// local completion needs only the answers, which carry the data of gets.
 pub(crate) fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: bool) -> MpiResult<()> {
     let w = rt.win(win)?;
+    // The common case first: one target of a shared window, nothing sent to it.
+    if let Some(r) = rank.filter(|&r| r >= 0 && (r as usize) < w.group.len()) {
+        let t = r as usize;
+        if w.shared_mem.is_some() && !w.dirty[t] && w.epoch.passive(t) {
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+            return Ok(());
+        }
+    }
     let targets: Vec<usize> = match rank {
         Some(MPI_PROC_NULL) => return Ok(()),
         Some(r) => {
