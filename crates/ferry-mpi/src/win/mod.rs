@@ -120,6 +120,9 @@ pub struct Win {
     pub posted: Option<usize>,
     /// The progress thread serves this window's passive targets.
     served: bool,
+    /// Plain stores went into the shared memory since the last fence of `MPI_Win_flush`
+    /// (the atomic instructions and lock releases of the accumulates are fences themselves).
+    pub unfenced: bool,
 }
 
 impl Win {
@@ -287,6 +290,7 @@ fn make(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, dis
         epoch: Epoch::default(),
         posted: None,
         served: false,
+        unfenced: false,
     };
     Ok(wins_mut(rt).table.add(w))
 }

@@ -80,11 +80,35 @@ fn spot(rt: &mut Runtime, win: MPI_Win, rank: i32, disp: MPI_Aint, dt: MPI_Datat
 ///
 /// # Safety
 /// `buf` holds one element of `n` bytes (MPI's contract).
+#[inline]
 unsafe fn element(buf: *const c_void, n: usize) -> [u8; MAX_ELEMENT] {
     let mut e = [0u8; MAX_ELEMENT];
-    // SAFETY: forwarded from the caller; `copy` because the buffer may be window memory.
-    unsafe { std::ptr::copy(buf as *const u8, e.as_mut_ptr(), n) };
+    // SAFETY: forwarded from the caller; an unaligned read of the common size, else a copy
+    // (`copy`: the buffer may be window memory).
+    unsafe {
+        if n == 8 {
+            e[..8].copy_from_slice(&std::ptr::read_unaligned(buf as *const [u8; 8]));
+        } else {
+            std::ptr::copy(buf as *const u8, e.as_mut_ptr(), n);
+        }
+    }
     e
+}
+
+/// Write the element `e` of `n` bytes to `buf`.
+///
+/// # Safety
+/// `buf` holds one element of `n` bytes (MPI's contract).
+#[inline]
+unsafe fn put_element(e: &[u8; MAX_ELEMENT], buf: *mut c_void, n: usize) {
+    // SAFETY: forwarded from the caller, as in `element`.
+    unsafe {
+        if n == 8 {
+            std::ptr::write_unaligned(buf as *mut [u8; 8], e[..8].try_into().expect("8 bytes"));
+        } else {
+            std::ptr::copy(e.as_ptr(), buf as *mut u8, n);
+        }
+    }
 }
 
 /// `MPI_Fetch_and_op`, `MPI_Get_accumulate` (`result`) and `MPI_Accumulate` of one element
@@ -107,7 +131,7 @@ pub(super) fn accumulate(rt: &mut Runtime, obuf: *const c_void, result: Option<*
             let mut old = [0u8; MAX_ELEMENT];
             s.update(Action::Op(pop), src, Some(&mut old[..n]));
             // SAFETY: the result buffer holds one element of `dt` (MPI's contract).
-            unsafe { std::ptr::copy(old.as_ptr(), r as *mut u8, n) };
+            unsafe { put_element(&old, r, n) };
         }
     }
     true
@@ -126,6 +150,6 @@ pub(super) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *con
     let mut old = [0u8; MAX_ELEMENT];
     s.update(Action::Cas(&compare[..n]), &new[..n], Some(&mut old[..n]));
     // SAFETY: as above.
-    unsafe { std::ptr::copy(old.as_ptr(), rbuf as *mut u8, n) };
+    unsafe { put_element(&old, rbuf, n) };
     true
 }

@@ -180,6 +180,7 @@ pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: M
         // `place` checked against the target's part of the shared memory we map; the origin
         // holds them (MPI's contract). `copy` because a program may put from shared memory.
         unsafe { std::ptr::copy(obuf as *const u8, at, p.len) };
+        rt.win_mut(win)?.unfenced = true;
         return Ok(());
     }
     let (data, _) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
@@ -187,6 +188,7 @@ pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: M
         // SAFETY: `place` checked the runs against the target's part of the shared memory,
         // which this process maps; `data` is ours.
         unsafe { super::target::scatter(at, &p.runs_or_all(), &data) };
+        rt.win_mut(win)?.unfenced = true;
         return Ok(());
     }
     send(rt, win, p.target, header(Kind::Put, &p).encode(&data))
@@ -258,6 +260,12 @@ pub(crate) fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<()> {
+    if op == MPI_REPLACE {
+        // A replacement may be a plain store (see `flush`).
+        if let Ok(w) = rt.win_mut(win) {
+            w.unfenced = true;
+        }
+    }
     if !request && ocount == 1 && tcount == 1 && otype == ttype && super::one_element::accumulate(rt, obuf, None, ttype, rank, disp, op, win) {
         return Ok(());
     }

@@ -252,7 +252,13 @@ pub(crate) fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: 
     if let Some(r) = rank.filter(|&r| r >= 0 && (r as usize) < w.group.len()) {
         let t = r as usize;
         if w.shared_mem.is_some() && !w.dirty[t] && w.epoch.passive(t) {
-            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+            // Plain stores into the target's memory (puts) are visible to its loads, and
+            // ordered before this process's next loads, once a fence passed; updates made
+            // with atomic instructions need none.
+            if w.unfenced {
+                std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+                rt.win_mut(win)?.unfenced = false;
+            }
             return Ok(());
         }
     }
