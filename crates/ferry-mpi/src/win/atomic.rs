@@ -50,6 +50,8 @@ enum How<'a> {
     Store,
     Swap,
     Add,
+    /// Add lane by lane, each of this many bytes (a word of several elements).
+    AddLanes(usize),
     And,
     Or,
     Xor,
@@ -84,6 +86,19 @@ macro_rules! sized {
                 How::Cas(compare) => match a.compare_exchange(v(compare), v(src), Ordering::AcqRel, Ordering::Acquire) {
                     Ok(x) | Err(x) => x,
                 },
+                How::AddLanes(lane) => {
+                    // Each lane's top bit is added apart, so no carry crosses into the next.
+                    let high = lane_tops(lane) as $int;
+                    let b = v(src);
+                    let mut cur = a.load(Ordering::Relaxed);
+                    loop {
+                        let new = ((cur & !high).wrapping_add(b & !high)) ^ ((cur ^ b) & high);
+                        match a.compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed) {
+                            Ok(_) => break cur,
+                            Err(now) => cur = now,
+                        }
+                    }
+                }
                 How::Combine(op, elem) => {
                     let mut cur = a.load(Ordering::Relaxed);
                     loop {
@@ -103,6 +118,17 @@ macro_rules! sized {
     };
 }
 
+/// The top bit of every lane of `lane` bytes in a word (the same for either byte order: lanes
+/// are aligned groups of bytes); truncated for words under 8 bytes.
+fn lane_tops(lane: usize) -> u64 {
+    match lane {
+        1 => 0x8080_8080_8080_8080,
+        2 => 0x8000_8000_8000_8000,
+        4 => 0x8000_0000_8000_0000,
+        _ => 0x8000_0000_0000_0000,
+    }
+}
+
 sized!(update_1, AtomicU8, u8);
 sized!(update_2, AtomicU16, u16);
 sized!(update_4, AtomicU32, u32);
@@ -117,6 +143,67 @@ fn part(b: &[u8], k: usize, n: usize) -> &[u8] {
     }
 }
 
+/// Whether `elem` is an integer-like primitive (updated by atomic instructions), or a type of
+/// several primitives (`None`: only REPLACE and NO_OP).
+fn lane_class(elem: Option<ElemType>) -> bool {
+    match elem {
+        Some(ElemType::Prim(p)) => lock_free(p),
+        _ => true,
+    }
+}
+
+/// The long runs of [`atomic_run`]: `n` aligned 8-byte words of lanes of `lane` bytes, one
+/// instruction (or one compare-and-swap loop) a word, for the operations that have one;
+/// whether it did them.
+///
+/// # Safety
+/// As for [`atomic_run`], with `at` aligned to 8.
+unsafe fn words(at: *mut u8, n: usize, lane: usize, action: Action, src: &[u8], old: Option<&mut [u8]>) -> bool {
+    let op = match action {
+        Action::Op(op @ (PredefinedOp::Sum | PredefinedOp::Band | PredefinedOp::Bor | PredefinedOp::Bxor | PredefinedOp::Replace | PredefinedOp::NoOp)) => op,
+        _ => return false,
+    };
+    let high = lane_tops(lane);
+    let word = |k: usize| -> &AtomicU64 {
+        // SAFETY: the caller vouches for the memory; aligned words of the run.
+        unsafe { &*(at.add(8 * k) as *const AtomicU64) }
+    };
+    let from = |k: usize| u64::from_ne_bytes(src[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+    let wants_old = old.is_some();
+    let mut old = old;
+    for k in 0..n {
+        let a = word(k);
+        let v = match op {
+            PredefinedOp::NoOp if !wants_old => return true,
+            PredefinedOp::NoOp => a.load(Ordering::Acquire),
+            PredefinedOp::Replace if !wants_old => {
+                a.store(from(k), Ordering::Release);
+                continue;
+            }
+            PredefinedOp::Replace => a.swap(from(k), Ordering::AcqRel),
+            PredefinedOp::Sum if lane == 8 => a.fetch_add(from(k), Ordering::AcqRel),
+            PredefinedOp::Sum => {
+                let b = from(k);
+                let mut cur = a.load(Ordering::Relaxed);
+                loop {
+                    let new = ((cur & !high).wrapping_add(b & !high)) ^ ((cur ^ b) & high);
+                    match a.compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed) {
+                        Ok(_) => break cur,
+                        Err(now) => cur = now,
+                    }
+                }
+            }
+            PredefinedOp::Band => a.fetch_and(from(k), Ordering::AcqRel),
+            PredefinedOp::Bor => a.fetch_or(from(k), Ordering::AcqRel),
+            _ => a.fetch_xor(from(k), Ordering::AcqRel),
+        };
+        if let Some(o) = old.as_deref_mut() {
+            o[8 * k..8 * k + 8].copy_from_slice(&v.to_ne_bytes());
+        }
+    }
+    true
+}
+
 /// Update the `len` bytes at `at`, elements of `lane` bytes aligned to it, with atomic
 /// instructions: one per element, or (`WORDWISE`) one per aligned word of up to 8 bytes
 /// where the operation allows. `elem` is `None` only for `MPI_REPLACE` and `MPI_NO_OP`.
@@ -126,6 +213,13 @@ fn part(b: &[u8], k: usize, n: usize) -> &[u8] {
 /// origin's elements, packed, empty for `MPI_NO_OP`) and `old` do not overlap them.
 unsafe fn atomic_run(at: *mut u8, len: usize, lane: usize, elem: Option<ElemType>, action: Action, src: &[u8], mut old: Option<&mut [u8]>) {
     let wants_old = old.is_some();
+    let whole_words = (WORDWISE || lane == 8) && (at as usize).is_multiple_of(8) && len.is_multiple_of(8) && len > 8;
+    if whole_words && lane_class(elem) {
+        // SAFETY: forwarded; `at` is aligned to 8 and the run is whole words.
+        if unsafe { words(at, len / 8, lane, action, src, old.as_deref_mut()) } {
+            return;
+        }
+    }
     let mut k = 0;
     while k < len {
         let addr = at as usize + k;
@@ -141,6 +235,7 @@ unsafe fn atomic_run(at: *mut u8, len: usize, lane: usize, elem: Option<ElemType
             Action::Op(PredefinedOp::Replace) if wants_old => How::Swap,
             Action::Op(PredefinedOp::Replace) => How::Store,
             Action::Op(PredefinedOp::Sum) if n == lane => How::Add,
+            Action::Op(PredefinedOp::Sum) if elem.is_some_and(|e| matches!(e, ElemType::Prim(p) if lock_free(p))) => How::AddLanes(lane),
             Action::Op(PredefinedOp::Band) => How::And,
             Action::Op(PredefinedOp::Bor) => How::Or,
             Action::Op(PredefinedOp::Bxor) => How::Xor,
@@ -255,6 +350,28 @@ pub unsafe fn update<'g>(at: *mut u8, runs: &[(i64, u64)], elem: Option<ElemType
             }
             return;
         }
+        let e = elem.expect("checked above");
+        if runs.iter().all(|r| (r.1 as usize).is_multiple_of(e.size())) {
+            // Whole elements in every run: the kernel works in place.
+            let mut k = 0;
+            for &(o, l) in runs {
+                let l = l as usize;
+                // SAFETY: forwarded from the caller; the lock is held, and every other
+                // updater of these elements takes it.
+                let target = unsafe { std::slice::from_raw_parts_mut(at.wrapping_offset(o as isize), l) };
+                if let Some(old) = old.as_deref_mut() {
+                    old[k..k + l].copy_from_slice(target);
+                }
+                match action_part(action, k, l) {
+                    Action::Cas(compare) if *target == *compare => target.copy_from_slice(part(src, k, l)),
+                    Action::Cas(_) | Action::Op(PredefinedOp::NoOp) => {}
+                    Action::Op(PredefinedOp::Replace) => target.copy_from_slice(part(src, k, l)),
+                    Action::Op(op) => reduce_op::apply(op, e, part(src, k, l), target).expect("the operation was checked against the type"),
+                }
+                k += l;
+            }
+            return;
+        }
         let total = runs.iter().map(|r| r.1 as usize).sum();
         let (mut small, mut big) = ([0u8; 32], Vec::new());
         let cur = if total <= small.len() {
@@ -294,5 +411,74 @@ pub unsafe fn update<'g>(at: *mut u8, runs: &[(i64, u64)], elem: Option<ElemType
             }
         }
         k += l;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::win::control::{Control, LINE};
+
+    #[repr(C, align(64))]
+    struct Block([u8; 256]);
+
+    /// `update` on memory of this process against the reduction kernel on a copy, for every
+    /// integer width (whole words, lanes, a tail, a misaligned start) and for doubles.
+    #[test]
+    fn updates_agree_with_the_kernel() {
+        let lock_block = Box::new(Block([0; 256]));
+        // SAFETY: aligned, zeroed, outlives the control block's use below.
+        let ctl = unsafe { Control::new(lock_block.0.as_ptr(), 256 / LINE) };
+        let cases = [(Primitive::Int8, 1usize), (Primitive::Short, 2), (Primitive::Int, 4), (Primitive::Int64, 8), (Primitive::UInt8, 1), (Primitive::Double, 8)];
+        for (p, size) in cases {
+            for op in [PredefinedOp::Sum, PredefinedOp::Max, PredefinedOp::Band, PredefinedOp::Bxor, PredefinedOp::Replace, PredefinedOp::NoOp] {
+                if reduce_op::check(op, ElemType::Prim(p)).is_err() {
+                    continue;
+                }
+                for (start, count) in [(0usize, 40usize / size), (size, 3), (1, 5)] {
+                    let len = count * size;
+                    let mut mem = Block([0; 256]);
+                    for (i, b) in mem.0.iter_mut().enumerate() {
+                        *b = (i as u8).wrapping_mul(37).wrapping_add(0x7d);
+                    }
+                    let src: Vec<u8> = (0..len).map(|i| (i as u8).wrapping_mul(91).wrapping_add(0xc3)).collect();
+                    let before = mem.0;
+                    let mut want = before[start..start + len].to_vec();
+                    reduce_op::apply(op, ElemType::Prim(p), &src, &mut want).unwrap();
+                    let mut old = vec![0u8; len];
+                    let src_arg: &[u8] = if op == PredefinedOp::NoOp { &[] } else { &src };
+                    // SAFETY: the block is ours; nothing else touches it.
+                    unsafe { update(mem.0.as_mut_ptr().add(start), &[(0, len as u64)], Some(ElemType::Prim(p)), Action::Op(op), src_arg, Some(&mut old), || ctl.acc_lock(0)) };
+                    assert_eq!(&mem.0[start..start + len], &want[..], "{op} on {p:?} from byte {start}");
+                    assert_eq!(old, &before[start..start + len], "old value of {op} on {p:?}");
+                    assert_eq!(&mem.0[..start], &before[..start], "bytes before the run");
+                    assert_eq!(&mem.0[start + len..], &before[start + len..], "bytes after the run");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn compare_and_swap_compares_bit_for_bit() {
+        let lock_block = Box::new(Block([0; 256]));
+        // SAFETY: as above.
+        let ctl = unsafe { Control::new(lock_block.0.as_ptr(), 256 / LINE) };
+        let mut mem = Block([0; 256]);
+        mem.0[8..16].copy_from_slice(&(-0.0f64).to_ne_bytes());
+        let mut old = [0u8; 8];
+        // 0.0 == -0.0 as numbers, not as bits: no swap.
+        // SAFETY: ours.
+        unsafe { update(mem.0.as_mut_ptr().add(8), &[(0, 8)], Some(ElemType::Prim(Primitive::Double)), Action::Cas(&0.0f64.to_ne_bytes()), &1.0f64.to_ne_bytes(), Some(&mut old), || ctl.acc_lock(0)) };
+        assert_eq!(f64::from_ne_bytes(mem.0[8..16].try_into().unwrap()).to_bits(), (-0.0f64).to_bits());
+        for (at, lane) in [(16usize, 8usize), (3, 4)] {
+            mem.0[at..at + lane].fill(0xab);
+            let (compare, new) = (vec![0xabu8; lane], vec![0x11u8; lane]);
+            let mut old = vec![0u8; lane];
+            let p = if lane == 8 { Primitive::Int64 } else { Primitive::Int };
+            // SAFETY: ours.
+            unsafe { update(mem.0.as_mut_ptr().add(at), &[(0, lane as u64)], Some(ElemType::Prim(p)), Action::Cas(&compare), &new, Some(&mut old), || ctl.acc_lock(0)) };
+            assert_eq!(&mem.0[at..at + lane], &new[..], "swapped at {at}");
+            assert_eq!(old, compare);
+        }
     }
 }
