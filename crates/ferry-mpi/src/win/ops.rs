@@ -270,6 +270,15 @@ pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, o
         return Ok(());
     }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
+    if let Some(at) = shared_place(rt, win, &p)? {
+        if let Some(ot) = contiguous_origin(rt, obuf, ocount, otype, &p, at)? {
+            let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
+            // SAFETY: `contiguous_origin` checked that the buffer's `p.len` bytes are its data
+            // and lie apart from the target's; MPI's contract makes them readable.
+            let src = unsafe { std::slice::from_raw_parts(obuf as *const u8, p.len) };
+            return combine_here(rt, win, &p, at, elem, Action::Op(pop), src, None);
+        }
+    }
     let (data, ot) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
     let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
     if let Some(at) = shared_place(rt, win, &p)? {
@@ -279,6 +288,22 @@ pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, o
     h.op = op;
     h.elem = elem;
     send(rt, win, p.target, h.encode(&data))
+}
+
+/// The origin's datatype when its `ocount` elements at `obuf` are `p.len` contiguous bytes
+/// that do not overlap the target bytes at `at`: an accumulate then reads them in place,
+/// without packing a copy.
+fn contiguous_origin(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, p: &Place, at: *mut u8) -> MpiResult<Option<Datatype>> {
+    let ot = rt.datatype(otype)?;
+    let n = check_count(ocount, "origin count")?;
+    if obuf.is_null() || !ot.is_contiguous() || ot.size() * n != p.len || p.len == 0 {
+        return Ok(None);
+    }
+    let runs = p.runs_or_all();
+    let lo = runs.iter().map(|r| at as i128 + r.0 as i128).min().unwrap_or(0);
+    let hi = runs.iter().map(|r| at as i128 + r.0 as i128 + r.1 as i128).max().unwrap_or(0);
+    let (olo, ohi) = (obuf as i128, obuf as i128 + p.len as i128);
+    Ok((ohi <= lo || hi <= olo).then_some(ot))
 }
 
 /// An accumulate-family operation on shared window memory, done here: with atomic
