@@ -5,7 +5,7 @@
 //! the passive-target lock is what `MPI_Win_lock` takes. Both are words in shared memory: taken
 //! with an atomic instruction, waited for by spinning briefly, then sleeping on a futex.
 
-use std::sync::atomic::{fence, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use ferry_core::sync::futex::{futex_wait, futex_wake};
@@ -113,9 +113,8 @@ impl Control {
             std::hint::spin_loop();
         }
         // A releaser changes the word, then looks for sleepers; a sleeper counts itself, then
-        // looks at the word: with both fences one of them sees the other.
+        // looks at the word: all four sequentially consistent, one of them sees the other.
         line.passive_sleepers.fetch_add(1, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
         let now = line.passive.load(Ordering::SeqCst);
         if now == seen && !free(now) {
             futex_wait(&line.passive, now, Some(nap));
@@ -126,8 +125,7 @@ impl Control {
     /// Release `member`'s passive-target lock, held exclusively or shared.
     pub fn release_passive(&self, member: usize, exclusive: bool) {
         let line = self.line(member);
-        line.passive.fetch_sub(if exclusive { EXCLUSIVE } else { 1 }, Ordering::Release);
-        fence(Ordering::SeqCst);
+        line.passive.fetch_sub(if exclusive { EXCLUSIVE } else { 1 }, Ordering::SeqCst);
         if line.passive_sleepers.load(Ordering::SeqCst) != 0 {
             futex_wake(&line.passive);
         }

@@ -198,6 +198,21 @@ pub(crate) fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<(
     }
     let t = w.target(rank)?;
     let Some(&held) = w.epoch.locks.get(&t) else { return err(MPI_ERR_RMA_SYNC, format!("rank {rank} of the window is not locked")) };
+    if let Some(m) = w.shared_mem.as_ref().filter(|_| !w.dirty[t] && w.replies.is_empty()) {
+        // The common case of a shared window: everything is done; let the lock go.
+        let ctl = m.control();
+        if w.unfenced {
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        }
+        if !held.nocheck {
+            // The release is a locked instruction: a fence for this process's stores.
+            ctl.release_passive(t, held.exclusive);
+        }
+        let w = rt.win_mut(win)?;
+        w.epoch.locks.remove(&t);
+        w.unfenced = false;
+        return Ok(());
+    }
     // Without a lock taken there is none to release, but the operations must still complete.
     release(rt, win, &[(t, held)])?;
     wait_replies(rt, win, |x| x == t)?;
