@@ -15,7 +15,7 @@ pub(crate) mod atomic;
 pub mod codec;
 pub(crate) mod control;
 pub(crate) mod objects;
-mod one_element;
+mod shortcut;
 pub(crate) mod ops;
 pub(crate) mod shared;
 pub(crate) mod sync;
@@ -144,14 +144,14 @@ impl Win {
 /// The windows of a process.
 pub struct Wins {
     /// By handle: `0xa0000000`, a generation and a slot (a look-up is an index: the atomics
-    /// of `one_element` make windows a hot path).
+    /// of `shortcut` make windows a hot path).
     pub table: Table<Win>,
     /// The target side, shared with the engine's service.
     pub shared: Shared,
     service: bool,
     /// The progress thread runs because a window started it (it stops with the last one).
     thread: bool,
-    /// The last datatype of a one-element atomic and its primitive (`one_element`).
+    /// The last datatype of a shortcut call and its primitive (`shortcut`).
     one_type: Option<(MPI_Datatype, ferry_data::datatype::Primitive)>,
 }
 

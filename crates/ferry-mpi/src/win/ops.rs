@@ -174,6 +174,9 @@ fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype, len
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<()> {
+    if !request && ocount == tcount && otype == ttype && super::shortcut::copy(rt, obuf as *mut c_void, ocount, otype, rank, disp, win, true) {
+        return Ok(());
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     if let Some(at) = direct_place(rt, win, &p, obuf, ocount, otype)? {
         // SAFETY: `direct_place` checked the origin's size against the target bytes, which
@@ -231,6 +234,9 @@ fn shared_place(rt: &Runtime, win: MPI_Win, p: &Place) -> MpiResult<Option<*mut 
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
+    if !request && ocount == tcount && otype == ttype && super::shortcut::copy(rt, obuf, ocount, otype, rank, disp, win, false) {
+        return Ok(None);
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     if let Some(at) = direct_place(rt, win, &p, obuf, ocount, otype)? {
         // SAFETY: as in `put`, the other way.
@@ -266,7 +272,7 @@ pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, o
             w.unfenced = true;
         }
     }
-    if !request && ocount == 1 && tcount == 1 && otype == ttype && super::one_element::accumulate(rt, obuf, None, ttype, rank, disp, op, win) {
+    if !request && ocount == 1 && tcount == 1 && otype == ttype && super::shortcut::accumulate(rt, obuf, None, ttype, rank, disp, op, win) {
         return Ok(());
     }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
@@ -323,7 +329,7 @@ fn combine_here(rt: &Runtime, win: MPI_Win, p: &Place, at: *mut u8, elem: Option
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
     let same_origin = op == MPI_NO_OP || (ocount == 1 && otype == ttype);
-    if !request && same_origin && rcount == 1 && tcount == 1 && rtype == ttype && super::one_element::accumulate(rt, obuf, Some(rbuf), ttype, rank, disp, op, win) {
+    if !request && same_origin && rcount == 1 && tcount == 1 && rtype == ttype && super::shortcut::accumulate(rt, obuf, Some(rbuf), ttype, rank, disp, op, win) {
         return Ok(None);
     }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
@@ -352,7 +358,7 @@ pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_in
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) -> MpiResult<()> {
-    if super::one_element::compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win) {
+    if super::shortcut::compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win) {
         return Ok(());
     }
     let t = rt.datatype(dt)?;

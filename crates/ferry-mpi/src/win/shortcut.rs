@@ -1,8 +1,9 @@
-//! The common atomics on a window whose memory every member maps, without the general way's
-//! packing and allocations: `MPI_Fetch_and_op`, `MPI_Compare_and_swap`, and
-//! `MPI_Accumulate` / `MPI_Get_accumulate` of one element, of a predefined type, in an open
-//! epoch. One look-up of the window, the checks, and the update (`atomic`). A call this path
-//! does not take, errors included, goes the general way (`ops`), which says what is wrong.
+//! The common calls on a window whose memory every member maps, without the general way's
+//! packing and allocations: `MPI_Fetch_and_op`, `MPI_Compare_and_swap`, `MPI_Accumulate` /
+//! `MPI_Get_accumulate` of one element, and `MPI_Put` / `MPI_Get` of a predefined type on both
+//! sides, in an open epoch. One look-up of the window, the checks, and the update (`atomic`)
+//! or the copy. A call these paths do not take, errors included, goes the general way (`ops`),
+//! which says what is wrong.
 
 use std::os::raw::c_void;
 
@@ -70,10 +71,10 @@ fn primitive(rt: &mut Runtime, dt: MPI_Datatype) -> Option<Primitive> {
     Some(p)
 }
 
-/// Where one element of `dt` at displacement `disp` of `rank` lies, when the window's memory
-/// is shared, the rank and displacement valid, the epoch open and the element inside the
-/// target's part.
-fn spot(rt: &mut Runtime, win: MPI_Win, rank: i32, disp: MPI_Aint, dt: MPI_Datatype) -> Option<Spot> {
+/// Where `count` elements of `dt` at displacement `disp` of `rank` lie, when the window's
+/// memory is shared, the rank and displacement valid, the epoch open and the elements inside
+/// the target's part.
+fn spot(rt: &mut Runtime, win: MPI_Win, rank: i32, disp: MPI_Aint, dt: MPI_Datatype, count: usize) -> Option<Spot> {
     let prim = primitive(rt, dt)?;
     let w = super::wins(rt).table.get(&win)?;
     let mem = w.shared_mem.as_ref()?;
@@ -85,7 +86,7 @@ fn spot(rt: &mut Runtime, win: MPI_Win, rank: i32, disp: MPI_Aint, dt: MPI_Datat
         return None;
     }
     let offset = (disp as u64).checked_mul(w.disp_units[t])?;
-    if offset.checked_add(prim.size() as u64)? > w.sizes[t] {
+    if offset.checked_add((prim.size() as u64).checked_mul(count as u64)?)? > w.sizes[t] {
         return None;
     }
     Some(Spot { at: mem.part(t).wrapping_add(offset as usize), prim, control: mem.control(), target: t })
@@ -131,7 +132,7 @@ unsafe fn put_element(e: &[u8; MAX_ELEMENT], buf: *mut c_void, n: usize) {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn accumulate(rt: &mut Runtime, obuf: *const c_void, result: Option<*mut c_void>, dt: MPI_Datatype, rank: i32, disp: MPI_Aint, op: MPI_Op, win: MPI_Win) -> bool {
     let Some(pop) = PredefinedOp::from_handle(op) else { return false };
-    let Some(s) = spot(rt, win, rank, disp, dt) else { return false };
+    let Some(s) = spot(rt, win, rank, disp, dt, 1) else { return false };
     let no_op = pop == PredefinedOp::NoOp;
     if reduce_op::check(pop, ElemType::Prim(s.prim)).is_err() || (!no_op && obuf.is_null()) || result.is_some_and(|r| r.is_null()) {
         return false;
@@ -158,7 +159,7 @@ pub(super) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *con
     if obuf.is_null() || cbuf.is_null() || rbuf.is_null() {
         return false;
     }
-    let Some(s) = spot(rt, win, rank, disp, dt) else { return false };
+    let Some(s) = spot(rt, win, rank, disp, dt, 1) else { return false };
     let n = s.prim.size();
     // SAFETY: the three buffers hold one element of `dt` each (MPI's contract).
     let (new, compare) = unsafe { (element(obuf, n), element(cbuf, n)) };
@@ -166,5 +167,32 @@ pub(super) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *con
     s.update(Action::Cas(&compare[..n]), &new[..n], Some(&mut old[..n]));
     // SAFETY: as above.
     unsafe { put_element(&old, rbuf, n) };
+    true
+}
+
+/// `MPI_Put` (`put`) or `MPI_Get` of `count` elements of `dt` on both sides; whether this
+/// path took the call.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn copy(rt: &mut Runtime, buf: *mut c_void, count: i32, dt: MPI_Datatype, rank: i32, disp: MPI_Aint, win: MPI_Win, put: bool) -> bool {
+    if count <= 0 || buf.is_null() {
+        return false;
+    }
+    let Some(s) = spot(rt, win, rank, disp, dt, count as usize) else { return false };
+    let len = count as usize * s.prim.size();
+    // SAFETY: `spot` checked the target bytes against the target's part of the shared memory,
+    // which this process maps; the buffer holds `count` elements of `dt` (MPI's contract).
+    // `copy`: the buffer may be window memory too.
+    unsafe {
+        if put {
+            std::ptr::copy(buf as *const u8, s.at, len);
+        } else {
+            std::ptr::copy(s.at as *const u8, buf as *mut u8, len);
+        }
+    }
+    if put {
+        if let Some(w) = super::wins_mut(rt).table.get_mut(&win) {
+            w.unfenced = true;
+        }
+    }
     true
 }
