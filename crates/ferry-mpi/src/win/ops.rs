@@ -275,6 +275,9 @@ pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, o
     if !request && ocount == 1 && tcount == 1 && otype == ttype && super::shortcut::accumulate(rt, obuf, None, ttype, rank, disp, op, win) {
         return Ok(());
     }
+    if !request && ocount == tcount && otype == ttype && super::shortcut::accumulate_many(rt, obuf, ocount, ttype, rank, disp, op, win) {
+        return Ok(());
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     if let Some(at) = shared_place(rt, win, &p)? {
         if let Some(ot) = contiguous_origin(rt, obuf, ocount, otype, &p, at)? {

@@ -153,6 +153,30 @@ pub(super) fn accumulate(rt: &mut Runtime, obuf: *const c_void, result: Option<*
     true
 }
 
+/// `MPI_Accumulate` of `count` (more than one) elements of `dt` on both sides, read where
+/// they lie; whether this path took the call.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn accumulate_many(rt: &mut Runtime, obuf: *const c_void, count: i32, dt: MPI_Datatype, rank: i32, disp: MPI_Aint, op: MPI_Op, win: MPI_Win) -> bool {
+    let Some(pop) = PredefinedOp::from_handle(op) else { return false };
+    if count <= 1 || obuf.is_null() {
+        return false;
+    }
+    let Some(s) = spot(rt, win, rank, disp, dt, count as usize) else { return false };
+    let len = count as usize * s.prim.size();
+    let (o, t) = (obuf as usize, s.at as usize);
+    if reduce_op::check(pop, ElemType::Prim(s.prim)).is_err() || (o < t + len && t < o + len) {
+        return false;
+    }
+    // SAFETY: the origin buffer holds `count` elements of `dt` (MPI's contract), apart from
+    // the target bytes (checked above).
+    let src = unsafe { std::slice::from_raw_parts(obuf as *const u8, len) };
+    let run = [(0i64, len as u64)];
+    // SAFETY: `spot` checked the target bytes against the target's part of the shared memory,
+    // which this process maps while the window lives.
+    unsafe { atomic::update(s.at, &run, Some(ElemType::Prim(s.prim)), Action::Op(pop), src, None, || s.control.acc_lock(s.target)) };
+    true
+}
+
 /// `MPI_Compare_and_swap`; whether this path took the call.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: i32, disp: MPI_Aint, win: MPI_Win) -> bool {
