@@ -68,11 +68,41 @@ static int64_t fetch64(MPI_Win win, int rank, MPI_Aint off)
     return v;
 }
 
+/* The shortcuts of shared windows give way to the general checks: every error has its class.
+ * MPI leaves detecting most of these to the implementation (MPICH checks no range): Ferry's. */
+static void errors(MPI_Win win)
+{
+    int64_t one = 1, r = 0;
+    double d = 1.0;
+    if (!is_ferry())
+        return;
+    CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    EXPECT(MPI_ERR_RMA_SYNC, MPI_Fetch_and_op(&one, &r, MPI_INT64_T, 0, 0, MPI_SUM, win));
+    EXPECT(MPI_ERR_RMA_SYNC, MPI_Put(&one, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, win));
+    CALL(MPI_Win_lock_all(0, win));
+    EXPECT(MPI_ERR_RMA_RANGE, MPI_Fetch_and_op(&one, &r, MPI_INT64_T, 0, SIZE - 4, MPI_SUM, win));
+    EXPECT(MPI_ERR_RMA_RANGE, MPI_Compare_and_swap(&one, &r, &r, MPI_INT64_T, 0, SIZE, win));
+    EXPECT(MPI_ERR_RMA_RANGE, MPI_Accumulate(&one, 1, MPI_INT64_T, 0, SIZE - 7, 1, MPI_INT64_T, MPI_SUM, win));
+    EXPECT(MPI_ERR_RMA_RANGE, MPI_Put(&one, 1, MPI_INT64_T, 0, SIZE - 1, 1, MPI_INT64_T, win));
+    EXPECT(MPI_ERR_RMA_RANGE, MPI_Get(&r, 1, MPI_INT64_T, 0, SIZE - 1, 1, MPI_INT64_T, win));
+    EXPECT(MPI_ERR_DISP, MPI_Fetch_and_op(&one, &r, MPI_INT64_T, 0, -8, MPI_SUM, win));
+    EXPECT(MPI_ERR_RANK, MPI_Fetch_and_op(&one, &r, MPI_INT64_T, np, 0, MPI_SUM, win));
+    EXPECT(MPI_ERR_OP, MPI_Fetch_and_op(&d, &d, MPI_DOUBLE, 0, 0, MPI_BAND, win));
+    EXPECT(MPI_ERR_OP, MPI_Accumulate(&one, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, MPI_OP_NULL, win));
+    /* MPI_PROC_NULL: nothing happens, successfully. */
+    CALL(MPI_Fetch_and_op(&one, &r, MPI_INT64_T, MPI_PROC_NULL, 0, MPI_SUM, win));
+    CALL(MPI_Compare_and_swap(&one, &r, &r, MPI_INT64_T, MPI_PROC_NULL, 0, win));
+    CALL(MPI_Win_unlock_all(win));
+    CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL));
+}
+
 static void run(MPI_Win win, char *base, const char *what)
 {
     const int64_t one = 1;
     const int last = np - 1;
     memset(base, 0, SIZE);
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    errors(win);
     CALL(MPI_Barrier(MPI_COMM_WORLD));
     CALL(MPI_Win_lock_all(0, win));
 
