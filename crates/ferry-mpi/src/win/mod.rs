@@ -11,8 +11,11 @@
 //! synchronisation, [`objects`] attributes, names, info, error handlers, groups and dynamic
 //! memory.
 
+pub(crate) mod atomic;
 pub mod codec;
+pub(crate) mod control;
 pub(crate) mod objects;
+mod shortcut;
 pub(crate) mod ops;
 pub(crate) mod shared;
 pub(crate) mod sync;
@@ -26,6 +29,7 @@ use ferry_core::fastmap::FastMap;
 use crate::objects::request::Unpack;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
+use crate::objects::table::Table;
 use crate::objects::Runtime;
 use target::{Exposure, Memory, Shared};
 pub use objects::{is_window_key, window_attr};
@@ -56,10 +60,18 @@ pub struct Epoch {
     pub fence: bool,
     /// `MPI_Win_start`: the window ranks of the targets.
     pub start: Option<Vec<usize>>,
-    /// `MPI_Win_lock`: target -> whether the lock was taken without asking (`MPI_MODE_NOCHECK`).
-    pub locks: FastMap<usize, bool>,
+    /// `MPI_Win_lock`: target -> how this origin holds its lock.
+    pub locks: FastMap<usize, Held>,
     /// `MPI_Win_lock_all`, with its `MPI_MODE_NOCHECK`.
     pub lock_all: Option<bool>,
+}
+
+/// How an origin holds a target's lock (`MPI_Win_lock`).
+#[derive(Clone, Copy)]
+pub struct Held {
+    /// Taken without asking (`MPI_MODE_NOCHECK`): nothing to release.
+    pub nocheck: bool,
+    pub exclusive: bool,
 }
 
 impl Epoch {
@@ -106,6 +118,11 @@ pub struct Win {
     pub epoch: Epoch,
     /// `MPI_Win_post`: how many origins will say `Complete`.
     pub posted: Option<usize>,
+    /// The progress thread serves this window's passive targets.
+    served: bool,
+    /// Plain stores went into the shared memory since the last fence of `MPI_Win_flush`
+    /// (the atomic instructions and lock releases of the accumulates are fences themselves).
+    pub unfenced: bool,
 }
 
 impl Win {
@@ -125,15 +142,25 @@ impl Win {
 }
 
 /// The windows of a process.
-#[derive(Default)]
 pub struct Wins {
-    pub table: FastMap<c_int, Win>,
-    next: c_int,
+    /// By handle: `0xa0000000`, a generation and a slot (a look-up is an index: the atomics
+    /// of `shortcut` make windows a hot path).
+    pub table: Table<Win>,
     /// The target side, shared with the engine's service.
     pub shared: Shared,
     service: bool,
     /// The progress thread runs because a window started it (it stops with the last one).
     thread: bool,
+    /// The last datatype of a shortcut call and its primitive (`shortcut`).
+    one_type: Option<(MPI_Datatype, ferry_data::datatype::Primitive)>,
+}
+
+impl Default for Wins {
+    fn default() -> Wins {
+        // 64 Ki windows at once, 1 Ki generations; no predefined window (`MPI_WIN_NULL`,
+        // 0x20000000, is in neither range).
+        Wins { table: Table::new(0xa000_0000, 16, 0x6000_0000), shared: Shared::default(), service: false, thread: false, one_type: None }
+    }
 }
 
 // SAFETY: the raw pointers are window memory and user buffers that MPI keeps valid, used
@@ -175,9 +202,40 @@ fn bad_win(h: MPI_Win) -> MpiError {
     }
 }
 
-/// Make a window of `size` bytes at `base` over `comm` (all of them collective).
+/// Make a window of `size` bytes at `base` over `comm` (all of them collective), served by
+/// its targets.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, flavor: c_int, owned: Option<Vec<u128>>) -> MpiResult<MPI_Win> {
+    let h = make(rt, comm, base, size, disp_unit, info, flavor, owned)?;
+    serve_passive_targets(rt, h)?;
+    Ok(h)
+}
+
+/// Passive-target synchronisation needs the target to progress while it computes: the
+/// progress thread does that for window `h`, unless the program promised it takes no locks.
+/// Windows whose memory every member maps need no thread: their origins do everything.
+fn serve_passive_targets(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
+    let w = rt.win(h)?;
+    if w.hints.iter().any(|(k, v)| k == "no_locks" && v == "true") {
+        return Ok(());
+    }
+    rt.win_mut(h)?.served = true;
+    if rt.progress.is_none() {
+        match crate::progress::start(rt) {
+            Ok(t) => {
+                rt.progress = Some(t);
+                wins_mut(rt).thread = true;
+            }
+            Err(e) => return err(MPI_ERR_OTHER, format!("cannot start the progress thread passive-target synchronisation needs: {e}")),
+        }
+    }
+    Ok(())
+}
+
+/// Make a window as [`create`] does, without the progress thread: a window whose memory is
+/// about to be shared.
+#[allow(clippy::too_many_arguments)]
+fn make(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, flavor: c_int, owned: Option<Vec<u128>>) -> MpiResult<MPI_Win> {
     let c = rt.comm(comm)?;
     if c.is_inter() {
         return err(MPI_ERR_COMM, "windows are made over intracommunicators; this is an intercommunicator");
@@ -206,18 +264,6 @@ pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: 
         rt.engine.set_service(Box::new(target::RmaService(shared)));
         wins_mut(rt).service = true;
     }
-    // Passive-target synchronisation needs the target to progress while it computes: the
-    // progress thread does that, unless the program promised it takes no locks.
-    let no_locks = hints.iter().any(|(k, v)| k == "no_locks" && v == "true");
-    if !no_locks && rt.progress.is_none() {
-        match crate::progress::start(rt) {
-            Ok(t) => {
-                rt.progress = Some(t);
-                wins_mut(rt).thread = true;
-            }
-            Err(e) => return err(MPI_ERR_OTHER, format!("cannot start the progress thread passive-target synchronisation needs: {e}")),
-        }
-    }
     let n = group.len();
     let w = Win {
         ctx,
@@ -243,11 +289,10 @@ pub(crate) fn create(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: 
         dirty: vec![false; n],
         epoch: Epoch::default(),
         posted: None,
+        served: false,
+        unfenced: false,
     };
-    wins_mut(rt).next = (wins(rt).next + 1) & 0x03ff_ffff;
-    let h = 0xa000_0000u32 as i32 | wins(rt).next;
-    wins_mut(rt).table.insert(h, w);
-    Ok(h)
+    Ok(wins_mut(rt).table.add(w))
 }
 
 /// Memory for `MPI_Win_allocate`: zeroed, aligned for any type.
@@ -283,7 +328,7 @@ pub(crate) fn free(rt: &mut Runtime, h: MPI_Win) -> MpiResult<()> {
     rt.engine.wait_until(|_| target::lock(&shared).wins.get(&ctx).is_none_or(Exposure::idle))?;
     target::lock(&wins(rt).shared).wins.remove(&ctx);
     wins_mut(rt).table.remove(&h);
-    if wins(rt).table.is_empty() && wins(rt).thread {
+    if wins(rt).thread && !wins(rt).table.iter().any(|(_, w)| w.served) {
         // Point-to-point traffic no longer pays for the thread. Joining it under the
         // runtime's lock is quick: it never waits for the lock, it only tries it.
         wins_mut(rt).thread = false;
@@ -323,7 +368,7 @@ pub(crate) fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int
     let (c, me) = (rt.comm(comm)?, rt.world_rank);
     let all_shm = c.group.len() > 1 && c.group.iter().all(|&w| w == me || rt.engine.is_local_peer(w));
     if all_shm {
-        let h = create(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, None)?;
+        let h = make(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, None)?;
         match shared::share(rt, h, 64) {
             Ok(base) => return Ok((h, base)),
             Err(e) => {
@@ -332,6 +377,7 @@ pub(crate) fn allocate_window(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int
                 let base = mem.as_mut_ptr() as *mut c_void;
                 set_base(rt, h, base)?;
                 rt.win_mut(h)?._owned = Some(mem);
+                serve_passive_targets(rt, h)?;
                 return Ok((h, base));
             }
         }

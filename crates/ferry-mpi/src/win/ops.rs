@@ -3,7 +3,8 @@
 //! layout (offset and byte runs) and sends one request; the origin's data is packed into
 //! it, so the origin buffer is free when the call returns (local completion). Answers land
 //! in the origin buffer directly when its type is contiguous, else they are unpacked once
-//! they arrived.
+//! they arrived. On a window whose memory every member maps, puts and gets are copies and
+//! the accumulate family is done here too (`atomic`): no request goes to the target.
 
 use std::os::raw::{c_int, c_void};
 
@@ -12,6 +13,7 @@ use ferry_data::datatype::Datatype;
 use ferry_data::reduce_op::{self, ElemType, PredefinedOp};
 
 use crate::objects::comm::Ranks;
+use super::atomic::Action;
 use super::codec::{Header, Kind};
 use super::target::TAG_REQUEST;
 use super::Reply;
@@ -172,12 +174,16 @@ fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype, len
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<()> {
+    if !request && ocount == tcount && otype == ttype && super::shortcut::copy(rt, obuf as *mut c_void, ocount, otype, rank, disp, win, true) {
+        return Ok(());
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     if let Some(at) = direct_place(rt, win, &p, obuf, ocount, otype)? {
         // SAFETY: `direct_place` checked the origin's size against the target bytes, which
         // `place` checked against the target's part of the shared memory we map; the origin
         // holds them (MPI's contract). `copy` because a program may put from shared memory.
         unsafe { std::ptr::copy(obuf as *const u8, at, p.len) };
+        rt.win_mut(win)?.unfenced = true;
         return Ok(());
     }
     let (data, _) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
@@ -185,6 +191,7 @@ pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: M
         // SAFETY: `place` checked the runs against the target's part of the shared memory,
         // which this process maps; `data` is ours.
         unsafe { super::target::scatter(at, &p.runs_or_all(), &data) };
+        rt.win_mut(win)?.unfenced = true;
         return Ok(());
     }
     send(rt, win, p.target, header(Kind::Put, &p).encode(&data))
@@ -227,6 +234,9 @@ fn shared_place(rt: &Runtime, win: MPI_Win, p: &Place) -> MpiResult<Option<*mut 
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
+    if !request && ocount == tcount && otype == ttype && super::shortcut::copy(rt, obuf, ocount, otype, rank, disp, win, false) {
+        return Ok(None);
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     if let Some(at) = direct_place(rt, win, &p, obuf, ocount, otype)? {
         // SAFETY: as in `put`, the other way.
@@ -256,27 +266,89 @@ pub(crate) fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<()> {
+    if op == MPI_REPLACE {
+        // A replacement may be a plain store (see `flush`).
+        if let Ok(w) = rt.win_mut(win) {
+            w.unfenced = true;
+        }
+    }
+    if !request && ocount == 1 && tcount == 1 && otype == ttype && super::shortcut::accumulate(rt, obuf, None, ttype, rank, disp, op, win) {
+        return Ok(());
+    }
+    if !request && ocount == tcount && otype == ttype && super::shortcut::accumulate_many(rt, obuf, ocount, ttype, rank, disp, op, win) {
+        return Ok(());
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
+    if let Some(at) = shared_place(rt, win, &p)? {
+        if let Some(ot) = contiguous_origin(rt, obuf, ocount, otype, &p, at)? {
+            let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
+            // SAFETY: `contiguous_origin` checked that the buffer's `p.len` bytes are its data
+            // and lie apart from the target's; MPI's contract makes them readable.
+            let src = unsafe { std::slice::from_raw_parts(obuf as *const u8, p.len) };
+            return combine_here(rt, win, &p, at, elem, Action::Op(pop), src, None);
+        }
+    }
     let (data, ot) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
     let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
+    if let Some(at) = shared_place(rt, win, &p)? {
+        return combine_here(rt, win, &p, at, elem, Action::Op(pop), &data, None);
+    }
     let mut h = header(Kind::Acc, &p);
     h.op = op;
     h.elem = elem;
-    let _ = pop;
     send(rt, win, p.target, h.encode(&data))
+}
+
+/// The origin's datatype when its `ocount` elements at `obuf` are `p.len` contiguous bytes
+/// that do not overlap the target bytes at `at`: an accumulate then reads them in place,
+/// without packing a copy.
+fn contiguous_origin(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, p: &Place, at: *mut u8) -> MpiResult<Option<Datatype>> {
+    let ot = rt.datatype(otype)?;
+    let n = check_count(ocount, "origin count")?;
+    if obuf.is_null() || !ot.is_contiguous() || ot.size() * n != p.len || p.len == 0 {
+        return Ok(None);
+    }
+    let runs = p.runs_or_all();
+    let lo = runs.iter().map(|r| at as i128 + r.0 as i128).min().unwrap_or(0);
+    let hi = runs.iter().map(|r| at as i128 + r.0 as i128 + r.1 as i128).max().unwrap_or(0);
+    let (olo, ohi) = (obuf as i128, obuf as i128 + p.len as i128);
+    Ok((ohi <= lo || hi <= olo).then_some(ot))
+}
+
+/// An accumulate-family operation on shared window memory, done here: with atomic
+/// instructions or under the target's accumulate lock (`atomic`). Every accumulate on such a
+/// window comes this way, never to the target, so both ways exclude each other.
+#[allow(clippy::too_many_arguments)]
+fn combine_here(rt: &Runtime, win: MPI_Win, p: &Place, at: *mut u8, elem: Option<ElemType>, action: Action, src: &[u8], old: Option<&mut [u8]>) -> MpiResult<()> {
+    let ctl = rt.win(win)?.shared_mem.as_ref().expect("shared_place found shared memory").control();
+    // SAFETY: `place` checked the runs against the target's part of the shared memory, which
+    // this process maps while the window lives; `src` and `old` are our own buffers.
+    unsafe { super::atomic::update(at, &p.runs_or_all(), elem, action, src, old, || ctl.acc_lock(p.target)) };
+    Ok(())
 }
 
 /// `MPI_Get_accumulate` (and `MPI_Fetch_and_op`): the old target bytes come back into the
 /// result buffer, then the origin's are combined in. With `MPI_NO_OP` the origin sends none.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
+    let same_origin = op == MPI_NO_OP || (ocount == 1 && otype == ttype);
+    if !request && same_origin && rcount == 1 && tcount == 1 && rtype == ttype && super::shortcut::accumulate(rt, obuf, Some(rbuf), ttype, rank, disp, op, win) {
+        return Ok(None);
+    }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     let no_op = op == MPI_NO_OP;
     let (data, ot) = if no_op { (Vec::new(), p.ttype.clone()) } else { origin_bytes(rt, obuf, ocount, otype, p.len)? };
-    let (_, elem) = accumulate_op(op, if no_op { ttype } else { otype }, &ot, &p.ttype, p.len)?;
+    let (pop, elem) = accumulate_op(op, if no_op { ttype } else { otype }, &ot, &p.ttype, p.len)?;
     let rn = check_count(rcount, "result count")?;
     if rt.datatype(rtype)?.size() * rn != p.len {
         return err(MPI_ERR_TYPE, "result and target hold different amounts of data");
+    }
+    if let Some(at) = shared_place(rt, win, &p)? {
+        let mut old = vec![0u8; p.len];
+        combine_here(rt, win, &p, at, elem, Action::Op(pop), &data, Some(&mut old))?;
+        // SAFETY: the result buffer holds `rn` elements of its type (MPI's contract).
+        unsafe { rt.datatype(rtype)?.unpack(&old, rbuf as *mut u8, rn) };
+        return Ok(None);
     }
     let (tag, h) = expect(rt, win, p.target, rbuf, rn, rtype, request)?;
     let mut hd = header(Kind::GetAcc, &p);
@@ -289,13 +361,25 @@ pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_in
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) -> MpiResult<()> {
+    if super::shortcut::compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win) {
+        return Ok(());
+    }
     let t = rt.datatype(dt)?;
     if !Runtime::is_predefined_type(dt) || t.uniform_primitive().is_none() {
         return err(MPI_ERR_TYPE, "MPI_Compare_and_swap takes one element of a predefined type");
     }
     let Some(p) = place(rt, win, rank, disp, 1, dt, false)? else { return Ok(()) };
     let (mut data, _) = origin_bytes(rt, obuf, 1, dt, p.len)?;
-    data.extend(origin_bytes(rt, cbuf, 1, dt, p.len)?.0);
+    let compare = origin_bytes(rt, cbuf, 1, dt, p.len)?.0;
+    if let Some(at) = shared_place(rt, win, &p)? {
+        let elem = t.uniform_primitive().map(ElemType::Prim);
+        let mut old = vec![0u8; p.len];
+        combine_here(rt, win, &p, at, elem, Action::Cas(&compare), &data, Some(&mut old))?;
+        // SAFETY: the result buffer holds one element of the predefined type (MPI's contract).
+        unsafe { std::ptr::copy_nonoverlapping(old.as_ptr(), rbuf as *mut u8, old.len()) };
+        return Ok(());
+    }
+    data.extend(compare);
     let (tag, _) = expect(rt, win, p.target, rbuf, 1, dt, false)?;
     let mut hd = header(Kind::Cas, &p);
     hd.reply = tag;

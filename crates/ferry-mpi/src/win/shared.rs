@@ -1,16 +1,17 @@
 //! Shared-memory windows (`MPI_Win_allocate_shared`): one POSIX shared-memory object per
 //! window, holding every member's part back to back in rank order (contiguous, as MPI's
-//! default asks), mapped by every member, who may then load and store in any part
-//! (`MPI_Win_shared_query` gives the addresses). Puts and gets on such a window copy
-//! straight between the origin's buffer and its own mapping of the target's part, without
-//! the target; accumulates still go to the target, which applies them one at a time, so
-//! they stay atomic element by element. `MPI_Win_allocate` uses the same memory when all its
-//! members run on one host.
+//! default asks), then the window's control block (`control`), mapped by every member, who
+//! may then load and store in any part (`MPI_Win_shared_query` gives the addresses). Puts and
+//! gets on such a window copy straight between the origin's buffer and its own mapping of the
+//! target's part, accumulates are done there by the origin too (`atomic`), and locks are
+//! taken in the control block: the target takes no part. `MPI_Win_allocate` uses the same
+//! memory when all its members run on one host.
 
 use std::ffi::CString;
 use std::io;
 use std::os::raw::{c_int, c_void};
 
+use super::control::{self, Control};
 use super::TAG_SHARED;
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -29,16 +30,23 @@ impl Drop for Mapping {
     }
 }
 
-/// The shared memory of a window: the mapping and where each member's part starts in it.
+/// The shared memory of a window: the mapping, where each member's part starts in it, and
+/// the control block after the parts.
 pub struct SharedMem {
     pub map: Mapping,
     pub offsets: Vec<usize>,
+    control: Control,
 }
 
 impl SharedMem {
     /// The first byte of window rank `r`'s part in this process's mapping.
     pub fn part(&self, r: usize) -> *mut u8 {
         self.map.addr.wrapping_add(self.offsets[r])
+    }
+
+    /// The window's locks; valid while the window (this mapping) lives.
+    pub fn control(&self) -> Control {
+        self.control
     }
 }
 
@@ -93,8 +101,12 @@ pub(super) fn share(rt: &mut Runtime, h: MPI_Win, align: usize) -> MpiResult<*mu
         offsets.push(total);
         total += (s as usize).next_multiple_of(align);
     }
+    // The control block: one line per member, after the parts (a fresh object is zeroed: every
+    // lock free).
+    let lines = total.next_multiple_of(control::LINE);
+    let members = w.sizes.len();
     let name = format!("/ferry-win-{}-{}", w.pids[0], w.ctx);
-    let len = total.max(1);
+    let len = lines + members * control::LINE;
     let me = w.rank;
     // The first member makes the object, the others map it once it exists, then its name goes.
     let made = if me == 0 { Some(map(&name, len, true)) } else { None };
@@ -116,7 +128,11 @@ pub(super) fn share(rt: &mut Runtime, h: MPI_Win, align: usize) -> MpiResult<*mu
     if !ok {
         return err(MPI_ERR_RMA_SHARED, "another member could not map the shared memory");
     }
-    let mem = SharedMem { map, offsets };
+    // SAFETY: the lines lie in the mapping (`len` covers them), aligned as the mapping's page
+    // start is, and the mapping moves into the same `SharedMem` as the block, which the
+    // window keeps until it is freed.
+    let control = unsafe { Control::new(map.addr.wrapping_add(lines), members) };
+    let mem = SharedMem { map, offsets, control };
     let base = mem.part(me) as *mut c_void;
     super::set_base(rt, h, base)?;
     rt.win_mut(h)?.shared_mem = Some(mem);
@@ -135,7 +151,7 @@ pub(crate) fn allocate_shared(rt: &mut Runtime, size: MPI_Aint, disp_unit: c_int
     if let Some(w) = one_host(rt, comm)? {
         return err(MPI_ERR_RMA_SHARED, format!("world rank {w} of the communicator is on another host: its memory cannot be shared"));
     }
-    let h = super::create(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_SHARED, None)?;
+    let h = super::make(rt, comm, std::ptr::null_mut(), size, disp_unit, info, MPI_WIN_FLAVOR_SHARED, None)?;
     match share(rt, h, 1) {
         Ok(base) => Ok((h, base)),
         Err(e) => {

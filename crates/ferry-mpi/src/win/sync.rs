@@ -2,19 +2,26 @@
 //! unlock, flush). Remote completion rests on order: a target applies one origin's requests
 //! in the order sent, so its answer to a `Flush` or `Unlock` request says every earlier one
 //! was applied; a `Complete` request counted at the target likewise follows the epoch's
-//! operations.
+//! operations. On a window whose memory every member maps, every operation is complete when
+//! it returns, and locks are words of the window's control block (`control`): passive-target
+//! synchronisation sends nothing there.
 
 use std::os::raw::c_int;
 
 use ferry_core::engine::matching::Pattern;
 
 use super::codec::{Header, Kind};
+use super::control::Control;
 use super::target::{self, TAG_REQUEST};
-use super::{TAG_FENCE, TAG_POST};
+use super::{Held, TAG_FENCE, TAG_POST};
 use crate::completion::{engine_outcome, Body};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 use crate::objects::Runtime;
+
+/// Longest sleep while waiting for a lock in a window's control block, between two passes
+/// of the engine (the holder may be waiting for a message from this process).
+const LOCK_NAP: std::time::Duration = std::time::Duration::from_millis(1);
 
 const MODES: c_int = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 
@@ -137,10 +144,50 @@ pub(crate) fn lock(rt: &mut Runtime, win: MPI_Win, lock_type: c_int, rank: c_int
         return err(MPI_ERR_RMA_SYNC, "MPI_Win_lock inside an active-target epoch");
     }
     let nocheck = assert & MPI_MODE_NOCHECK != 0;
+    let exclusive = lock_type == MPI_LOCK_EXCLUSIVE;
     if !nocheck {
-        ask_all(rt, win, &[t], Kind::Lock, (lock_type == MPI_LOCK_EXCLUSIVE) as u8)?;
+        match control(rt, win)? {
+            Some(ctl) => take(rt, ctl, t, exclusive)?,
+            None => ask_all(rt, win, &[t], Kind::Lock, exclusive as u8)?,
+        }
     }
-    rt.win_mut(win)?.epoch.locks.insert(t, nocheck);
+    rt.win_mut(win)?.epoch.locks.insert(t, Held { nocheck, exclusive });
+    Ok(())
+}
+
+/// The control block of window `win`, when its memory is shared.
+fn control(rt: &Runtime, win: MPI_Win) -> MpiResult<Option<Control>> {
+    Ok(rt.win(win)?.shared_mem.as_ref().map(|m| m.control()))
+}
+
+/// Take target `t`'s lock in the control block, moving the engine while waiting.
+fn take(rt: &mut Runtime, ctl: Control, t: usize, exclusive: bool) -> MpiResult<()> {
+    while !ctl.try_passive(t, exclusive) {
+        rt.progress_once()?;
+        ctl.wait_passive(t, exclusive, LOCK_NAP);
+    }
+    Ok(())
+}
+
+/// Complete what was sent to the targets `targets` (requests go to the target only on
+/// windows whose memory is not shared), then release their locks: in the control block,
+/// or with `Unlock` requests (`Flush` for a lock taken without asking).
+fn release(rt: &mut Runtime, win: MPI_Win, targets: &[(usize, Held)]) -> MpiResult<()> {
+    let Some(ctl) = control(rt, win)? else {
+        let with = |nocheck: bool| -> Vec<usize> { targets.iter().filter(|(_, h)| h.nocheck == nocheck).map(|(t, _)| *t).collect() };
+        ask_all(rt, win, &with(false), Kind::Unlock, 0)?;
+        return ask_all(rt, win, &with(true), Kind::Flush, 0);
+    };
+    let w = rt.win(win)?;
+    let sent: Vec<usize> = targets.iter().map(|x| x.0).filter(|&t| w.dirty[t]).collect();
+    ask_all(rt, win, &sent, Kind::Flush, 0)?;
+    // What this process stored into the targets' memory is visible before the lock goes.
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    for &(t, h) in targets {
+        if !h.nocheck {
+            ctl.release_passive(t, h.exclusive);
+        }
+    }
     Ok(())
 }
 
@@ -150,9 +197,24 @@ pub(crate) fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<(
         return Ok(());
     }
     let t = w.target(rank)?;
-    let Some(&nocheck) = w.epoch.locks.get(&t) else { return err(MPI_ERR_RMA_SYNC, format!("rank {rank} of the window is not locked")) };
+    let Some(&held) = w.epoch.locks.get(&t) else { return err(MPI_ERR_RMA_SYNC, format!("rank {rank} of the window is not locked")) };
+    if let Some(m) = w.shared_mem.as_ref().filter(|_| !w.dirty[t] && w.replies.is_empty()) {
+        // The common case of a shared window: everything is done; let the lock go.
+        let ctl = m.control();
+        if w.unfenced {
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        }
+        if !held.nocheck {
+            // The release is a locked instruction: a fence for this process's stores.
+            ctl.release_passive(t, held.exclusive);
+        }
+        let w = rt.win_mut(win)?;
+        w.epoch.locks.remove(&t);
+        w.unfenced = false;
+        return Ok(());
+    }
     // Without a lock taken there is none to release, but the operations must still complete.
-    ask_all(rt, win, &[t], if nocheck { Kind::Flush } else { Kind::Unlock }, 0)?;
+    release(rt, win, &[(t, held)])?;
     wait_replies(rt, win, |x| x == t)?;
     let w = rt.win_mut(win)?;
     w.epoch.locks.remove(&t);
@@ -172,7 +234,14 @@ pub(crate) fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResu
     let all: Vec<usize> = (0..w.group.len()).collect();
     let nocheck = assert & MPI_MODE_NOCHECK != 0;
     if !nocheck {
-        ask_all(rt, win, &all, Kind::Lock, 0)?;
+        match control(rt, win)? {
+            Some(ctl) => {
+                for &t in &all {
+                    take(rt, ctl, t, false)?;
+                }
+            }
+            None => ask_all(rt, win, &all, Kind::Lock, 0)?,
+        }
     }
     rt.win_mut(win)?.epoch.lock_all = Some(nocheck);
     Ok(())
@@ -181,8 +250,8 @@ pub(crate) fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResu
 pub(crate) fn unlock_all(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
     let w = rt.win(win)?;
     let Some(nocheck) = w.epoch.lock_all else { return err(MPI_ERR_RMA_SYNC, "the window is not locked by MPI_Win_lock_all") };
-    let all: Vec<usize> = (0..w.group.len()).collect();
-    ask_all(rt, win, &all, if nocheck { Kind::Flush } else { Kind::Unlock }, 0)?;
+    let all: Vec<(usize, Held)> = (0..w.group.len()).map(|t| (t, Held { nocheck, exclusive: false })).collect();
+    release(rt, win, &all)?;
     wait_all_replies(rt, win)?;
     let w = rt.win_mut(win)?;
     w.epoch.lock_all = None;
@@ -194,6 +263,20 @@ pub(crate) fn unlock_all(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
 /// local completion needs only the answers, which carry the data of gets.
 pub(crate) fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: bool) -> MpiResult<()> {
     let w = rt.win(win)?;
+    // The common case first: one target of a shared window, nothing sent to it.
+    if let Some(r) = rank.filter(|&r| r >= 0 && (r as usize) < w.group.len()) {
+        let t = r as usize;
+        if w.shared_mem.is_some() && !w.dirty[t] && w.epoch.passive(t) {
+            // Plain stores into the target's memory (puts) are visible to its loads, and
+            // ordered before this process's next loads, once a fence passed; updates made
+            // with atomic instructions need none.
+            if w.unfenced {
+                std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+                rt.win_mut(win)?.unfenced = false;
+            }
+            return Ok(());
+        }
+    }
     let targets: Vec<usize> = match rank {
         Some(MPI_PROC_NULL) => return Ok(()),
         Some(r) => {
