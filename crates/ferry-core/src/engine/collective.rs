@@ -162,6 +162,12 @@ impl CollRun {
         }
     }
 
+    /// Whether this run moves its messages on context `ctx` among the ranks of `group` (the
+    /// very group, not an equal one).
+    pub fn runs_on(&self, ctx: u32, group: &Arc<Vec<u32>>) -> bool {
+        self.ctx == ctx && Arc::ptr_eq(&self.group, group)
+    }
+
     /// Whether [`restart`](CollRun::restart) may run this again: its schedule is static and
     /// nothing it lent to the engine is still out.
     pub fn reusable(&self) -> bool {

@@ -315,13 +315,16 @@ fn shape_params(call: &Call, s: &CollShape) -> Params {
     Params::uniform(call.rank, call.size, s.root, s.block).elem_size(s.elem_size).in_place(s.in_place)
 }
 
-/// Finished calls go back to their communicators' keeping (a communicator freed meanwhile
-/// is not found, and its calls go).
+/// Finished calls go back to their communicators' keeping. A communicator freed meanwhile
+/// is not found, and its calls go; so do they where its handle came back (the generations
+/// of a slot wrap) on another communicator, which has its own context and group.
 fn take_back(rt: &mut Runtime) {
     while let Some(job) = rt.engine.unpark_collective() {
         let Some((owner, _)) = job.home else { continue };
         if let Some(c) = rt.comms.get_mut(&(owner as u32 as MPI_Comm)) {
-            c.coll_cache.put(job);
+            if job.run.runs_on(c.ctx + 1, &c.group) {
+                c.coll_cache.put(job);
+            }
         }
     }
 }

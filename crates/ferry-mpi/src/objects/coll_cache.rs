@@ -36,11 +36,13 @@ impl CollCache {
     }
 
     /// Calls kept now.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.jobs.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.jobs.is_empty()
     }
 }
