@@ -157,3 +157,105 @@ fn ordered_reductions_keep_rank_order_over_the_engine() {
         }
     }
 }
+
+/// Run algorithm `id` `rounds` times on `n` ranks as one kept call, restarted on fresh
+/// buffers with a new tag each round (round k's blocks are rank r + k's); every rank's
+/// receive buffer of every round, and whether it could keep the call. A rank that cannot
+/// stops after the first round: run more than one only where every rank can.
+fn run_kept(id: &'static str, n: usize, root: usize, len: usize, rounds: usize) -> (Vec<Vec<Vec<u8>>>, Vec<bool>) {
+    use ferry_core::engine::collective::CollRun;
+    use ferry_core::engine::{CollJob, CollShape};
+    let info = algorithm(id).unwrap_or_else(|| panic!("{id} is registered"));
+    let handles: Vec<_> = engines(n as u32, 1024, b"k")
+        .into_iter()
+        .enumerate()
+        .map(|(rank, mut e)| {
+            let params = Params::uniform(rank, n, root, len);
+            std::thread::spawn(move || {
+                let sched = (info.schedule)(&params);
+                let (send_len, recv_len) = (sched.send_len(), sched.recv_len());
+                let shape = CollShape { algorithm: id, block: len, root, in_place: false, elem_size: 1, reduction: 1, radix: 4 };
+                let add = |s: &[u8], d: &mut [u8]| {
+                    for (d, s) in d.iter_mut().zip(s) {
+                        *d = d.wrapping_add(*s);
+                    }
+                    Ok(())
+                };
+                let mut job: Option<Box<CollJob>> = None;
+                let mut kept = true;
+                let mut out = Vec::new();
+                for k in 0..rounds {
+                    let send = block(rank + k, send_len);
+                    let mut recv = vec![0u8; recv_len];
+                    if id.starts_with("bcast.") && rank == root {
+                        recv = block(root + k, recv_len);
+                    }
+                    let tag = 200 + k as i32;
+                    let j = match job.take() {
+                        Some(mut j) => {
+                            // SAFETY: both buffers live until the call is taken below.
+                            assert!(unsafe { j.run.restart(tag, send.as_ptr(), recv.as_mut_ptr()) }, "{id}: a kept call restarts");
+                            j
+                        }
+                        None => {
+                            let run = unsafe { CollRun::new(sched.clone(), (0..n as u32).collect::<Vec<_>>(), 1, tag, send.as_ptr(), recv.as_mut_ptr()) };
+                            Box::new(CollJob { run, reduce: Box::new(add), home: Some((7, shape)) })
+                        }
+                    };
+                    let id = e.start_job(j);
+                    e.wait_until(|e| e.is_done(id)).unwrap();
+                    e.take_collective(id).unwrap().unwrap();
+                    job = e.unpark_collective();
+                    assert!(e.unpark_collective().is_none(), "one call parked");
+                    if let Some(j) = &job {
+                        assert_eq!(j.home, Some((7, shape)), "the call comes back with its home");
+                    } else {
+                        kept = false;
+                    }
+                    out.push(recv);
+                    if !kept {
+                        break;
+                    }
+                }
+                e.finalize().unwrap();
+                (out, kept)
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).unzip()
+}
+
+#[test]
+fn a_kept_call_runs_again_on_other_buffers() {
+    let n = 4;
+    let (out, kept) = run_kept("allreduce.recursive_doubling", n, 0, 600, 3);
+    assert!(kept.iter().all(|&k| k));
+    for k in 0..3 {
+        let want: Vec<u8> = (0..600).map(|i| (0..n).fold(0u8, |acc, r| acc.wrapping_add(block(r + k, 600)[i]))).collect();
+        for (r, rounds) in out.iter().enumerate() {
+            assert!(rounds[k] == want, "allreduce round {k}: rank {r} differs");
+        }
+    }
+    let (out, kept) = run_kept("allgather.bruck", 5, 0, 100, 3);
+    assert!(kept.iter().all(|&k| k));
+    for k in 0..3 {
+        let want: Vec<u8> = (0..5).flat_map(|r| block(r + k, 100)).collect();
+        assert!(out.iter().all(|rounds| rounds[k] == want), "allgather.bruck round {k}");
+    }
+    let (out, kept) = run_kept("bcast.binomial", 5, 3, 3000, 2);
+    assert!(kept.iter().all(|&k| k));
+    for k in 0..2 {
+        assert!(out.iter().all(|rounds| rounds[k] == block(3 + k, 3000)), "bcast.binomial round {k}");
+    }
+}
+
+#[test]
+fn a_call_whose_schedule_grows_is_not_kept() {
+    // Its receivers learn their parents at run time: they cannot run it again (the root,
+    // which only sends, could).
+    let (out, kept) = run_kept("bcast.status_binomial", 5, 1, 200, 1);
+    for (r, k) in kept.iter().enumerate() {
+        assert!(r == 1 || !k, "rank {r} kept a schedule that grew while it ran");
+    }
+    assert!(out.iter().all(|rounds| rounds.len() == 1 && rounds[0] == block(1, 200)));
+}

@@ -104,6 +104,22 @@ impl Reduction {
         }
     }
 
+    /// A number that only an equal predefined reduction has (operation and element type):
+    /// calls that reduce alike may share a kept call (`coll::uniform`); `None` for a user's
+    /// operation.
+    pub fn code(&self) -> Option<u64> {
+        match self {
+            Reduction::Predefined { op, elem } => {
+                let (v, i) = match *elem {
+                    ElemType::Prim(p) => (p as u64 + 1, 0),
+                    ElemType::Pair(v, i) => (v as u64 + 1, i as u64 + 1),
+                };
+                Some(1 + ((*op as u64) << 32 | v << 16 | i))
+            }
+            Reduction::User { .. } => None,
+        }
+    }
+
     /// Bytes of one element in packed data: buffers are split only on these boundaries.
     pub fn elem_size(&self) -> usize {
         match self {

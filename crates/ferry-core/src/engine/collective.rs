@@ -3,12 +3,17 @@
 //! requests on the communicator's collective context, copies and reductions run in place.
 //!
 //! A [`CollRun`] is a state machine advanced by [`CollRun::advance`], so the same code serves
-//! blocking calls (advance until done) and non-blocking ones (advance on progress).
+//! blocking calls (advance until done) and non-blocking ones (advance on progress). A run of
+//! a static schedule can run again ([`CollRun::restart`]) on other buffers with another tag:
+//! a call whose shape was seen before reuses the schedule, its checks and its buffers, and
+//! advancing it allocates nothing.
 //!
 //! Reductions go through the caller's [`Reducer`], `dst = src (op) dst`, which is MPI's
 //! `MPI_User_function(invec = src, inoutvec = dst)`; for [`Operands::DstSrc`] the run feeds
 //! it `dst` as `src` and a copy of `src` as `dst`, so non-commutative operations (user
 //! functions with `commute = 0`) see their operands in the order the schedule names.
+
+use std::sync::Arc;
 
 use ferry_coll::{Arrival, BufferId, Op, Operands, Range, Schedule};
 
@@ -44,17 +49,33 @@ static RELEASE: [u8; 64 << 10] = [0; 64 << 10];
 pub struct CollRun {
     sched: Schedule,
     /// World rank of each communicator rank.
-    group: Vec<u32>,
+    group: Arc<Vec<u32>>,
     ctx: u32,
     tag: i32,
     send: *const u8,
     send_len: usize,
     recv: *mut u8,
     recv_len: usize,
+    /// The receive space of a caller that has none (a non-root's result in reduce).
+    own_recv: Vec<u8>,
     scratch: Vec<Vec<u8>>,
     state: Vec<State>,
     pending: Vec<Pending>,
     done: usize,
+    /// The first operation that names bytes outside its buffers (checked once: the
+    /// buffers' lengths are the schedule's), or `usize::MAX`.
+    out_of_bounds: usize,
+    /// The operations checked so far (those the schedule had when the run was made).
+    checked: usize,
+    /// Whether the schedule grows while it runs (continuations, `RecvAny`): such a run
+    /// cannot run again.
+    dynamic: bool,
+    /// Peers whose next send (receive) must wait for an earlier one, during one pass;
+    /// kept to be reused.
+    send_blocked: Vec<usize>,
+    recv_blocked: Vec<usize>,
+    /// A reduction's copy of its source, kept to be reused.
+    operand: Vec<u8>,
     /// Cancelled with requests the engine could not take back: buffers they may touch
     /// are never freed.
     abandoned: bool,
@@ -93,40 +114,90 @@ impl From<EngineError> for CollError {
 
 impl CollRun {
     /// Prepare a run. `send` holds `sched.send_len()` bytes (may be null when 0), `recv`
-    /// holds `sched.recv_len()` bytes.
+    /// holds `sched.recv_len()` bytes; a null `recv` gets space of the run's own.
     ///
     /// # Safety
     /// Both buffers must stay valid, and `recv` unaliased, until the run is done or dropped
     /// after [`CollRun::cancel`] (engine requests may still write into them).
-    pub unsafe fn new(sched: Schedule, group: Vec<u32>, ctx: u32, tag: i32, send: *const u8, recv: *mut u8) -> CollRun {
-        let scratch = sched
-            .scratch_buffers()
-            .iter()
-            .map(|s| match &s.init {
-                Some(init) => {
-                    let mut v = bufpool::take(init.len());
-                    v.copy_from_slice(init);
-                    v
-                }
-                None => bufpool::take_zeroed(s.len),
-            })
-            .collect();
+    pub unsafe fn new(sched: Schedule, group: impl Into<Arc<Vec<u32>>>, ctx: u32, tag: i32, send: *const u8, recv: *mut u8) -> CollRun {
+        let scratch = sched.scratch_buffers().iter().map(|s| bufpool::take_zeroed(s.len)).collect();
         let n = sched.nodes().len();
-        CollRun {
+        let mut run = CollRun {
             send_len: sched.send_len(),
             recv_len: sched.recv_len(),
+            dynamic: sched.is_dynamic(),
             sched,
-            group,
+            group: group.into(),
             ctx,
             tag,
             send,
             recv,
+            own_recv: Vec::new(),
             scratch,
             state: vec![State::Waiting; n],
             pending: Vec::new(),
             done: 0,
+            out_of_bounds: usize::MAX,
+            checked: n,
+            send_blocked: Vec::new(),
+            recv_blocked: Vec::new(),
+            operand: Vec::new(),
             abandoned: false,
+        };
+        if recv.is_null() && run.recv_len > 0 {
+            run.own_recv = vec![0; run.recv_len];
+            run.recv = run.own_recv.as_mut_ptr();
         }
+        run.fill_scratch();
+        run.out_of_bounds = (0..n).find(|&i| !run.in_bounds(&run.sched.nodes()[i].op)).unwrap_or(usize::MAX);
+        run
+    }
+
+    /// Scratch space declared with contents gets them.
+    fn fill_scratch(&mut self) {
+        for (buf, s) in self.scratch.iter_mut().zip(self.sched.scratch_buffers()) {
+            if let Some(init) = &s.init {
+                buf.copy_from_slice(init);
+            }
+        }
+    }
+
+    /// Whether this run moves its messages on context `ctx` among the ranks of `group` (the
+    /// very group, not an equal one).
+    pub fn runs_on(&self, ctx: u32, group: &Arc<Vec<u32>>) -> bool {
+        self.ctx == ctx && Arc::ptr_eq(&self.group, group)
+    }
+
+    /// Whether [`restart`](CollRun::restart) may run this again: its schedule is static and
+    /// nothing it lent to the engine is still out.
+    pub fn reusable(&self) -> bool {
+        !self.dynamic && !self.abandoned && self.pending.is_empty()
+    }
+
+    /// Make a finished run ready to run its schedule again, for a call of the same shape
+    /// on other buffers and with another tag; `false` (and nothing changed) when it cannot
+    /// ([`reusable`](CollRun::reusable)).
+    ///
+    /// # Safety
+    /// As for [`CollRun::new`].
+    pub unsafe fn restart(&mut self, tag: i32, send: *const u8, recv: *mut u8) -> bool {
+        if !self.reusable() {
+            return false;
+        }
+        self.tag = tag;
+        self.send = send;
+        if recv.is_null() && self.recv_len > 0 {
+            if self.own_recv.len() < self.recv_len {
+                self.own_recv = vec![0; self.recv_len];
+            }
+            self.recv = self.own_recv.as_mut_ptr();
+        } else {
+            self.recv = recv;
+        }
+        self.state.fill(State::Waiting);
+        self.done = 0;
+        self.fill_scratch();
+        true
     }
 
     pub fn is_done(&self) -> bool {
@@ -196,15 +267,22 @@ impl CollRun {
         unsafe { std::ptr::copy(from, to, src.len) };
     }
 
-    fn check_ranges(&self, ranges: &[Range]) -> bool {
-        ranges.iter().all(|r| {
-            let cap = match r.buf {
-                BufferId::Send => self.send_len,
-                BufferId::Recv => self.recv_len,
-                BufferId::Scratch(k) => self.scratch.get(k as usize).map_or(0, |s| s.len()),
-            };
-            r.end() <= cap
-        })
+    fn range_in_bounds(&self, r: &Range) -> bool {
+        let cap = match r.buf {
+            BufferId::Send => self.send_len,
+            BufferId::Recv => self.recv_len,
+            BufferId::Scratch(k) => self.scratch.get(k as usize).map_or(0, |s| s.len()),
+        };
+        r.end() <= cap
+    }
+
+    fn in_bounds(&self, op: &Op) -> bool {
+        match op {
+            Op::Send { data, .. } | Op::Recv { data, .. } => data.iter().all(|r| self.range_in_bounds(r)),
+            Op::RecvAny { from } => from.iter().all(|(_, d)| d.iter().all(|r| self.range_in_bounds(r))),
+            Op::Reduce { src, dst, .. } => self.range_in_bounds(src) && self.range_in_bounds(dst),
+            Op::Copy { src, dst } => self.range_in_bounds(src) && self.range_in_bounds(dst),
+        }
     }
 
     /// Issue what can be issued, complete what has completed; returns whether the run is done.
@@ -254,8 +332,8 @@ impl CollRun {
     fn issue(&mut self, engine: &mut Engine, reduce: &mut Reducer<'_>) -> Result<bool, CollError> {
         let mut moved = false;
         // Messages to (from) one peer go out (are posted) in operation order.
-        let mut send_blocked: Vec<usize> = Vec::new();
-        let mut recv_blocked: Vec<usize> = Vec::new();
+        self.send_blocked.clear();
+        self.recv_blocked.clear();
         let mut any_blocked = false;
         let mut i = 0;
         while i < self.sched.nodes().len() {
@@ -265,19 +343,18 @@ impl CollRun {
             }
             let node = &self.sched.nodes()[i];
             let ready = node.deps.iter().all(|&d| self.state[d] == State::Done);
-            let op = node.op.clone();
-            match &op {
-                Op::Send { peer, .. } if !ready || send_blocked.contains(peer) => {
-                    send_blocked.push(*peer);
+            match &node.op {
+                Op::Send { peer, .. } if !ready || self.send_blocked.contains(peer) => {
+                    self.send_blocked.push(*peer);
                     i += 1;
                     continue;
                 }
-                Op::Recv { peer, .. } if !ready || recv_blocked.contains(peer) || any_blocked => {
-                    recv_blocked.push(*peer);
+                Op::Recv { peer, .. } if !ready || self.recv_blocked.contains(peer) || any_blocked => {
+                    self.recv_blocked.push(*peer);
                     i += 1;
                     continue;
                 }
-                Op::RecvAny { .. } if !ready || any_blocked || !recv_blocked.is_empty() => {
+                Op::RecvAny { .. } if !ready || any_blocked || !self.recv_blocked.is_empty() => {
                     any_blocked = true;
                     i += 1;
                     continue;
@@ -288,23 +365,25 @@ impl CollRun {
                 }
                 _ => {}
             }
-            if !self.check_ranges(&op.ranges()) {
+            // Operations a continuation appended were not checked with the others.
+            if i == self.out_of_bounds || (i >= self.checked && !self.in_bounds(&node.op)) {
                 return Err(CollError::Reduce(format!("step {i} addresses bytes outside its buffers")));
             }
             moved = true;
-            match op {
+            match &node.op {
                 Op::Send { peer, data } => {
+                    let to = self.group[*peer];
                     // One range goes straight from its buffer: the schedule's validation
                     // guarantees that nothing writes it until this send has completed (ops
                     // that would, depend on it). Several are packed first.
                     let (req, keep) = if data.len() == 1 {
                         let b = self.slice(&data[0]);
                         // SAFETY: the range stays valid and unwritten until completion (above).
-                        (unsafe { engine.isend(self.group[peer], self.ctx, self.tag, b.as_ptr(), b.len(), false) }, None)
+                        (unsafe { engine.isend(to, self.ctx, self.tag, b.as_ptr(), b.len(), false) }, None)
                     } else {
-                        let packed = self.gather(&data);
+                        let packed = self.gather(data);
                         // SAFETY: `packed` is kept in `pending` until the request completes.
-                        (unsafe { engine.isend(self.group[peer], self.ctx, self.tag, packed.as_ptr(), packed.len(), false) }, Some(packed))
+                        (unsafe { engine.isend(to, self.ctx, self.tag, packed.as_ptr(), packed.len(), false) }, Some(packed))
                     };
                     match req {
                         Some(req) => {
@@ -312,14 +391,20 @@ impl CollRun {
                             self.state[i] = State::Issued;
                         }
                         // The route took it at once: nothing to wait for.
-                        None => self.finish(i, None),
+                        None => {
+                            if let Some(v) = keep {
+                                bufpool::give(v);
+                            }
+                            self.finish(i, None)
+                        }
                     }
                 }
                 Op::Recv { peer, data } => {
-                    let pat = Pattern { ctx: self.ctx, src: Some(self.group[peer]), tag: Some(self.tag) };
+                    let pat = Pattern { ctx: self.ctx, src: Some(self.group[*peer]), tag: Some(self.tag) };
                     let total: usize = data.iter().map(|r| r.len).sum();
                     let (req, staging) = if data.len() == 1 {
-                        let p = self.ptr_mut(&data[0]);
+                        let r = data[0];
+                        let p = self.ptr_mut(&r);
                         // SAFETY: the range lies in a buffer that outlives the request.
                         (unsafe { engine.irecv(pat, p, total) }, None)
                     } else {
@@ -339,14 +424,15 @@ impl CollRun {
                     self.pending.push(Pending { node: i, req, staging: Some(v), _keep: None });
                     self.state[i] = State::Issued;
                 }
-                Op::Copy { src, dst } => {
+                &Op::Copy { src, dst } => {
                     self.copy_within(&src, &dst);
                     self.finish(i, None);
                 }
-                Op::Reduce { src, dst, order, .. } => {
+                &Op::Reduce { src, dst, order, .. } => {
                     // A copy of src (it may overlap dst); dst is reduced in place.
-                    let mut s = bufpool::take(src.len);
-                    s.copy_from_slice(self.slice(&src));
+                    let mut s = std::mem::take(&mut self.operand);
+                    s.clear();
+                    s.extend_from_slice(self.slice(&src));
                     let d = if dst.len == 0 {
                         &mut [][..]
                     } else {
@@ -363,7 +449,7 @@ impl CollRun {
                             r
                         }
                     };
-                    bufpool::give(s);
+                    self.operand = s;
                     r.map_err(CollError::Reduce)?;
                     self.finish(i, None);
                 }
@@ -384,8 +470,7 @@ impl CollRun {
             moved = true;
             let p = self.pending.swap_remove(k);
             let st = engine.take(p.req).expect("done above")?;
-            let op = self.sched.nodes()[p.node].op.clone();
-            match op {
+            match &self.sched.nodes()[p.node].op {
                 Op::Send { .. } => {
                     if let Some(v) = p._keep {
                         bufpool::give(v);
@@ -393,16 +478,12 @@ impl CollRun {
                     self.finish(p.node, None)
                 }
                 Op::Recv { peer, data } => {
-                    let want: usize = data.iter().map(|r| r.len).sum();
+                    let (peer, want) = (*peer, data.iter().map(|r| r.len).sum::<usize>());
                     if st.truncated || st.bytes != want {
                         return Err(CollError::Truncated { node: p.node, expected: want, got: st.bytes });
                     }
                     if let Some(v) = p.staging {
-                        let mut off = 0;
-                        for r in &data {
-                            self.write(r, &v[off..off + r.len]);
-                            off += r.len;
-                        }
+                        self.scatter(p.node, None, &v);
                         bufpool::give(v);
                     }
                     self.finish(p.node, Some(peer));
@@ -419,11 +500,7 @@ impl CollRun {
                         return Err(CollError::Truncated { node: p.node, expected: want, got: st.bytes });
                     }
                     let v = p.staging.expect("recv_any stages");
-                    let mut off = 0;
-                    for r in data {
-                        self.write(r, &v[off..off + r.len]);
-                        off += r.len;
-                    }
+                    self.scatter(p.node, Some(peer), &v);
                     bufpool::give(v);
                     self.finish(p.node, Some(peer));
                 }
@@ -431,6 +508,24 @@ impl CollRun {
             }
         }
         Ok(moved)
+    }
+
+    /// Write a staged message into the ranges of receive `node` (for a `RecvAny`, those of
+    /// the peer `from` that sent it).
+    fn scatter(&mut self, node: usize, from: Option<usize>, staged: &[u8]) {
+        let mut off = 0;
+        let mut k = 0;
+        loop {
+            let r = match (&self.sched.nodes()[node].op, from) {
+                (Op::Recv { data, .. }, _) => data.get(k).copied(),
+                (Op::RecvAny { from: f }, Some(peer)) => f.iter().find(|(q, _)| *q == peer).and_then(|(_, d)| d.get(k).copied()),
+                _ => None,
+            };
+            let Some(r) = r else { return };
+            self.write(&r, &staged[off..off + r.len]);
+            off += r.len;
+            k += 1;
+        }
     }
 
     /// Mark node `i` done and run its continuation, which may append nodes.
@@ -463,8 +558,9 @@ impl Drop for CollRun {
     fn drop(&mut self) {
         let scratch = std::mem::take(&mut self.scratch);
         if self.abandoned {
-            // A detached request may still land in a scratch buffer.
+            // A detached request may still land in a scratch buffer or the own receive space.
             std::mem::forget(scratch);
+            std::mem::forget(std::mem::take(&mut self.own_recv));
         } else {
             scratch.into_iter().for_each(bufpool::give);
         }

@@ -48,7 +48,7 @@ use peer_route::PeerRoute;
 
 use protocol::Protocol;
 pub use request::{EngineError, ReqId, Status};
-pub use schedules::Reduce;
+pub use schedules::{CollJob, CollShape, Reduce};
 pub use service::Service;
 use schedules::Schedules;
 

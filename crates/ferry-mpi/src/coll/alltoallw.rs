@@ -86,5 +86,5 @@ pub(crate) fn alltoallw(
     // In place, the outgoing blocks sit in the receive buffer at the receive layout.
     let recv_region = Region::typed(rbuf, &recv, in_place);
     let finish = recv_region.typed_unpacker(rbuf, recv);
-    submit(rt, Prepared { call, info, params, send: send_region, recv: recv_region, red: None, finish }, req)
+    submit(rt, Prepared { call, info, params: Some(params), shape: None, send: send_region, recv: recv_region, red: None, finish }, req)
 }

@@ -32,7 +32,7 @@ pub(crate) enum Layout {
 fn widen(mut call: Call) -> (Call, Sides) {
     let remote = call.remote.take().expect("an intercommunicator call");
     let s = Sides::local_first(call.rank, call.size, remote.len());
-    call.group.extend(remote.iter());
+    std::sync::Arc::make_mut(&mut call.group).extend(remote.iter());
     call.size += remote.len();
     (call, s)
 }

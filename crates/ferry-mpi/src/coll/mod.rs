@@ -24,7 +24,7 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::select::CallKind;
 use ferry_coll::{AlgorithmInfo, Collective, Params};
 use ferry_core::engine::collective::{CollError, CollRun};
-use ferry_core::engine::Reduce;
+use ferry_core::engine::{CollJob, CollShape, Reduce};
 
 use crate::objects::comm::Ranks;
 use crate::objects::request::{ApiReq, Body};
@@ -69,7 +69,7 @@ pub(crate) struct Call {
     comm: MPI_Comm,
     rank: usize,
     size: usize,
-    group: Vec<u32>,
+    group: std::sync::Arc<Vec<u32>>,
     ctx: u32,
     /// The call's number in its sequence, and the tag offset of that sequence.
     seq: u32,
@@ -97,7 +97,7 @@ pub(crate) fn begin(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> 
     let blocking = req.is_null();
     let seq = c.coll_seq.next(blocking);
     let tags = if blocking { 0 } else { NONBLOCKING_TAGS };
-    let call = Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.to_vec(), ctx: c.ctx + 1, seq, tags, remote: c.remote().cloned() };
+    let call = Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.clone(), ctx: c.ctx + 1, seq, tags, remote: c.remote().cloned() };
     // One atomic load unless a tool asked for this event (MPI_T_event_handle_alloc).
     crate::tools::collective_begun(rt, comm, seq, blocking, call.size, call.rank as i32);
     Ok(call)
@@ -245,7 +245,7 @@ pub(crate) fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: boo
 pub struct CollCall {
     pub id: u64,
     algorithm: &'static str,
-    _regions: Vec<Region>,
+    _regions: [Region; 2],
     finish: Option<Box<dyn FnOnce()>>,
 }
 
@@ -283,48 +283,100 @@ impl CollCall {
 pub(crate) struct Prepared {
     call: Call,
     info: &'static AlgorithmInfo,
-    params: Params,
+    /// The schedule's parameters; `None` where `shape` says them all (see [`uniform`]).
+    params: Option<Params>,
+    /// The call's shape where a finished call of the same shape may run it again
+    /// (`objects::coll_cache`); `None` where it may not.
+    shape: Option<CollShape>,
     send: Region,
     recv: Region,
     red: Option<Reduction>,
     finish: Option<Box<dyn FnOnce()>>,
 }
 
+/// The shape of a call whose ranks all have blocks of `block` bytes, packed in rank order
+/// (`Params::uniform`), reducing with `red` in elements of `elem_size` bytes; `None` where
+/// the call's schedule depends on more than that: a status-based algorithm (the order it
+/// serves ranks in is read when the call starts) or a user's operation (its function and
+/// datatype are not the shape's).
+pub(crate) fn uniform(info: &'static AlgorithmInfo, block: usize, root: usize, in_place: bool, red: Option<&Reduction>) -> Option<CollShape> {
+    if status::is_status_based(info.id) {
+        return None;
+    }
+    let (elem_size, reduction) = match red {
+        None => (1, 0),
+        Some(r) => (r.elem_size(), r.code()?),
+    };
+    Some(CollShape { algorithm: info.id, block, root, in_place, elem_size, reduction, radix: 0 })
+}
+
+/// The parameters a shape stands for on this rank.
+fn shape_params(call: &Call, s: &CollShape) -> Params {
+    Params::uniform(call.rank, call.size, s.root, s.block).elem_size(s.elem_size).in_place(s.in_place)
+}
+
+/// Finished calls go back to their communicators' keeping. A communicator freed meanwhile
+/// is not found, and its calls go; so do they where its handle came back (the generations
+/// of a slot wrap) on another communicator, which has its own context and group.
+fn take_back(rt: &mut Runtime) {
+    while let Some(job) = rt.engine.unpark_collective() {
+        let Some((owner, _)) = job.home else { continue };
+        if let Some(c) = rt.comms.get_mut(&(owner as u32 as MPI_Comm)) {
+            if job.run.runs_on(c.ctx + 1, &c.group) {
+                c.coll_cache.put(job);
+            }
+        }
+    }
+}
+
 fn start(rt: &mut Runtime, mut p: Prepared) -> CollCall {
-    p.params.radix = rt.coll.radix;
+    let radix = rt.coll.radix;
+    let shape = p.shape.map(|s| CollShape { radix, ..s });
+    if let Some(s) = &shape {
+        take_back(rt);
+        if let Some(mut job) = rt.comms.get_mut(&p.call.comm).and_then(|c| c.coll_cache.take(s)) {
+            // SAFETY: as in `launch`: the regions cover the lengths of this shape's schedule.
+            if unsafe { job.run.restart(p.call.tag(), p.send.ptr, p.recv.ptr) } {
+                let id = rt.engine.start_job(job);
+                return CollCall { id, algorithm: p.info.id, _regions: [p.send, p.recv], finish: p.finish };
+            }
+        }
+    }
+    let mut params = p.params.take().unwrap_or_else(|| shape_params(&p.call, shape.as_ref().expect("a call without parameters has a shape")));
+    params.radix = radix;
     if status::is_status_based(p.info.id) && p.call.size > 1 {
-        let (root, ctx, tag) = (p.params.root, p.call.ctx, p.call.token_tag());
+        let (root, ctx, tag) = (params.root, p.call.ctx, p.call.token_tag());
         let source = rt.coll.status_source;
         if p.call.rank == root {
-            p.params.free_first = Some(status::free_first(&mut rt.engine, source, &p.call.group, root, ctx, tag));
+            params.free_first = Some(status::free_first(&mut rt.engine, source, &p.call.group, root, ctx, tag));
         } else {
             status::announce(&mut rt.engine, source, p.call.group[root], ctx, tag);
         }
     }
-    let sched = (p.info.schedule)(&p.params);
-    launch(rt, p.call, sched, p.info.id, [p.send, p.recv], p.red, p.finish)
+    let sched = (p.info.schedule)(&params);
+    launch(rt, p.call, sched, p.info.id, [p.send, p.recv], p.red, p.finish, shape)
 }
 
-/// Hand a schedule to the engine over the user's (or staged) send and receive regions.
+/// Hand a schedule to the engine over the user's (or staged) send and receive regions;
+/// with a shape, the finished call comes back to the communicator to run again.
+#[allow(clippy::too_many_arguments)]
 fn launch(
     rt: &mut Runtime, call: Call, sched: ferry_coll::Schedule, algorithm: &'static str, [send, recv]: [Region; 2],
-    red: Option<Reduction>, finish: Option<Box<dyn FnOnce()>>,
+    red: Option<Reduction>, finish: Option<Box<dyn FnOnce()>>, shape: Option<CollShape>,
 ) -> CollCall {
-    // A schedule may want a receive region where the caller has none (a non-root's result
-    // space in reduce): give it scratch.
-    let scratch = if recv.ptr.is_null() && sched.recv_len() > 0 { Region::staged(sched.recv_len()) } else { Region::none() };
-    let rptr = if recv.ptr.is_null() { scratch.ptr } else { recv.ptr };
     let tag = call.tag();
     // SAFETY: `send` and `recv` cover the schedule's declared lengths (built from the same
-    // counts); the regions and user buffers stay valid until the call completes (blocking
-    // calls wait; non-blocking ones keep the regions in the request, MPI keeps the user's).
-    let run = unsafe { CollRun::new(sched, call.group, call.ctx, tag, send.ptr, rptr) };
+    // counts; a null `recv`, where the caller has none, gets the run's own space); the
+    // regions and user buffers stay valid until the call completes (blocking calls wait;
+    // non-blocking ones keep the regions in the request, MPI keeps the user's).
+    let run = unsafe { CollRun::new(sched, call.group, call.ctx, tag, send.ptr, recv.ptr) };
     let reduce: Reduce = Box::new(move |s: &[u8], d: &mut [u8]| match &red {
         Some(r) => r.apply(s, d),
         None => Err("this collective does not reduce".into()),
     });
-    let id = rt.engine.start_collective(run, reduce);
-    CollCall { id, algorithm, _regions: vec![send, recv, scratch], finish }
+    let home = shape.map(|s| (call.comm as u32 as u64, s));
+    let id = rt.engine.start_job(Box::new(CollJob { run, reduce, home }));
+    CollCall { id, algorithm, _regions: [send, recv], finish }
 }
 
 /// Run a call to completion, or hand back a request: for schedules built outside the
@@ -335,7 +387,7 @@ pub(crate) fn submit_schedule(
     finish: Option<Box<dyn FnOnce()>>, req: *mut MPI_Request,
 ) -> MpiResult<()> {
     let comm = call.comm;
-    let c = launch(rt, call, sched, algorithm, regions, red, finish);
+    let c = launch(rt, call, sched, algorithm, regions, red, finish, None);
     if req.is_null() {
         let id = c.id;
         rt.wait_until(|e| e.is_done(id))?;

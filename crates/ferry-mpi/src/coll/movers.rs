@@ -6,7 +6,7 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::{Collective, Params};
 
 use super::inter::{self, Layout};
-use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, submit, Call, Counts, Displs, Prepared, Region};
+use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, submit, uniform, Call, Counts, Displs, Prepared, Region};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::objects::threads::Locked;
@@ -23,11 +23,12 @@ pub(crate) fn bcast(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Dat
     let t = rt.datatype(dt)?;
     let bytes = count * t.size();
     let info = pick(rt, &call, Collective::Bcast, false, true, bytes);
-    let params = Params::uniform(call.rank, call.size, root, bytes);
+    let shape = uniform(info, bytes, root, false, None);
+    let params = if shape.is_some() { None } else { Some(Params::uniform(call.rank, call.size, root, bytes)) };
     let blocks = [(0, count)];
     let recv = Region::new(buf, &t, bytes, &blocks, call.rank == root);
     let finish = recv.unpacker(buf, t, blocks.to_vec());
-    submit(rt, Prepared { call, info, params, send: Region::none(), recv, red: None, finish }, req)
+    submit(rt, Prepared { call, info, params, shape, send: Region::none(), recv, red: None, finish }, req)
 }
 
 /// Blocks and displacements as a non-root of gather(v)/scatter(v) sees them: its own block
@@ -103,6 +104,7 @@ fn gather(
     // Allgatherv: every rank knows every block, the metric is their mean.
     let metric = if all && varying { blocks.iter().fold(0, |t: usize, b| t.saturating_add(*b)) / n } else { my_bytes };
     let info = pick(rt, &call, coll, varying, true, metric);
+    let shape = if varying { None } else { uniform(info, blocks[0], root, in_place, None) };
     let params = Params::varying(call.rank, n, root, blocks, displs).in_place(in_place).vcall(varying && !all);
     let send = match (&st, in_place) {
         (Some(s), false) => Region::new(sbuf, s, my_bytes, &[(0, scount)], true),
@@ -117,7 +119,7 @@ fn gather(
         Some(r) => recv.unpacker(rbuf, r, rblocks),
         None => None,
     };
-    submit(rt, Prepared { call, info, params, send, recv, red: None, finish }, req)
+    submit(rt, Prepared { call, info, params: Some(params), shape, send, recv, red: None, finish }, req)
 }
 
 /// Scatter(v).
@@ -156,6 +158,7 @@ fn scatter(
     };
     let total = extent(&blocks, &displs);
     let info = pick(rt, &call, Collective::Scatter, varying, true, my_bytes);
+    let shape = if varying { None } else { uniform(info, blocks[0], root, in_place, None) };
     let params = Params::varying(call.rank, n, root, blocks, displs).in_place(in_place).vcall(varying);
     let send = match &st {
         Some(s) => Region::new(sbuf, s, total, &sblocks, true),
@@ -169,7 +172,7 @@ fn scatter(
         Some(r) => recv.unpacker(rbuf, r, vec![(0, rcount)]),
         None => None,
     };
-    submit(rt, Prepared { call, info, params, send, recv, red: None, finish }, req)
+    submit(rt, Prepared { call, info, params: Some(params), shape, send, recv, red: None, finish }, req)
 }
 
 /// One side of an alltoall(v): counts, and displacements for the v-variant.
@@ -211,7 +214,8 @@ fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatyp
     let info = pick(rt, &call, Collective::Alltoall, varying, true, metric);
     let recv_region = Region::new(rbuf, &r, extent(&rb, &rd), &rblocks, in_place);
     let finish = recv_region.unpacker(rbuf, r, rblocks);
-    submit(rt, Prepared { call, info, params, send: send_region, recv: recv_region, red: None, finish }, req)
+    let shape = if varying { None } else { uniform(info, rb[0], 0, in_place, None) };
+    submit(rt, Prepared { call, info, params: Some(params), shape, send: send_region, recv: recv_region, red: None, finish }, req)
 }
 
 pub(crate) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
@@ -220,8 +224,9 @@ pub(crate) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) ->
         return inter::barrier(rt, call, req);
     }
     let info = pick(rt, &call, Collective::Barrier, false, true, 0);
-    let params = Params::uniform(call.rank, call.size, 0, 0);
-    submit(rt, Prepared { call, info, params, send: Region::none(), recv: Region::none(), red: None, finish: None }, req)
+    let shape = uniform(info, 0, 0, false, None);
+    let params = if shape.is_some() { None } else { Some(Params::uniform(call.rank, call.size, 0, 0)) };
+    submit(rt, Prepared { call, info, params, shape, send: Region::none(), recv: Region::none(), red: None, finish: None }, req)
 }
 
 #[allow(clippy::too_many_arguments)]

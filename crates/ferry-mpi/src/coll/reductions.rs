@@ -8,7 +8,7 @@ use std::os::raw::{c_int, c_void};
 use ferry_coll::{Collective, Params};
 
 use super::inter::{self, Combine, Layout};
-use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, submit, sum_counts, Counts, Prepared, Region};
+use super::{begin, check_buf, check_count, check_root, in_place, no_alias, no_in_place, pick, product, submit, sum_counts, uniform, Counts, Prepared, Region};
 use crate::consts::*;
 use crate::error::MpiResult;
 use crate::op::reduction;
@@ -55,7 +55,8 @@ pub(crate) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
     }
     let bytes = count * t.size();
     let info = pick(rt, &call, coll, false, red.commutative(), bytes);
-    let params = Params::uniform(call.rank, n, root, bytes).elem_size(red.elem_size()).in_place(in_place);
+    let shape = uniform(info, bytes, root, in_place, Some(&red));
+    let params = if shape.is_some() { None } else { Some(Params::uniform(call.rank, n, root, bytes).elem_size(red.elem_size()).in_place(in_place)) };
     let send = if in_place { Region::none() } else { Region::new(sbuf, &t, in_bytes, &[(0, in_elems)], true) };
     let recv_elems = if in_place { in_elems } else { count };
     let recv_blocks = [(0, recv_elems)];
@@ -67,7 +68,7 @@ pub(crate) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
         Region::none()
     };
     let finish = if gets_result { recv.unpacker(rbuf, t, vec![(0, count)]) } else { None };
-    submit(rt, Prepared { call, info, params, send, recv, red: Some(red), finish }, req)
+    submit(rt, Prepared { call, info, params, shape, send, recv, red: Some(red), finish }, req)
 }
 
 /// Reduce_scatter: rank i gets `rcounts[i]` elements of the reduced vector, which is the
@@ -101,5 +102,5 @@ pub(crate) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_
     let recv_elems = if in_place { total } else { mine };
     let recv = Region::new(rbuf, &t, recv_elems * size, &[(0, recv_elems)], in_place);
     let finish = recv.unpacker(rbuf, t, vec![(0, mine)]);
-    submit(rt, Prepared { call, info, params, send, recv, red: Some(red), finish }, req)
+    submit(rt, Prepared { call, info, params: Some(params), shape: None, send, recv, red: Some(red), finish }, req)
 }

@@ -2,6 +2,7 @@
 //! that find them. Features above use these and the engine, and find each other's behaviour
 //! here as data (the runtime's hooks, a collective request's `CollRequest`).
 
+pub mod coll_cache;
 pub mod coll_selection;
 pub mod comm;
 pub mod records;
