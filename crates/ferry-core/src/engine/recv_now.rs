@@ -6,7 +6,6 @@ use super::matching::Pattern;
 use super::peer_route::PeerRoute;
 use super::request::{ReqId, Status};
 use super::Engine;
-use crate::transport::Route;
 
 /// Passes a blocking receive spends watching its source's ring before it posts itself
 /// (`Engine::recv_now_or_soon`): a few microseconds at most.

@@ -30,6 +30,23 @@ pub struct Selection {
     pub status_source: StatusSource,
     /// (call, algorithm, size class) -> calls, when `FERRY_COLL_STATS=1`.
     stats: Option<BTreeMap<(&'static str, &'static str, String), u64>>,
+    /// The last few choices (the decision is a pure function of these inputs while the
+    /// overrides stay): a loop of collectives asks the same few questions over and over.
+    recent: [Option<(Question, &'static AlgorithmInfo)>; RECENT],
+    /// Where the next new choice goes in `recent`.
+    next: usize,
+}
+
+/// Choices [`Selection::pick`] remembers.
+const RECENT: usize = 4;
+
+/// What a choice depends on besides the table and the overrides.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Question {
+    call: CallKind,
+    commutative: bool,
+    ranks: usize,
+    bytes: usize,
 }
 
 /// The radix `FERRY_ALLGATHER_RADIX` may take.
@@ -78,7 +95,7 @@ impl Selection {
             "1" => Some(BTreeMap::new()),
             other => return Err(format!("{}={other:?} is invalid: expected 0 or 1", config::COLL_STATS.name)),
         };
-        Ok(Selection { table: Table::builtin(), overrides, radix, status_source, stats })
+        Ok(Selection { table: Table::builtin(), overrides, radix, status_source, stats, recent: [None; RECENT], next: 0 })
     }
 
     /// Whether [`Selection::set`] can change the knob `name` while the job runs.
@@ -105,13 +122,24 @@ impl Selection {
             let list = select::parse_list(c, value).map_err(|e| format!("{name}={value:?}: {e}"))?;
             self.overrides.insert(c, list);
         }
+        // The remembered choices may no longer hold.
+        self.recent = [None; RECENT];
         Ok(())
     }
 
     /// The algorithm for one call (see `ferry_coll::select`), counted for the statistics.
     pub fn pick(&mut self, call: CallKind, commutative: bool, ranks: usize, bytes: usize) -> &'static AlgorithmInfo {
-        let over = self.overrides.get(&call.collective).map(Vec::as_slice);
-        let a = select::select(self.table, over, &Facts { call, commutative }, ranks, bytes);
+        let q = Question { call, commutative, ranks, bytes };
+        let a = match self.recent.iter().flatten().find(|(k, _)| *k == q) {
+            Some(&(_, a)) => a,
+            None => {
+                let over = self.overrides.get(&call.collective).map(Vec::as_slice);
+                let a = select::select(self.table, over, &Facts { call, commutative }, ranks, bytes);
+                self.recent[self.next] = Some((q, a));
+                self.next = (self.next + 1) % RECENT;
+                a
+            }
+        };
         if let Some(stats) = self.stats.as_mut() {
             let class = if call.sized() { select::size_class(bytes) } else { "*".to_string() };
             *stats.entry((call.name(), a.id, class)).or_default() += 1;
@@ -184,5 +212,26 @@ mod tests {
         let r = s.report(3).unwrap();
         assert!(r.contains("ferry[rank 3] coll-stats: bcast bcast.pipelined_chain bytes=8-16 calls=2\n"), "{r}");
         assert!(r.contains("coll-stats: gatherv gather.linear bytes=* calls=1\n"), "{r}");
+    }
+
+    #[test]
+    fn remembered_choices_follow_the_questions_and_a_change_of_overrides() {
+        let mut s = Selection::from_vars(vars(&[("FERRY_COLL_STATS", "1")])).unwrap();
+        let bcast = CallKind::from_name("bcast").unwrap();
+        let allreduce = CallKind::from_name("allreduce").unwrap();
+        // Each answer is the table's, asked afresh or remembered, for every question.
+        let fresh = |call, comm, ranks, bytes| select::select(Table::builtin(), None, &Facts { call, commutative: comm }, ranks, bytes).id;
+        for round in 0..3 {
+            for (call, comm, ranks, bytes) in [(bcast, true, 4, 8), (bcast, true, 4, 1 << 20), (allreduce, true, 2, 8), (allreduce, false, 2, 8), (allreduce, true, 64, 1 << 20), (bcast, true, 2, 8)] {
+                assert_eq!(s.pick(call, comm, ranks, bytes).id, fresh(call, comm, ranks, bytes), "round {round}: {call:?} {comm} {ranks} {bytes}");
+            }
+        }
+        // The statistics count every call, remembered or not.
+        assert!(s.report(0).unwrap().contains("coll-stats: bcast bcast.") && s.report(0).unwrap().contains("calls=3\n"));
+        // An override set while the job runs applies to the very next call.
+        s.set("FERRY_BCAST_ALGORITHM", "pipelined_chain").unwrap();
+        assert_eq!(s.pick(bcast, true, 4, 8).id, "bcast.pipelined_chain");
+        s.set("FERRY_BCAST_ALGORITHM", "").unwrap();
+        assert_eq!(s.pick(bcast, true, 4, 8).id, fresh(bcast, true, 4, 8));
     }
 }
