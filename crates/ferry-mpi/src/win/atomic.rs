@@ -163,7 +163,6 @@ unsafe fn words(at: *mut u8, n: usize, lane: usize, action: Action, src: &[u8], 
         Action::Op(op @ (PredefinedOp::Sum | PredefinedOp::Band | PredefinedOp::Bor | PredefinedOp::Bxor | PredefinedOp::Replace | PredefinedOp::NoOp)) => op,
         _ => return false,
     };
-    let high = lane_tops(lane);
     let word = |k: usize| -> &AtomicU64 {
         // SAFETY: the caller vouches for the memory; aligned words of the run.
         unsafe { &*(at.add(8 * k) as *const AtomicU64) }
@@ -183,15 +182,10 @@ unsafe fn words(at: *mut u8, n: usize, lane: usize, action: Action, src: &[u8], 
             PredefinedOp::Replace => a.swap(from(k), Ordering::AcqRel),
             PredefinedOp::Sum if lane == 8 => a.fetch_add(from(k), Ordering::AcqRel),
             PredefinedOp::Sum => {
-                let b = from(k);
-                let mut cur = a.load(Ordering::Relaxed);
-                loop {
-                    let new = ((cur & !high).wrapping_add(b & !high)) ^ ((cur ^ b) & high);
-                    match a.compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed) {
-                        Ok(_) => break cur,
-                        Err(now) => cur = now,
-                    }
-                }
+                // The word of smaller lanes: the element-wise way's lane sum, one word.
+                // SAFETY: the caller vouches for the memory; an aligned word of the run.
+                unsafe { update_8(at.add(8 * k), How::AddLanes(lane), &src[8 * k..8 * k + 8], old.as_deref_mut().map(|o| &mut o[8 * k..8 * k + 8])) };
+                continue;
             }
             PredefinedOp::Band => a.fetch_and(from(k), Ordering::AcqRel),
             PredefinedOp::Bor => a.fetch_or(from(k), Ordering::AcqRel),
