@@ -82,6 +82,11 @@ pub const ASYNC_PROGRESS: Knob = Knob {
     default: "0",
     meaning: "1: a progress thread moves messages while the application computes, sleeping when there is nothing to do; 0: progress only inside MPI calls",
 };
+pub const LOCK_ELISION: Knob = Knob {
+    name: "FERRY_LOCK_ELISION",
+    default: "1",
+    meaning: "1: below MPI_THREAD_MULTIPLE, and while no session, tool interface or progress thread is in use, MPI calls skip the runtime's lock (the program makes one call at a time); 0: every call takes the lock",
+};
 macro_rules! algorithm_knob {
     ($konst:ident, $name:literal, $coll:literal) => {
         #[doc = concat!("Algorithms for ", $coll, ", overriding the decision table.")]
@@ -170,6 +175,7 @@ pub const KNOBS: &[Knob] = &[
     SHM_RING_SIZE,
     SHM_SINGLE_COPY,
     ASYNC_PROGRESS,
+    LOCK_ELISION,
     BCAST_ALGORITHM,
     SCATTER_ALGORITHM,
     GATHER_ALGORITHM,

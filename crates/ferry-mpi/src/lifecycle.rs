@@ -14,6 +14,7 @@ use crate::consts::*;
 use crate::errhandler::check_errhandler;
 use crate::error::{err, out_arg, MpiError, MpiResult};
 use crate::objects::coll_selection::Selection;
+use crate::objects::elision;
 use crate::objects::records::Hooks;
 use crate::objects::runtime::{finalized, lock, wtime, Runtime, ACTIVE, DONE, GONE, SESSIONS, STATE};
 use crate::session;
@@ -28,7 +29,17 @@ pub fn init(required: i32) -> MpiResult<i32> {
     }
     let provided = match guard.as_ref() {
         Some(rt) => rt.thread_level,
-        None => bring_up(&mut guard, required)?,
+        None => {
+            let elide = config::LOCK_ELISION.flag().map_err(|e| MpiError::new(MPI_ERR_OTHER, e.to_string()))?;
+            let provided = bring_up(&mut guard, required)?;
+            let rt = guard.as_mut().expect("just brought up");
+            // One call at a time, and nothing else reaches the runtime: calls may skip its
+            // lock until a session, the tool interface or a progress thread appears.
+            if provided < MPI_THREAD_MULTIPLE && rt.progress.is_none() && SESSIONS.load(Ordering::Acquire) == 0 {
+                elision::start(rt, elide);
+            }
+            provided
+        }
     };
     STATE.store(ACTIVE, Ordering::Release);
     Ok(provided)
@@ -139,6 +150,7 @@ fn shut_down() -> MpiResult<()> {
     crate::tools::requests_left(rt);
     rt.job().barrier()?;
     rt.job().finalize()?;
+    elision::forget();
     *guard = None;
     GONE.store(true, Ordering::Release);
     Ok(())

@@ -94,6 +94,8 @@ enum Pass {
 /// Start the thread for `rt` (called at the end of MPI_Init, with the lock held); the
 /// runtime keeps what stops it.
 pub fn start(rt: &Runtime) -> std::io::Result<ProgressThread> {
+    // The thread reaches the runtime beside the program's calls: they take its lock from now.
+    crate::objects::elision::stop();
     let stop = Arc::new(AtomicBool::new(false));
     let fd = rt.engine.event_fd();
     let bell = rt.engine.doorbell();

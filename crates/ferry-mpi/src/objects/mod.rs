@@ -5,6 +5,7 @@
 pub mod coll_cache;
 pub mod coll_selection;
 pub mod comm;
+pub mod elision;
 pub mod records;
 pub mod request;
 pub mod runtime;

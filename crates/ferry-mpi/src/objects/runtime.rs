@@ -1,6 +1,7 @@
 //! The process-wide MPI state: the job, its engine, and the handle tables. One mutex guards
 //! it all: every MPI call holds it, and with MPI_THREAD_MULTIPLE a blocking call lets it go
-//! while it waits (see `threads`). `lifecycle` brings it up and takes it down.
+//! while it waits (see `threads`); below that level, calls skip it while nothing else can
+//! reach the runtime (see `elision`). `lifecycle` brings it up and takes it down.
 
 use ferry_core::fastmap::FastMap;
 use std::any::Any;
@@ -13,6 +14,7 @@ use ferry_core::engine::Engine;
 use ferry_core::Job;
 
 use super::comm::Ranks;
+use super::elision;
 use super::coll_selection::Selection;
 use super::comm::Comm;
 use super::records::{Hooks, Infos, Members, ProgressThread, TypeInfo, UserOp};
@@ -35,17 +37,30 @@ pub(crate) static GONE: AtomicBool = AtomicBool::new(false);
 static RT: Mutex<Option<Runtime>> = Mutex::new(None);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 
+/// Take the runtime's mutex. While calls skip it (`elision`), that ends for good first, and
+/// a call that skipped it is waited for: so never from inside an MPI call on this thread.
 pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
-    RT.lock().unwrap_or_else(|p| p.into_inner())
+    loop {
+        elision::stop();
+        let guard = RT.lock().unwrap_or_else(|p| p.into_inner());
+        // MPI_Init may have started the mode while this thread waited for the mutex.
+        if elision::locking() {
+            elision::wait_out();
+            return guard;
+        }
+    }
 }
 
-/// The runtime, unless another thread holds it now.
+/// The runtime, unless another thread holds it now (or a call that skipped the mutex is
+/// inside). Ends the mode of skipping it, as [`lock`] does.
 pub fn try_lock() -> Option<MutexGuard<'static, Option<Runtime>>> {
-    match RT.try_lock() {
-        Ok(g) => Some(g),
-        Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) => None,
-    }
+    elision::stop();
+    let guard = match RT.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return None,
+    };
+    (elision::locking() && !elision::inside()).then_some(guard)
 }
 
 pub fn initialized() -> bool {

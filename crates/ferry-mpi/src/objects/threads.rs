@@ -2,6 +2,8 @@
 //! gives it up while it waits, so that another thread can make the call that completes it (a
 //! receive waiting for the answer to a send that a second thread of the rank has still to make).
 //!
+//! (Below MPI_THREAD_MULTIPLE the calls may skip the mutex altogether: see `elision`.)
+//!
 //! The calls hold the runtime through [`Locked`], which owns the mutex's guard. Only a
 //! `&mut Locked` can let the guard go ([`Locked::wait_until`], [`Locked::unlocked`]), so the
 //! borrow checker sees to it that no reference into the runtime (a communicator, a request)
@@ -22,6 +24,7 @@ use std::time::{Duration, Instant};
 use ferry_core::engine::{Engine, EngineError};
 use ferry_core::sync::futex::{futex_wait, futex_wake};
 
+use super::elision;
 use super::runtime::{self, Runtime};
 
 /// Longest burst of spinning under the lock before other threads get a turn.
@@ -82,20 +85,49 @@ fn wake_sleepers() {
 
 type Guard = MutexGuard<'static, Option<Runtime>>;
 
-/// The runtime, held by one MPI call: the mutex's guard, or the runtime an outer call on this
-/// thread lent to a program's callback (see `generalized::reentered`), which is never let go.
+/// The runtime, held by one MPI call: the mutex's guard; or nothing, the call having entered
+/// without the mutex (see `elision`); or the runtime an outer call on this thread lent to a
+/// program's callback (see `generalized::reentered`), which is never let go.
 pub struct Locked {
     guard: Option<Guard>,
+    /// The call entered without the mutex: it leaves when dropped.
+    elided: bool,
     rt: NonNull<Runtime>,
 }
 
+impl Drop for Locked {
+    #[inline]
+    fn drop(&mut self) {
+        if self.elided {
+            elision::leave();
+        }
+    }
+}
+
 impl Locked {
-    /// Take the runtime's lock; `None` before MPI_Init or after MPI_Finalize.
+    /// Take the runtime (the mutex, unless calls skip it); `None` before MPI_Init or after
+    /// MPI_Finalize.
     #[inline]
     pub fn lock() -> Option<Locked> {
+        if let Some(rt) = elision::enter() {
+            return Some(Locked { guard: None, elided: true, rt });
+        }
         let mut guard = runtime::lock();
         let rt = NonNull::from(guard.as_mut()?);
-        Some(Locked { guard: Some(guard), rt })
+        Some(Locked { guard: Some(guard), elided: false, rt })
+    }
+
+    /// The runtime, unless another call holds it now (another thread's, or an outer call on
+    /// this one: a program's function called from inside MPI).
+    pub fn try_lock() -> Option<Locked> {
+        if !elision::inside() {
+            if let Some(rt) = elision::enter() {
+                return Some(Locked { guard: None, elided: true, rt });
+            }
+        }
+        let mut guard = runtime::try_lock()?;
+        let rt = NonNull::from(guard.as_mut()?);
+        Some(Locked { guard: Some(guard), elided: false, rt })
     }
 
     /// The runtime an outer MPI call on this thread lent to a callback.
@@ -103,7 +135,7 @@ impl Locked {
     /// # Safety
     /// `rt` is valid, and nothing else touches it until this `Locked` is dropped.
     pub unsafe fn lent(rt: *mut Runtime) -> Locked {
-        Locked { guard: None, rt: NonNull::new(rt).expect("a lent runtime is never null") }
+        Locked { guard: None, elided: false, rt: NonNull::new(rt).expect("a lent runtime is never null") }
     }
 
     /// Whether this call may let the lock go while it waits: MPI_THREAD_MULTIPLE was
@@ -116,20 +148,19 @@ impl Locked {
     /// Run `f` without the runtime's lock (when this call owns it), then take it again.
     /// Other threads may change anything meanwhile: the caller looks again by handle.
     pub fn unlocked<R>(&mut self, f: impl FnOnce() -> R) -> R {
-        if self.guard.is_none() {
+        if self.guard.is_none() && !self.elided {
             return f();
         }
         self.guard = None;
-        let r = f();
-        let mut guard = runtime::lock();
-        match guard.as_mut() {
-            Some(rt) => self.rt = NonNull::from(rt),
-            None => {
-                drop(guard);
-                crate::error::die("MPI_Finalize was called while another thread was inside MPI", 1);
-            }
+        if self.elided {
+            self.elided = false;
+            elision::leave();
         }
-        self.guard = Some(guard);
+        let r = f();
+        match Locked::lock() {
+            Some(again) => *self = again,
+            None => crate::error::die("MPI_Finalize was called while another thread was inside MPI", 1),
+        }
         r
     }
 
@@ -228,9 +259,10 @@ impl Locked {
         }
     }
 
-    /// Whether this call holds the mutex itself (it was not lent the runtime).
+    /// Whether this call holds the runtime itself (it was not lent the runtime), with the
+    /// mutex or without.
     pub fn owns_lock(&self) -> bool {
-        self.guard.is_some()
+        self.guard.is_some() || self.elided
     }
 
     /// Whether another thread may complete what this call waits for (generalized requests).
@@ -244,7 +276,9 @@ impl Deref for Locked {
     #[inline]
     fn deref(&self) -> &Runtime {
         // SAFETY: `rt` points into the runtime held by `guard` (the static mutex's payload,
-        // which never moves), or to the runtime lent by the outer call (see `lent`). The
+        // which never moves), or to that payload entered without the mutex while nothing
+        // else can reach it (see `elision`), or to the runtime lent by the outer call (see
+        // `lent`). The
         // guard is given up only inside `&mut self` methods, which take it again and refresh
         // `rt` before they return, so no reference handed out here outlives a release.
         unsafe { self.rt.as_ref() }

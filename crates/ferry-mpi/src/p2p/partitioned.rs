@@ -169,5 +169,5 @@ pub(crate) fn parrived(rt: &mut Runtime, h: MPI_Request, partition: c_int, flag:
 /// The communicator of request `h`, for the error handler (`MPI_COMM_WORLD` if none).
 pub(crate) fn comm_of(h: MPI_Request) -> MPI_Comm {
     // Only a look: `call` reports a runtime held elsewhere (a user reduction function).
-    crate::objects::runtime::try_lock().and_then(|g| g.as_ref().and_then(|rt| rt.reqs.get(&h).map(|r| r.comm))).unwrap_or(MPI_COMM_WORLD)
+    crate::objects::threads::Locked::try_lock().and_then(|rt| rt.reqs.get(&h).map(|r| r.comm)).unwrap_or(MPI_COMM_WORLD)
 }

@@ -111,8 +111,8 @@ fn count_call(comm: MPI_Comm, seq: Seq) {
         // running MPI call on this thread lent, untouched by it until the callback returns.
         Some(rt) => count(unsafe { &mut *rt }),
         None => {
-            if let Some(rt) = crate::objects::runtime::lock().as_mut() {
-                count(rt);
+            if let Some(mut rt) = crate::objects::threads::Locked::lock() {
+                count(&mut rt);
             }
         }
     }

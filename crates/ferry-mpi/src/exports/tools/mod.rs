@@ -28,7 +28,9 @@ crate::mpi_export! { MPI_T_init_thread, PMPI_T_init_thread, (required: c_int, pr
         if provided.is_null() {
             return Err(MPI_ERR_ARG);
         }
-        // The interface serialises its own calls: every thread level is safe for it.
+        // The interface serialises its own calls: every thread level is safe for it. Its
+        // calls may come from a thread of their own: MPI calls take the runtime's lock now.
+        crate::objects::elision::forbid();
         put(provided, required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE));
         s.inits += 1;
         INITS.store(s.inits, Ordering::Release);
