@@ -14,6 +14,8 @@
  *     then reads a performance variable, which needs the runtime: the read must
  *     wait until the receive has ended, so the receive's buffer is filled when
  *     it returns. Then once more, the tool interface being up (the lock taken).
+ *     Before its read, the thread asks MPI_Is_thread_main and MPI_Query_thread,
+ *     which any thread may call at any time: they answer at once.
  *  3. Calls go on, with the lock: point to point and a collective, checked.
  * Other ranks join the collectives only.
  */
@@ -95,6 +97,12 @@ static void *tool(void *arg)
     while (!atomic_load(&main_inside))
         pause_ms(1);
     pause_ms(delay_ms);
+    /* Any thread may ask these while another is inside MPI: answered at once. */
+    int is_main = -1, level = -1;
+    CALL(MPI_Is_thread_main(&is_main));
+    CALL(MPI_Query_thread(&level));
+    CHECK(is_main == 0 && level == MPI_THREAD_SERIALIZED, "second thread: main %d, level %d", is_main, level);
+    CHECK(__atomic_load_n(&received, __ATOMIC_ACQUIRE) == 0, "the thread queries waited for the main thread's MPI_Recv");
     if (!tsession) {
         int provided = -1, idx = -1, count = 0;
         TCALL(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));

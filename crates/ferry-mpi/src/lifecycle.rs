@@ -16,7 +16,7 @@ use crate::error::{err, out_arg, MpiError, MpiResult};
 use crate::objects::coll_selection::Selection;
 use crate::objects::elision;
 use crate::objects::records::Hooks;
-use crate::objects::runtime::{finalized, lock, wtime, Runtime, ACTIVE, DONE, GONE, SESSIONS, STATE};
+use crate::objects::runtime::{finalized, lock, set_thread_facts, wtime, Runtime, ACTIVE, DONE, GONE, SESSIONS, STATE};
 use crate::session;
 
 /// Start the World Model: the runtime comes up unless a session brought it up already.
@@ -99,12 +99,14 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
     };
     let wins: Box<dyn std::any::Any + Send> = Box::new(crate::win::Wins::default());
     **guard = Some(Runtime::new(job, engine, provided, coll, hooks, wins));
+    set_thread_facts(Some((provided, std::thread::current().id())));
     crate::objects::threads::configure(guard.as_ref().expect("just set"), provided == MPI_THREAD_MULTIPLE);
     if async_progress {
         let rt = guard.as_mut().expect("just set");
         match crate::progress::start(rt) {
             Ok(t) => rt.progress = Some(t),
             Err(e) => {
+                set_thread_facts(None);
                 **guard = None;
                 return err(MPI_ERR_OTHER, format!("cannot start the progress thread: {e}"));
             }
@@ -151,6 +153,7 @@ fn shut_down() -> MpiResult<()> {
     rt.job().barrier()?;
     rt.job().finalize()?;
     elision::forget();
+    set_thread_facts(None);
     *guard = None;
     GONE.store(true, Ordering::Release);
     Ok(())

@@ -76,10 +76,23 @@ crate::mpi_export! { MPI_Finalized, PMPI_Finalized, (flag: *mut c_int) {
         MPI_SUCCESS
     })
 }}
+// Any thread may ask these at any thread level, also while another thread is inside MPI:
+// answered without the runtime (which calls below MPI_THREAD_MULTIPLE do not lock), except
+// for the errors, which go through the runtime's error handler as any call's do.
 crate::mpi_export! { MPI_Query_thread, PMPI_Query_thread, (provided: *mut c_int) {
+    if let (false, Some((level, _))) = (provided.is_null(), runtime::thread_facts()) {
+        // SAFETY: checked non-null; MPI's contract: it points to an int.
+        unsafe { *provided = level };
+        return MPI_SUCCESS;
+    }
     call("MPI_Query_thread", MPI_COMM_WORLD, move |rt| { *out_arg(provided, "provided")? = rt.thread_level; Ok(()) })
 }}
 crate::mpi_export! { MPI_Is_thread_main, PMPI_Is_thread_main, (flag: *mut c_int) {
+    if let (false, Some((_, main))) = (flag.is_null(), runtime::thread_facts()) {
+        // SAFETY: as above.
+        unsafe { *flag = (std::thread::current().id() == main) as c_int };
+        return MPI_SUCCESS;
+    }
     call("MPI_Is_thread_main", MPI_COMM_WORLD, move |rt| {
         *out_arg(flag, "flag")? = (std::thread::current().id() == rt.main_thread) as c_int;
         Ok(())

@@ -35,6 +35,9 @@ pub(crate) static SESSIONS: AtomicUsize = AtomicUsize::new(0);
 /// The runtime went down: the job's start-up cannot run twice in one process.
 pub(crate) static GONE: AtomicBool = AtomicBool::new(false);
 static RT: Mutex<Option<Runtime>> = Mutex::new(None);
+/// The thread level and the main thread of the runtime that is up, readable without it: any
+/// thread may ask (MPI_Query_thread, MPI_Is_thread_main) while another is inside MPI.
+static THREADS: Mutex<Option<(i32, std::thread::ThreadId)>> = Mutex::new(None);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 
 /// Take the runtime's mutex. While calls skip it (`elision`), that ends for good first, and
@@ -61,6 +64,16 @@ pub fn try_lock() -> Option<MutexGuard<'static, Option<Runtime>>> {
         Err(std::sync::TryLockError::WouldBlock) => return None,
     };
     (elision::locking() && !elision::inside()).then_some(guard)
+}
+
+/// The thread level and the main thread, while the runtime is up.
+pub fn thread_facts() -> Option<(i32, std::thread::ThreadId)> {
+    *THREADS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Record (runtime up) or forget (down) what [`thread_facts`] answers.
+pub fn set_thread_facts(facts: Option<(i32, std::thread::ThreadId)>) {
+    *THREADS.lock().unwrap_or_else(|p| p.into_inner()) = facts;
 }
 
 pub fn initialized() -> bool {
