@@ -4,7 +4,8 @@
  * struct's fields; MPI_Alloc_mem/MPI_Free_mem (usable memory, negative size
  * is an error); MPI_Op_commutative of predefined and user operations;
  * MPI_Reduce_local with predefined and user operations, contiguous and
- * strided datatypes, and its error classes.
+ * strided datatypes, and its error classes (MPI_IN_PLACE or one buffer
+ * twice: MPI_ERR_BUFFER).
  */
 #define TEST_NAME "misc_small"
 #include "testutil.h"
@@ -77,6 +78,10 @@ int main(int argc, char **argv)
     rc = MPI_Reduce_local(in, io, 1, MPI_INT, MPI_OP_NULL);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_OP, "MPI_OP_NULL: class %d", cls);
+    /* MPI_IN_PLACE is no buffer here, and the two buffers may not be one. */
+    EXPECT(MPI_ERR_BUFFER, MPI_Reduce_local(MPI_IN_PLACE, io, 2, MPI_INT, MPI_SUM));
+    EXPECT(MPI_ERR_BUFFER, MPI_Reduce_local(in, MPI_IN_PLACE, 2, MPI_INT, MPI_SUM));
+    EXPECT(MPI_ERR_BUFFER, MPI_Reduce_local(io, io, 2, MPI_INT, MPI_SUM));
     rc = MPI_Op_commutative(MPI_OP_NULL, &commute);
     CHECK(rc != MPI_SUCCESS, "MPI_Op_commutative(MPI_OP_NULL) succeeded");
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));

@@ -89,6 +89,13 @@ static void errors(MPI_Win win)
     EXPECT(MPI_ERR_RANK, MPI_Fetch_and_op(&one, &r, MPI_INT64_T, np, 0, MPI_SUM, win));
     EXPECT(MPI_ERR_OP, MPI_Fetch_and_op(&d, &d, MPI_DOUBLE, 0, 0, MPI_BAND, win));
     EXPECT(MPI_ERR_OP, MPI_Accumulate(&one, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, MPI_OP_NULL, win));
+    /* Compare-and-swap compares bits: not for floating types, nor derived ones. */
+    MPI_Datatype eight;
+    CALL(MPI_Type_contiguous(8, MPI_BYTE, &eight));
+    CALL(MPI_Type_commit(&eight));
+    EXPECT(MPI_ERR_TYPE, MPI_Compare_and_swap(&d, &d, &d, MPI_DOUBLE, 0, 0, win));
+    EXPECT(MPI_ERR_TYPE, MPI_Compare_and_swap(&one, &r, &r, eight, 0, 0, win));
+    CALL(MPI_Type_free(&eight));
     /* MPI_PROC_NULL: nothing happens, successfully. */
     CALL(MPI_Fetch_and_op(&one, &r, MPI_INT64_T, MPI_PROC_NULL, 0, MPI_SUM, win));
     CALL(MPI_Compare_and_swap(&one, &r, &r, MPI_INT64_T, MPI_PROC_NULL, 0, win));

@@ -103,6 +103,9 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_COUNT, MPI_Put(src, -1, MPI_INT, 0, 0, -1, MPI_INT, win));
     EXPECT(MPI_ERR_TYPE, MPI_Put(src, 1, MPI_DATATYPE_NULL, 0, 0, 1, MPI_INT, win));
     EXPECT(MPI_ERR_OP, MPI_Accumulate(src, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win));
+    /* Compare-and-swap compares bits: no floating types. */
+    float fl = 0;
+    EXPECT(MPI_ERR_TYPE, MPI_Compare_and_swap(&fl, &fl, &fl, MPI_FLOAT, 0, 0, win));
 #ifdef FERRY_MPI_H
     /* MPICH does not check the target's window size at the origin. */
     EXPECT(MPI_ERR_RMA_RANGE, MPI_Put(src, N, MPI_INT, right, N * np - 1, N, MPI_INT, win));

@@ -221,6 +221,14 @@ pub(crate) fn reduce_local(rt: &mut Locked, inbuf: *const c_void, inoutbuf: *mut
     if inbuf.is_null() || inoutbuf.is_null() {
         return err(MPI_ERR_BUFFER, "a buffer is NULL");
     }
+    // Neither buffer may be MPI_IN_PLACE (there is no other buffer to take its place), and
+    // they may not be the same buffer.
+    if inbuf == MPI_IN_PLACE as *const c_void || inoutbuf == MPI_IN_PLACE {
+        return err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a buffer of MPI_Reduce_local");
+    }
+    if inbuf == inoutbuf as *const c_void {
+        return err(MPI_ERR_BUFFER, "inbuf and inoutbuf are the same buffer");
+    }
     let len = t.packed_len(n).filter(|l| *l <= isize::MAX as usize).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, "the data is too large"))?;
     let (at_in, at_out) = (inbuf as usize, inoutbuf as usize);
     let apart = at_in.saturating_add(len) <= at_out || at_out.saturating_add(len) <= at_in;

@@ -126,6 +126,14 @@ impl Primitive {
     ];
 
     /// Size of one element in bytes.
+    /// Whether the type's values are compared by their bits alone: integers, logicals,
+    /// characters, bytes and the multi-language types, as `MPI_Compare_and_swap` requires
+    /// (floating and complex values are not: `0.0 == -0.0`, and `MPI_PACKED` is no value).
+    pub const fn compares_by_bits(self) -> bool {
+        use Primitive::*;
+        !matches!(self, Float | Double | LongDouble | Float16 | Float128 | CFloatComplex | CDoubleComplex | CLongDoubleComplex | Float128Complex | Packed)
+    }
+
     pub const fn size(self) -> usize {
         use Primitive::*;
         match self {

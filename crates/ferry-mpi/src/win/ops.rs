@@ -365,8 +365,12 @@ pub(crate) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *con
         return Ok(());
     }
     let t = rt.datatype(dt)?;
-    if !Runtime::is_predefined_type(dt) || t.uniform_primitive().is_none() {
-        return err(MPI_ERR_TYPE, "MPI_Compare_and_swap takes one element of a predefined type");
+    match t.uniform_primitive() {
+        Some(p) if Runtime::is_predefined_type(dt) && p.compares_by_bits() => {}
+        Some(_) if Runtime::is_predefined_type(dt) => {
+            return err(MPI_ERR_TYPE, "MPI_Compare_and_swap takes an integer, logical, character, byte or address type: a floating or complex value is not compared by its bits");
+        }
+        _ => return err(MPI_ERR_TYPE, "MPI_Compare_and_swap takes one element of a predefined type"),
     }
     let Some(p) = place(rt, win, rank, disp, 1, dt, false)? else { return Ok(()) };
     let (mut data, _) = origin_bytes(rt, obuf, 1, dt, p.len)?;

@@ -184,6 +184,10 @@ pub(super) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *con
         return false;
     }
     let Some(s) = spot(rt, win, rank, disp, dt, 1) else { return false };
+    if !s.prim.compares_by_bits() {
+        // The general path refuses it with its error class.
+        return false;
+    }
     let n = s.prim.size();
     // SAFETY: the three buffers hold one element of `dt` each (MPI's contract).
     let (new, compare) = unsafe { (element(obuf, n), element(cbuf, n)) };
