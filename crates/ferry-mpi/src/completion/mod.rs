@@ -124,7 +124,9 @@ impl Runtime {
             Body::Coll(call) => match call.complete(&mut self.engine) {
                 Ok(()) => Outcome::empty(),
                 Err(e) => {
-                    ferry_core::error!("mpi", "{e}");
+                    // The class reaches the program through its error handler (which may
+                    // return it: nothing else is written then); the detail, at debug level.
+                    ferry_core::debug!("mpi", "{e}");
                     Outcome { error: e.class, ..Outcome::empty() }
                 }
             },
