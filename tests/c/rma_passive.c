@@ -173,6 +173,17 @@ int main(int argc, char **argv)
     CALL(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
     EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
     CALL(MPI_Win_unlock(0, win));
+    /* A fence with no operation since ends where a lock begins: once unlocked, the window
+     * is in no epoch, and an operation is out of place. */
+    int got = 0;
+    CALL(MPI_Win_fence(0, win));
+    CALL(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, win));
+    CALL(MPI_Get(&got, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    CALL(MPI_Win_unlock(0, win));
+    EXPECT(MPI_ERR_RMA_SYNC, MPI_Get(&got, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    CALL(MPI_Win_fence(0, win));
+    CALL(MPI_Get(&got, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    CALL(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
 
     CALL(MPI_Win_free(&win));
 

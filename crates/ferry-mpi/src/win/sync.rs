@@ -151,7 +151,11 @@ pub(crate) fn lock(rt: &mut Runtime, win: MPI_Win, lock_type: c_int, rank: c_int
             None => ask_all(rt, win, &[t], Kind::Lock, exclusive as u8)?,
         }
     }
-    rt.win_mut(win)?.epoch.locks.insert(t, Held { nocheck, exclusive });
+    let w = rt.win_mut(win)?;
+    w.epoch.locks.insert(t, Held { nocheck, exclusive });
+    // A fence with no operation since ends there: the lock's epoch is the window's now, and
+    // once unlocked the window is in no epoch until the next synchronisation.
+    w.epoch.fence = false;
     Ok(())
 }
 
@@ -228,7 +232,7 @@ pub(crate) fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResu
     if w.epoch.passive_any() {
         return err(MPI_ERR_RMA_SYNC, "the window is locked already");
     }
-    if w.epoch.start.is_some() {
+    if w.epoch.start.is_some() || w.epoch.fence && w.dirty.iter().any(|&d| d) {
         return err(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all inside an active-target epoch");
     }
     let all: Vec<usize> = (0..w.group.len()).collect();
@@ -243,7 +247,10 @@ pub(crate) fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResu
             None => ask_all(rt, win, &all, Kind::Lock, 0)?,
         }
     }
-    rt.win_mut(win)?.epoch.lock_all = Some(nocheck);
+    let w = rt.win_mut(win)?;
+    w.epoch.lock_all = Some(nocheck);
+    // As in `lock`: a fence with nothing since ends here.
+    w.epoch.fence = false;
     Ok(())
 }
 
@@ -344,7 +351,7 @@ pub(crate) fn start(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int)
     check_assert(assert)?;
     let targets = ranks_of(rt, win, g)?;
     let w = rt.win(win)?;
-    if w.epoch.start.is_some() || w.epoch.passive_any() {
+    if w.epoch.start.is_some() || w.epoch.passive_any() || w.epoch.fence && w.dirty.iter().any(|&d| d) {
         return err(MPI_ERR_RMA_SYNC, "an access epoch is open on the window already");
     }
     if assert & MPI_MODE_NOCHECK == 0 {
@@ -359,7 +366,10 @@ pub(crate) fn start(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int)
             rt.engine.take(id);
         }
     }
-    rt.win_mut(win)?.epoch.start = Some(targets);
+    let w = rt.win_mut(win)?;
+    w.epoch.start = Some(targets);
+    // As in `lock`: a fence with nothing since ends here.
+    w.epoch.fence = false;
     Ok(())
 }
 
