@@ -314,6 +314,8 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_COMM_TYPE_SHARED  1
 #define MPI_COMM_TYPE_HW_GUIDED 2
 #define MPI_COMM_TYPE_HW_UNGUIDED 3
+/* MPICH's split by a neighbourhood that info hints name: Ferry knows none (MPI_COMM_NULL). */
+#define MPIX_COMM_TYPE_NEIGHBORHOOD 4
 
 /* ---- Error classes ------------------------------------------------------------------------ */
 

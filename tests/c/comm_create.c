@@ -196,6 +196,9 @@ static void split_type(void)
     CHECK(c == MPI_COMM_NULL, "hw guided split without a resource gave %#x", (unsigned)c);
     CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, me, MPI_INFO_NULL, &c));
     CHECK(c == MPI_COMM_NULL, "hw unguided split of one host gave %#x", (unsigned)c);
+    /* MPICH's neighbourhood split without the hints that name one: MPI_COMM_NULL. */
+    CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, me, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "neighbourhood split without hints gave %#x", (unsigned)c);
 }
 
 static void errors(MPI_Group world)

@@ -132,7 +132,8 @@ const HW_RESOURCE_KEY: &str = "mpi_hw_resource_type";
 /// know), and `MPI_COMM_TYPE_HW_UNGUIDED` splits a communicator that spans several hosts by
 /// host and gives `MPI_COMM_NULL` on one host (Ferry knows no smaller resource). The new
 /// communicators carry the resource under `mpi_hw_resource_type` in their info; an unguided
-/// split that found one also sets it in the caller's info object, as MPI-4 says.
+/// split that found one also sets it in the caller's info object, as MPI-4 says. MPICH's
+/// `MPIX_COMM_TYPE_NEIGHBORHOOD` gives `MPI_COMM_NULL`.
 pub(crate) fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32, info: i32) -> MpiResult<i32> {
     let members = rt.comm(comm)?.group.clone();
     let hints = crate::info::optional(rt, info)?;
@@ -150,7 +151,10 @@ pub(crate) fn split_type(rt: &mut Runtime, comm: i32, split_type: i32, key: i32,
             let several = members.iter().any(|w| !here.contains(w));
             if several { (host, true) } else { (MPI_UNDEFINED, false) }
         }
-        t => return err(MPI_ERR_ARG, format!("split type {t} is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED")),
+        // MPICH's neighbourhoods (a directory's file system, a network level, named by info
+        // hints): Ferry knows none, and gives MPI_COMM_NULL as for an unknown resource.
+        MPIX_COMM_TYPE_NEIGHBORHOOD => (MPI_UNDEFINED, false),
+        t => return err(MPI_ERR_ARG, format!("split type {t} is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED, MPIX_COMM_TYPE_NEIGHBORHOOD or MPI_UNDEFINED")),
     };
     let new = split(rt, comm, color, key)?;
     if resource {

@@ -247,6 +247,9 @@ constants! {
         MPI_COMM_TYPE_SHARED: c_int = 1;
         MPI_COMM_TYPE_HW_GUIDED: c_int = 2;
         MPI_COMM_TYPE_HW_UNGUIDED: c_int = 3;
+        /// MPICH's split by a neighbourhood that info hints name (a file system path,
+        /// a network level): Ferry knows none, so it gives `MPI_COMM_NULL`.
+        MPIX_COMM_TYPE_NEIGHBORHOOD: c_int = 4;
 
         // Error classes.
         MPI_SUCCESS: c_int = 0;
