@@ -155,6 +155,9 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Add_error_class(int *errorclass);
 int MPI_Add_error_code(int errorclass, int *errorcode);
 int MPI_Add_error_string(int errorcode, const char *string);
+int MPIX_Delete_error_class(int errorclass);
+int MPIX_Delete_error_code(int errorcode);
+int MPIX_Delete_error_string(int errorcode);
 
 /* Attributes */
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,

@@ -147,6 +147,9 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int PMPI_Add_error_class(int *errorclass);
 int PMPI_Add_error_code(int errorclass, int *errorcode);
 int PMPI_Add_error_string(int errorcode, const char *string);
+int PMPIX_Delete_error_class(int errorclass);
+int PMPIX_Delete_error_code(int errorcode);
+int PMPIX_Delete_error_string(int errorcode);
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                             MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,

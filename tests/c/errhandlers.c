@@ -5,7 +5,7 @@
  * (and by MPI_Comm_call_errhandler), inherited by MPI_Comm_dup, still
  * working after MPI_Errhandler_free; user error classes, codes and strings
  * (MPI_Add_error_class/code/string, MPI_Error_class, MPI_Error_string,
- * MPI_LASTUSEDCODE).
+ * MPI_LASTUSEDCODE), and taken back (MPIX_Delete_error_class/code/string).
  */
 #include <string.h>
 
@@ -113,6 +113,26 @@ int main(int argc, char **argv)
 #endif
     rc = MPI_Comm_set_errhandler(c, MPI_ERRHANDLER_NULL);
     CHECK(rc != MPI_SUCCESS, "MPI_Comm_set_errhandler(MPI_ERRHANDLER_NULL) succeeded");
+
+    /* Taken back (MPICH's MPIX_Delete_error_*, MPI-4.1's MPI_Remove_error_*): a string
+     * before its code, the codes and the string of a class before the class. */
+#ifdef FERRY_MPI_H
+    EXPECT(MPI_ERR_ARG, MPIX_Delete_error_code(ucode));   /* its string is still there */
+    EXPECT(MPI_ERR_ARG, MPIX_Delete_error_class(ucls));   /* it still has a code */
+    EXPECT(MPI_ERR_ARG, MPIX_Delete_error_class(ucode2)); /* a code, not a class */
+    EXPECT(MPI_ERR_ARG, MPIX_Delete_error_code(MPI_ERR_ARG));
+    EXPECT(MPI_ERR_ARG, MPIX_Delete_error_string(ucode2)); /* it has no string */
+#endif
+    CALL(MPIX_Delete_error_string(ucode));
+    CALL(MPIX_Delete_error_code(ucode));
+    CALL(MPIX_Delete_error_code(ucode2));
+    CALL(MPIX_Delete_error_string(ucls));
+    CALL(MPIX_Delete_error_class(ucls));
+#ifdef FERRY_MPI_H
+    EXPECT(MPI_ERR_ARG, MPIX_Delete_error_class(ucls)); /* gone */
+    rc = MPI_Error_class(ucode, &cls);
+    CHECK(rc != MPI_SUCCESS, "MPI_Error_class of a removed code succeeded");
+#endif
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 
     CALL(MPI_Comm_free(&d));

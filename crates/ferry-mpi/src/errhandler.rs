@@ -120,6 +120,44 @@ pub(crate) fn add_code(class: Option<c_int>) -> c_int {
     })
 }
 
+/// Which of the program's additions [`remove`] takes back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Added {
+    Class,
+    Code,
+    String,
+}
+
+/// Take back a class, a code or a string the program added (`MPI_Remove_error_*`, MPICH's
+/// `MPIX_Delete_error_*`). As MPI-4.1 has it, only what the program added, and in the
+/// reverse order: a code's string before the code, a class's codes and string before it.
+pub(crate) fn remove(what: Added, value: c_int) -> MpiResult<()> {
+    with_table(|t| {
+        let Some(&class) = t.codes.get(&value) else {
+            return err(MPI_ERR_ARG, format!("{value} is not an error class or code the program added"));
+        };
+        match what {
+            Added::String => {
+                if t.strings.remove(&value).is_none() {
+                    return err(MPI_ERR_ARG, format!("error {value} has no string the program added"));
+                }
+                return Ok(());
+            }
+            Added::Code if class == value => return err(MPI_ERR_ARG, format!("{value} is an error class, not a code")),
+            Added::Class if class != value => return err(MPI_ERR_ARG, format!("{value} is an error code, not a class")),
+            Added::Class if t.codes.iter().any(|(&c, &k)| k == value && c != value) => {
+                return err(MPI_ERR_ARG, format!("error class {value} still has codes: remove them first"));
+            }
+            _ => {}
+        }
+        if t.strings.contains_key(&value) {
+            return err(MPI_ERR_ARG, format!("error {value} still has its string: remove it first"));
+        }
+        t.codes.remove(&value);
+        Ok(())
+    })
+}
+
 /// Class of any error code, predefined or the user's (for `MPI_Error_class`).
 pub fn class_of(code: c_int) -> Option<c_int> {
     if (MPI_SUCCESS..=MPI_ERR_LASTCODE).contains(&code) {

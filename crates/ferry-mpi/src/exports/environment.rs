@@ -197,6 +197,27 @@ crate::mpi_export! { MPI_Add_error_code, PMPI_Add_error_code, (class: c_int, cod
         Ok(())
     })
 }}
+// MPI-4.1's names (not declared in mpi.h, which carries MPICH 4's set of functions; exported
+// for programs built against a newer header).
+crate::mpi_export! { MPI_Remove_error_class, PMPI_Remove_error_class, (class: c_int) {
+    call("MPI_Remove_error_class", MPI_COMM_WORLD, |_| remove(Added::Class, class))
+}}
+crate::mpi_export! { MPI_Remove_error_code, PMPI_Remove_error_code, (code: c_int) {
+    call("MPI_Remove_error_code", MPI_COMM_WORLD, |_| remove(Added::Code, code))
+}}
+crate::mpi_export! { MPI_Remove_error_string, PMPI_Remove_error_string, (code: c_int) {
+    call("MPI_Remove_error_string", MPI_COMM_WORLD, |_| remove(Added::String, code))
+}}
+// MPICH's names for the same three, which MPICH-built programs call.
+crate::mpi_export! { MPIX_Delete_error_class, PMPIX_Delete_error_class, (class: c_int) {
+    call("MPIX_Delete_error_class", MPI_COMM_WORLD, |_| remove(Added::Class, class))
+}}
+crate::mpi_export! { MPIX_Delete_error_code, PMPIX_Delete_error_code, (code: c_int) {
+    call("MPIX_Delete_error_code", MPI_COMM_WORLD, |_| remove(Added::Code, code))
+}}
+crate::mpi_export! { MPIX_Delete_error_string, PMPIX_Delete_error_string, (code: c_int) {
+    call("MPIX_Delete_error_string", MPI_COMM_WORLD, |_| remove(Added::String, code))
+}}
 crate::mpi_export! { MPI_Add_error_string, PMPI_Add_error_string, (code: c_int, string: *const c_char) {
     call("MPI_Add_error_string", MPI_COMM_WORLD, |_| {
         if string.is_null() {
