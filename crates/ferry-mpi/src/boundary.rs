@@ -81,6 +81,20 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Locked) -> Res
 }
 
 /// Like [`call`] for the few functions MPI allows before `MPI_Init` / after `MPI_Finalize`.
+/// Run `body` for the MPI function `name`, which MPI-4 allows before `MPI_Init` and after
+/// `MPI_Finalize` too (the info object's): with the runtime while it is up, as [`call`] (errors
+/// through `MPI_COMM_WORLD`'s handler), else without it, when an error is fatal (the handler
+/// a process has before MPI is up).
+pub fn call_runtime_or_not(name: &'static str, body: impl FnOnce(Option<&mut Locked>) -> Result<(), MpiError>) -> c_int {
+    if runtime::thread_facts().is_some() {
+        return call(name, MPI_COMM_WORLD, |rt| body(Some(rt)));
+    }
+    call_anytime(name, || match body(None) {
+        Ok(()) => MPI_SUCCESS,
+        Err(e) => die(&format!("Fatal error in {name}: {e}"), e.class.max(1)),
+    })
+}
+
 pub fn call_anytime(name: &'static str, body: impl FnOnce() -> c_int) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(code) => code,

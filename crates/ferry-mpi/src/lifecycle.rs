@@ -50,11 +50,11 @@ pub fn init(required: i32) -> MpiResult<i32> {
 pub(crate) fn session_init(info: MPI_Info, errhandler: MPI_Errhandler, session: *mut MPI_Session) -> MpiResult<()> {
     let o = out_arg(session, "session")?;
     check_errhandler(errhandler)?;
-    // The info object lives in the runtime: without one yet, only MPI_INFO_NULL can be valid.
+    // Info objects exist before the runtime does (MPI_INFO_ENV only with it).
     let hints = match lock().as_ref() {
         Some(rt) => crate::info::optional(rt, info)?,
         None if info == MPI_INFO_NULL => Vec::new(),
-        None => return err(MPI_ERR_INFO, format!("invalid info handle {info:#x} (no info object exists before the first session or MPI_Init)")),
+        None => crate::info::hints_of(None, info)?,
     };
     session_begin(session::requested_level(&hints))?;
     *o = session::open(errhandler, hints);

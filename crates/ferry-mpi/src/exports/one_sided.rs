@@ -132,7 +132,7 @@ crate::mpi_export! { MPI_Win_get_info, PMPI_Win_get_info, (win: MPI_Win, info: *
     win_call("MPI_Win_get_info", win, move |rt| {
         let o = out_arg(info, "info_used")?;
         let h = rt.win(win)?.hints.clone();
-        *o = rt.infos.add(h);
+        *o = crate::info::add(h);
         Ok(())
     })
 }}

@@ -133,7 +133,7 @@ crate::mpi_export! { MPI_Session_get_info, PMPI_Session_get_info, (session: MPI_
         let o = out_arg(info_used, "info_used")?;
         let mut hints = with_table(|t| t.sessions.get(&session).map(|s| s.hints.clone())).unwrap_or_default();
         crate::info::set(&mut hints, "thread_level", thread_level_name(rt.thread_level));
-        *o = rt.infos.add(hints);
+        *o = crate::info::add(hints);
         Ok(())
     })
 }}
@@ -143,7 +143,7 @@ crate::mpi_export! { MPI_Session_get_pset_info, PMPI_Session_get_pset_info, (ses
         let o = out_arg(info, "info")?;
         let name = c_string(pset_name, "pset_name", MPI_MAX_PSET_NAME_LEN)?;
         let size = pset_members(rt, &name)?.len();
-        *o = rt.infos.add(vec![("mpi_size".to_string(), size.to_string())]);
+        *o = crate::info::add(vec![("mpi_size".to_string(), size.to_string())]);
         Ok(())
     })
 }}
@@ -195,12 +195,11 @@ crate::mpi_export! { MPI_Session_call_errhandler, PMPI_Session_call_errhandler, 
     MPI_SUCCESS
 }}
 crate::mpi_export! { MPI_Info_create_env, PMPI_Info_create_env, (_argc: c_int, _argv: *mut *mut c_char, info: *mut MPI_Info) {
-    // Ferry keeps info objects in its runtime: this works once MPI_Init or a session has
-    // brought it up (the standard also allows it before).
-    call("MPI_Info_create_env", MPI_COMM_SELF, move |rt| {
+    // Also before MPI_Init, with what is known then (see `info::env_hints`).
+    crate::boundary::call_runtime_or_not("MPI_Info_create_env", move |rt| {
         let o = out_arg(info, "info")?;
-        let hints = crate::info::env_hints(rt);
-        *o = rt.infos.add(hints);
+        let hints = crate::info::env_hints(rt.as_deref().map(|r| &**r));
+        *o = crate::info::add(hints);
         Ok(())
     })
 }}

@@ -17,7 +17,7 @@ use super::comm::Ranks;
 use super::elision;
 use super::coll_selection::Selection;
 use super::comm::Comm;
-use super::records::{Hooks, Infos, Members, ProgressThread, TypeInfo, UserOp};
+use super::records::{Hooks, Members, ProgressThread, TypeInfo, UserOp};
 use super::request::{done_recv_table, request_table, ApiReq, Body, DoneRecv, Persistent, Starter};
 use super::{Table, IDUP_PAIRS};
 use crate::consts::*;
@@ -154,7 +154,6 @@ pub struct Runtime {
     /// The collective knobs (read and checked at init) and statistics.
     pub coll: Selection,
     /// Info objects by handle.
-    pub infos: Infos,
     /// One-sided communication windows by handle: the state of the feature (`win::Wins`),
     /// which holds the target side it shares with the engine's service; the runtime owns it
     /// and drops it with the engine, and only `win` looks inside.
@@ -201,7 +200,6 @@ impl Runtime {
             ops: FastMap::default(),
             next_op: 0,
             coll,
-            infos: Default::default(),
             wins,
             hooks,
         }

@@ -77,10 +77,10 @@ pub(crate) fn with_runtime<R>(f: impl FnOnce(Option<&mut Runtime>) -> R) -> Resu
     Ok(f(rt.as_mut()))
 }
 
-/// A new info object holding `hints`, for the caller to free, while MPI is up; before
-/// `MPI_Init` and after `MPI_Finalize` no info object can exist, and it is `MPI_INFO_NULL`.
+/// A new info object holding `hints`, for the caller to free (info objects exist with or
+/// without the runtime).
 pub(crate) fn new_info(hints: crate::objects::records::Hints) -> Result<MPI_Info, c_int> {
-    with_runtime(|rt| rt.map_or(MPI_INFO_NULL, |rt| rt.infos.add(hints)))
+    Ok(crate::info::add(hints))
 }
 
 /// Return a string the MPI_T way: `len` holds the buffer's size on entry; with no buffer (or

@@ -120,16 +120,13 @@ impl Drop for Held {
     }
 }
 
-/// The hints of an info argument. Before `MPI_Init` and after `MPI_Finalize` no info object
-/// exists and the argument is not looked at, as the standard allows.
+/// The hints of an info argument (info objects exist with or without the runtime;
+/// `MPI_INFO_ENV` only with it).
 pub(crate) fn hints_of(info: MPI_Info) -> Result<Hints, c_int> {
     if info == MPI_INFO_NULL {
         return Ok(Vec::new());
     }
-    with_runtime(|rt| match rt {
-        Some(rt) => crate::info::hints(rt, info).map_err(|_| MPI_ERR_INFO),
-        None => Ok(Vec::new()),
-    })?
+    with_runtime(|rt| crate::info::hints_of(rt.as_deref(), info).map_err(|_| MPI_ERR_INFO))?
 }
 
 /// Merge `new` into `hints`: each key takes its new value.
