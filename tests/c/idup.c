@@ -7,7 +7,8 @@
  * the parent or of another duplicate. Idups interleaved with blocking
  * creations on another communicator in a different order on different
  * ranks still give distinct communicators. Forty idups of one communicator
- * and idups of idups work. Bad arguments give MPI_ERR_COMM and MPI_ERR_ARG.
+ * and idups of idups work; idups of idups started in opposite orders on
+ * different ranks complete without waiting for each other. Bad arguments give MPI_ERR_COMM and MPI_ERR_ARG.
  * MPI_Pcontrol is accepted at any level.
  */
 #include <string.h>
@@ -127,6 +128,30 @@ int main(int argc, char **argv)
         ring(many[i], 100 + i, "one of many idups");
     for (int i = 0; i < MANY; i++)
         CALL(MPI_Comm_free(&many[i]));
+
+    /* Idups of two idups, started in opposite orders on even and odd ranks, completed
+     * together: neither may wait for the other's members (an idup that agreed its context
+     * with messages, as a dup does, would hang here). */
+    MPI_Comm a, b, ad, bd;
+    MPI_Request two[2];
+    CALL(MPI_Comm_idup(MPI_COMM_WORLD, &a, &two[0]));
+    CALL(MPI_Comm_idup(MPI_COMM_WORLD, &b, &two[1]));
+    CALL(MPI_Waitall(2, two, sts));
+    if (me % 2 == 0) {
+        CALL(MPI_Comm_idup(a, &ad, &two[0]));
+        CALL(MPI_Comm_idup(b, &bd, &two[1]));
+    } else {
+        CALL(MPI_Comm_idup(b, &bd, &two[0]));
+        CALL(MPI_Comm_idup(a, &ad, &two[1]));
+    }
+    CALL(MPI_Waitall(2, two, sts));
+    ring(ad, 200, "an idup of an idup");
+    ring(bd, 201, "another idup of an idup");
+    ring(a, 202, "the first of two idups");
+    ring(b, 203, "the second of two idups");
+    MPI_Comm *crossed[] = { &bd, &ad, &b, &a };
+    for (int i = 0; i < 4; i++)
+        CALL(MPI_Comm_free(crossed[i]));
 
     /* Errors. */
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));

@@ -30,21 +30,27 @@ pub(crate) fn dup(rt: &mut Runtime, comm: i32, hints: Option<crate::objects::rec
 
 /// `MPI_Comm_idup`: a duplicate whose context pair comes from `comm`'s idup block, so it
 /// needs no message and is complete at once (the standard allows a non-blocking call to
-/// complete at the call). The duplicate gets no idup block of its own. Once the block is
-/// spent (after `IDUP_PAIRS` idups of one communicator, or for an idup of an idup) the
+/// complete at the call). The duplicate of an agreed communicator gets a smaller block of its
+/// own (`IDUP_CHILD_PAIRS` pairs), so the idups of idups, started in different orders on
+/// different communicators, need no message either; the duplicate of such a duplicate gets
+/// none. Once a block is spent (after `IDUP_PAIRS` idups of one communicator, and so on) the
 /// context is agreed as `MPI_Comm_dup` agrees it, which waits for every member to call.
 pub(crate) fn idup(rt: &mut Runtime, comm: i32, hints: Option<crate::objects::records::Hints>) -> MpiResult<i32> {
     let world_rank = rt.world_rank;
     rt.comm(comm)?;
     let c = rt.comms.get_mut(&comm).expect("checked above");
-    if c.idup_next + 2 > c.idup_end {
+    let step = c.idup_step;
+    if step == 0 || c.idup_next + step > c.idup_end {
         return dup(rt, comm, hints);
     }
     let ctx = c.idup_next;
-    c.idup_next += 2;
+    c.idup_next += step;
     let hints = hints.unwrap_or_else(|| c.hints.clone());
     let mut new = c.duplicate(ctx, world_rank);
-    (new.hints, new.idup_next, new.idup_end) = (hints, 0, 0);
+    new.hints = hints;
+    // The slot after the pair holds this duplicate's own idups, a pair each (none if the
+    // slot is a pair alone).
+    (new.idup_next, new.idup_end, new.idup_step) = if step > 2 { (ctx + 2, ctx + step, 2) } else { (0, 0, 0) };
     Ok(rt.add_comm(new))
 }
 

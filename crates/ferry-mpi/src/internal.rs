@@ -6,7 +6,7 @@ use ferry_core::engine::matching::Pattern;
 
 use crate::error::{err, MpiResult};
 use crate::consts::*;
-use crate::objects::{Runtime, IDUP_PAIRS};
+use crate::objects::{Runtime, CONTEXT_BLOCK};
 
 /// The tag of the exchanges over a whole communicator.
 pub const TAG_ALLGATHER: i32 = 1;
@@ -194,6 +194,6 @@ pub(crate) fn agree_context_among(rt: &mut Runtime, ctx: u32, group: &[u32], me:
     let all = allgather_among(rt, ctx, group, me, tag, &mine)?;
     let ctx = all.iter().map(|b| u32::from_le_bytes(b[0..4].try_into().expect("4-byte prefix"))).max().unwrap_or(rt.next_context);
     // The pair itself, then the block of its idups (see `Comm::new`).
-    rt.next_context = ctx + 2 + 2 * IDUP_PAIRS;
+    rt.next_context = ctx + CONTEXT_BLOCK;
     Ok((ctx, all.into_iter().map(|b| b[4..].to_vec()).collect()))
 }

@@ -33,10 +33,13 @@ pub struct Comm {
     /// its source without a look-up and keeps no group.
     world_order: bool,
     /// Context ids set aside for this communicator's `MPI_Comm_idup`s, `[next, end)` in
-    /// pairs: every member holds the same block and takes from it in the same (collective)
-    /// order, so an idup needs no message and cannot be caught between two agreements.
+    /// slots of `step` ids: every member holds the same block and takes from it in the same
+    /// (collective) order, so an idup needs no message and cannot be caught between two
+    /// agreements. A slot is the idup's pair and, one level down, the pairs of its own idups
+    /// (see [`CONTEXT_BLOCK`]); `step` 0 is no block.
     pub idup_next: u32,
     pub idup_end: u32,
+    pub idup_step: u32,
     /// Set by `MPI_Comm_set_name`; duplicates and other new communicators start unnamed.
     pub name: Option<String>,
     /// Finished collective calls kept to run again (`coll_cache.rs`); a duplicate starts
@@ -74,13 +77,20 @@ impl CollSeq {
 
 /// Context-id pairs set aside for the idups of each communicator whose context was agreed.
 pub const IDUP_PAIRS: u32 = 32;
+/// Pairs set aside, in each of those, for the idups of that idup: so an idup of an idup needs
+/// no message either (one level further down, an idup is agreed as a dup is).
+pub const IDUP_CHILD_PAIRS: u32 = 8;
+/// The context ids of one idup's slot: its pair, then its own idups' pairs.
+const IDUP_SLOT: u32 = 2 + 2 * IDUP_CHILD_PAIRS;
+/// The context ids one agreement takes: the communicator's pair, then its idups' slots.
+pub const CONTEXT_BLOCK: u32 = 2 + IDUP_PAIRS * IDUP_SLOT;
 
 impl Comm {
     pub fn new(ctx: u32, group: Vec<u32>, world_rank: u32) -> Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
         let world_order = in_world_order(&group);
-        let (idup_next, idup_end) = (ctx + 2, ctx + 2 + 2 * IDUP_PAIRS);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: CollSeq::default(), hints: Vec::new(), topo: None, idup_next, idup_end, remote: None, world_order, name: None, coll_cache: CollCache::default() }
+        let (idup_next, idup_end, idup_step) = (ctx + 2, ctx + CONTEXT_BLOCK, IDUP_SLOT);
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: CollSeq::default(), hints: Vec::new(), topo: None, idup_next, idup_end, idup_step, remote: None, world_order, name: None, coll_cache: CollCache::default() }
     }
 
     /// A duplicate on the context pair `ctx`: the same groups, rank, hints, topology and

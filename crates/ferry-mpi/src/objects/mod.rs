@@ -13,7 +13,7 @@ pub mod table;
 pub mod threads;
 pub mod topology;
 
-pub use comm::{Comm, IDUP_PAIRS};
+pub use comm::{Comm, CONTEXT_BLOCK};
 pub use runtime::Runtime;
 pub use table::Table;
 

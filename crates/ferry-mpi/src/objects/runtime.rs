@@ -19,7 +19,7 @@ use super::coll_selection::Selection;
 use super::comm::Comm;
 use super::records::{Hooks, Members, ProgressThread, TypeInfo, UserOp};
 use super::request::{done_recv_table, request_table, ApiReq, Body, DoneRecv, Persistent, Starter};
-use super::{Table, IDUP_PAIRS};
+use super::{Table, CONTEXT_BLOCK};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
 
@@ -174,7 +174,7 @@ impl Runtime {
         let mut comms = super::table(super::kinds::COMM);
         comms.insert(MPI_COMM_WORLD, Comm::new(0, (0..size).collect(), rank));
         // Each context pair is followed by its idup block (`Comm::new`).
-        let self_ctx = 2 + 2 * IDUP_PAIRS;
+        let self_ctx = CONTEXT_BLOCK;
         comms.insert(MPI_COMM_SELF, Comm::new(self_ctx, vec![rank], rank));
         Runtime {
             engine,
@@ -183,7 +183,7 @@ impl Runtime {
             comms,
             groups: FastMap::default(),
             next_group: 0,
-            next_context: self_ctx + 2 + 2 * IDUP_PAIRS,
+            next_context: self_ctx + CONTEXT_BLOCK,
             types: super::table(super::kinds::DATATYPE),
             type_info: FastMap::default(),
             predefined: FastMap::default(),

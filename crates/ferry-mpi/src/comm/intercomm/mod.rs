@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ferry_core::engine::matching::Pattern;
 
 use crate::objects::comm::intra;
-use crate::objects::{Comm, IDUP_PAIRS};
+use crate::objects::{Comm, CONTEXT_BLOCK};
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::internal;
@@ -54,7 +54,7 @@ pub(crate) fn exchange(rt: &mut Runtime, comm: i32, extra: &[u8]) -> MpiResult<E
     let got = internal::allgather_among(rt, ctx, &all, me, internal::TAG_ALLGATHER, &mine)?;
     let new_ctx = got.iter().map(|b| le_u32(b, 0)).max().unwrap_or(rt.next_context);
     // The pair, then the block of its idups (see `Comm::new`).
-    rt.next_context = new_ctx + 2 + 2 * IDUP_PAIRS;
+    rt.next_context = new_ctx + CONTEXT_BLOCK;
     let of = |members: &[u32]| members.iter().map(|w| got[all.binary_search(w).expect("listed")][4..].to_vec()).collect();
     Ok(Exchanged { ctx: new_ctx, local: of(&local), remote: of(&remote) })
 }
@@ -166,7 +166,7 @@ pub(crate) fn join(rt: &mut Runtime, local: LocalSide, bridge: Option<Bridge>, o
         }
         None => decode(&send_recv(rt, None, members[leader], lctx, tag, &[], cap)?)?,
     };
-    rt.next_context = rt.next_context.max(ctx + 2 + 2 * IDUP_PAIRS);
+    rt.next_context = rt.next_context.max(ctx + CONTEXT_BLOCK);
     match refused {
         GO_ON => Ok((ctx, remote)),
         OVERLAP => err(overlap_class, "the two groups of an intercommunicator must be disjoint"),
