@@ -5,6 +5,9 @@
 #                ranks, PRTT, Jacobi): the parameter file holds the known L, o, g, G, the
 #                nLogP tables and Hockney's t0 and r_inf to 1e-6, read back with tomllib
 #   noisy        the same rows with 2 % seeded noise, as JSON: exit 0, values within 15 %
+#   quick, busy  rows as `ferry bench --quick` gives on a busy machine (1 .. 256 B, the
+#                shift's time falling with size): exit 0, G held at 0 and said, the other
+#                parameters back, the fit quality and the sizes farthest from each line shown
 #   report       the report names the cross-check, the nLogP table and the Jacobi table;
 #                without --out the parameter file follows the report
 #   bad input    missing file, empty file, wrong header, NaN value, unknown --impl, several
@@ -153,6 +156,47 @@ if "$FERRY" fit "$out/noisy.json" --impl ferry -o "$out/noisy.toml" > "$out/repo
     fi
 else
     bad "noisy rows: exit $?"; sed 's/^/     /' "$out/report" | tail -n 20
+fi
+
+# quick, busy: 1 .. 256 B, where G adds too little to be seen, and the shift's overlappable
+# part shrinking with size (another process took the core): the free slope of shift.total
+# is negative. The fit holds G at 0, says so, and still writes the other parameters.
+cat > "$out/quick.py" <<'EOF'
+L, O, G_, BIGG, PRTT_N = 0.8, 0.3, 0.5, 1.0 / 9000, 16
+print("implementation,benchmark,ranks,size,median,min,max,runs")
+def row(b, ranks, s, v): print(f"ferry,{b},{ranks},{s},{v},{v},{v},2")
+for s in [1 << k for k in range(9)]:
+    row("latency", 2, s, L + 2 * O + s * BIGG)
+    tp, tc = 2 * O + s * BIGG / 4, (L + G_) * (1 - s / 5000)
+    row("shift.nonoverlap", 2, s, tp); row("shift.overlap", 2, s, tc); row("shift.total", 2, s, tp + tc)
+    p1 = 2 * (L + 2 * O + s * BIGG)
+    row("prtt.1", 2, s, p1); row("prtt.d", 2, s, p1)
+    row("prtt.n", 2, s, p1 + (PRTT_N - 1) * (G_ + s * BIGG)); row("prtt.nd", 2, s, p1 + (PRTT_N - 1) * (O + p1))
+EOF
+cat > "$out/quick-check.py" <<'EOF'
+import sys, tomllib
+p = tomllib.load(open(sys.argv[1], "rb"))["loggp"]
+bad = [f"{k} = {p[k]}, want {w}" for k, w in (("o", 0.3), ("g", 0.5), ("L", 0.8)) if abs(p[k] - w) > 0.05 * w]
+assert p["G"] == 0, f"G = {p['G']}, want 0"
+assert not bad, "; ".join(bad)
+EOF
+python3 "$out/quick.py" > "$out/quick.csv"
+if "$FERRY" fit "$out/quick.csv" --out "$out/quick.toml" > "$out/report" 2>&1; then
+    missing=""
+    for want in "G (shift.total at 2 ranks, 16 .. 256 B) came out -" "held at 0, as the time cannot fall as messages grow" \
+                "fit quality (R^2 of each line"; do
+        grep -qF "$want" "$out/report" || missing="$missing [$want]"
+    done
+    # The flat line through shift.total lies farthest from its largest size, below it.
+    grep -qE 'shift\.total at 2 ranks +16 B \.\. 256 B +R\^2 [-0-9.]+ +256 B -' "$out/report" \
+        || missing="$missing [shift.total's line, 256 B farthest]"
+    if msg=$(python3 "$out/quick-check.py" "$out/quick.toml" 2>&1) && [ -z "$missing" ]; then
+        ok "quick rows whose free G is negative: G held at 0 and said, o, g, L back, fit quality shown"
+    else
+        bad "quick rows: $msg${missing:+ report lacks$missing}"; sed 's/^/     /' "$out/report" | head -n 40
+    fi
+else
+    bad "quick rows whose free G is negative: exit $?"; sed 's/^/     /' "$out/report" | tail -n 20
 fi
 
 # Bad input: exit status and a message that names the problem.

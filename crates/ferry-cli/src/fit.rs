@@ -10,6 +10,7 @@ use ferry_model::fit::hockney::{self, HockneyFit};
 use ferry_model::fit::jacobi::{self, JacobiPoint};
 use ferry_model::fit::loggp::{self, LogGpFit, PrttFit, Split};
 use ferry_model::fit::nlogp::{self, NLogPFit};
+use ferry_model::fit::Quality;
 use ferry_model::{results, LogGp, ModelParams, Row};
 
 use crate::info::table;
@@ -202,7 +203,7 @@ pub fn report(f: &Fitted, origin: &str, implementation: &str, rows: usize) -> St
                 cells(&["m_1/2", &num(p.m_half), "B", "half-performance message length, t0 r_inf"]),
                 cells(&["pi0", &num(p.pi0), "1/us", "specific performance, 1 / t0"]),
             ]);
-            out += &format!("  worst relative residual {} at {}\n", percent(Some(h.worst.1)), bytes(h.worst.0));
+            out += &quality_section(std::slice::from_ref(&h.quality));
         }
         Err(e) => out += &format!("Hockney: not fitted: {e}\n"),
     }
@@ -276,6 +277,8 @@ fn loggp_section(l: &LogGpFit) -> String {
         Ok(p) => out += &format!("  PRTT: {} sizes at {} ranks\n", p.sizes.len(), p.ranks),
         Err(e) => out += &format!("  PRTT cross-check: not available: {e}\n"),
     }
+    let prtt_quality = l.prtt.as_ref().map(|p| p.quality.as_slice()).unwrap_or(&[]);
+    out += &quality_section(&[s.quality.as_slice(), prtt_quality].concat());
     let prtt_warnings = l.prtt.as_ref().map(|p| p.warnings.as_slice()).unwrap_or(&[]);
     for w in s.warnings.iter().chain(prtt_warnings).chain(&l.warnings) {
         out += &format!("  warning: {w}\n");
@@ -294,6 +297,10 @@ fn nlogp_section(n: &NLogPFit, share: f64) -> String {
         rows.push(vec![p.n.to_string(), num(q.l), num(q.o), num(q.g), num(q.big_g), num(p.l_plus_g)]);
     }
     out += &table(&rows);
+    let others: Vec<Quality> = n.points.iter().filter(|p| p.n != 2).flat_map(|p| p.quality.iter().cloned()).collect();
+    if !others.is_empty() {
+        out += &quality_section(&others);
+    }
     for (count, e) in &n.skipped {
         out += &format!("  n = {count} left out: {e}\n");
     }
@@ -302,6 +309,26 @@ fn nlogp_section(n: &NLogPFit, share: f64) -> String {
             out += &format!("  warning (n = {}): {w}\n", p.n);
         }
     }
+    out
+}
+
+/// How many of a line's sizes farthest from it the report names.
+const FARTHEST: usize = 3;
+
+/// One line per fitted line: its series and sizes, R² and the sizes farthest from it.
+fn quality_section(lines: &[Quality]) -> String {
+    let mut out = format!(
+        "  fit quality (R^2 of each line, weighted for relative error; the {FARTHEST} sizes farthest from it, measured against fitted):\n"
+    );
+    let mut rows = Vec::new();
+    for q in lines {
+        let sizes = q.residuals.iter().map(|r| r.0);
+        let range = format!("{} .. {}", bytes(sizes.clone().min().unwrap_or(0)), bytes(sizes.max().unwrap_or(0)));
+        let farthest: Vec<String> = q.worst(FARTHEST).iter().map(|&(s, r)| format!("{} {:+.1} %", bytes(s), 100.0 * r)).collect();
+        let r2 = q.r2.map_or("-".to_owned(), |v| format!("R^2 {v:.3}"));
+        rows.push(vec![format!("  {}", q.series), range, r2, farthest.join(", ")]);
+    }
+    out += &table(&rows);
     out
 }
 
@@ -484,6 +511,25 @@ mod tests {
         let text = report(&f, "r.csv", "ferry", 55);
         assert!(text.contains("L and g separated by the latency"), "{text}");
         assert!(text.contains("PRTT cross-check: not available: no prtt.1 rows"), "{text}");
+    }
+
+    #[test]
+    fn a_negative_free_g_is_held_at_zero_and_the_report_says_so() {
+        // The shift's overlappable part shrinks as messages grow: the free slope of the
+        // total is negative, yet a parameter file is written, with G = 0.
+        let mut r = rows(true);
+        for x in r.iter_mut().filter(|x| x.benchmark == "shift.overlap") {
+            x.median = 1.3 * (1.0 - x.size as f64 / (1u64 << 18) as f64);
+        }
+        let f = fit_all(&r, "ferry", "busy.csv");
+        let p = f.params.as_ref().expect("a parameter file despite the falling time");
+        assert_eq!(p.loggp.big_g, 0.0);
+        let text = report(&f, "busy.csv", "ferry", r.len());
+        assert!(text.contains("warning: G (shift.total at 2 ranks, 512 .. 131072 B) came out -0.00000"), "{text}");
+        assert!(text.contains("fit quality (R^2 of each line"), "{text}");
+        // The flat line lies farthest above the largest size, where the time fell most.
+        let total = text.lines().find(|l| l.trim_start().starts_with("shift.total at 2 ranks")).expect("a line for shift.total");
+        assert!(total.contains("512 B .. 128 KiB") && total.contains("R^2 0.000  128 KiB -"), "{total}");
     }
 
     #[test]

@@ -51,3 +51,11 @@ mod typeinfo;
 mod typed_buffer;
 mod types;
 mod win;
+
+/// The decoders of a peer's one-sided requests, public only so that the fuzz targets under
+/// `fuzz/` can feed them arbitrary bytes: not part of the library's interface.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::win::codec::{Header, Kind};
+    pub use crate::win::target::apply_to;
+}

@@ -10,12 +10,14 @@
 //! even negative t0). With relative weights every size counts alike: the small sizes set
 //! t0, the large ones r_inf.
 //!
-//! Refused, not clamped: a time of 0 (no relative error exists), a slope <= 0 (the time does
-//! not grow with size: no bandwidth), and t0 <= 0 (m_1/2 and pi0 would be meaningless). A
-//! negative t0 usually means the large sizes follow a steeper line than the small ones (a
-//! protocol change such as eager to rendezvous); fitting a narrower size range helps.
+//! Refused, not held at a bound as LogGP's parameters are: a time of 0 (no relative error
+//! exists), a slope <= 0 (the time does not grow with size: the rows cannot determine a
+//! bandwidth, and r_inf = 1 / slope would be infinite), and t0 <= 0 (pi0 = 1 / t0 would be
+//! infinite too). A negative t0 usually means the large sizes follow a steeper line than the
+//! small ones (a protocol change such as eager to rendezvous); fitting a narrower size range
+//! helps. The fit reports its [`Quality`]: R² and the sizes farthest from the line.
 
-use super::{fit_line, need_sizes, one_implementation, rank_counts, series, FitError};
+use super::{fit_line, need_sizes, one_implementation, quality, rank_counts, series, FitError, Quality};
 use crate::params::Hockney;
 use crate::results::Row;
 
@@ -29,6 +31,7 @@ pub struct HockneyFit {
     pub sizes: Vec<u64>,
     /// Largest relative residual |t_fit − t| / t, and the size where it occurs.
     pub worst: (u64, f64),
+    pub quality: Quality,
 }
 
 /// Fits Hockney's model to the `latency` rows of one implementation.
@@ -53,7 +56,11 @@ pub fn fit(rows: &[Row]) -> Result<HockneyFit, FitError> {
         return Err(FitError::NonPhysical {
             what: "Hockney 1 / r_inf".into(),
             value: line.slope,
-            why: "the latency does not grow with the message size, so no bandwidth can be fitted".into(),
+            why: format!(
+                "the latency does not grow with the message size over {} .. {} B, so the rows cannot determine a bandwidth",
+                points[0].0,
+                points[points.len() - 1].0
+            ),
         });
     }
     if line.intercept <= 0.0 {
@@ -82,6 +89,7 @@ pub fn fit(rows: &[Row]) -> Result<HockneyFit, FitError> {
         ranks,
         sizes: points.iter().map(|p| p.0).collect(),
         worst,
+        quality: quality(format!("latency at {ranks} ranks"), &points.iter().map(|&(s, t)| (s, t, t)).collect::<Vec<_>>(), &line),
     })
 }
 
@@ -100,6 +108,7 @@ mod tests {
         close("m_half", f.params.m_half, 1.75 * 9000.0, 1e-9);
         close("pi0", f.params.pi0, 1.0 / 1.75, 1e-9);
         assert!(f.worst.1 < 1e-9);
+        assert!(f.quality.r2.unwrap() > 1.0 - 1e-12 && f.quality.worst(1)[0].1.abs() < 1e-9, "{:?}", f.quality);
         assert_eq!((f.ranks, f.sizes.len(), f.sizes[0]), (2, 24, 0));
     }
 
@@ -111,6 +120,8 @@ mod tests {
             close("t0", f.params.t0, 40.0, 0.05);
             close("r_inf", f.params.r_inf, 117.0, 0.05);
             assert!(f.worst.1 < 0.07, "worst {:?}", f.worst);
+            assert_eq!(f.quality.worst(1)[0].0, f.worst.0);
+            close("worst residual", f.quality.worst(1)[0].1.abs(), f.worst.1, 1e-12);
         }
     }
 

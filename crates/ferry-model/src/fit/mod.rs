@@ -13,6 +13,14 @@
 //!   noise alone exceeds the small-message times, decide the intercept.
 //! - The per-byte term is written s·G, not LogGP's (s − 1)·G: the one byte lies far below
 //!   any measurement's resolution, and s·G keeps zero-byte messages on the same line.
+//! - Coefficients the model makes non-negative (o, L + g, g, G, and the sums of them that
+//!   intercepts and slopes stand for) are fitted as such: least squares under the bound, by
+//!   [`fit_line_bounded`]. Where the free line would cross a bound (noise on a busy machine,
+//!   or a size range too narrow to see a per-byte cost), the coefficient is held at 0, the
+//!   other refitted, and the fit says so; it refuses only rows that cannot carry a line at
+//!   all (fewer than two sizes, no positive time to weigh by).
+//! - Every line reports its quality ([`Quality`]): weighted R² and each point's residual
+//!   relative to the time measured there, so the rows that disagree most can be named.
 //! - "Small sizes" are the lower half of a series' sizes and "large sizes" the upper half
 //!   (each at least two sizes when there are two; they overlap when the count is odd), so the
 //!   split follows whatever size range the benchmark was run with.
@@ -31,14 +39,14 @@ use crate::results::Row;
 pub enum FitError {
     #[error("no {benchmark} rows{}", at_ranks(*ranks))]
     NoRows { benchmark: String, ranks: Option<u32> },
-    #[error("{benchmark} at {ranks} ranks: {got} message size(s); at least {need} needed")]
+    #[error("{benchmark} at {ranks} ranks: {got} message size(s); at least {need} needed to determine a line's intercept and slope")]
     TooFewSizes {
         benchmark: String,
         ranks: u32,
         got: usize,
         need: usize,
     },
-    #[error("{benchmark} at {ranks} ranks: all {rows} rows have size {size}; a line needs different sizes")]
+    #[error("{benchmark} at {ranks} ranks: all {rows} rows have size {size}; a line's slope cannot be determined without different sizes")]
     SameSize {
         benchmark: String,
         ranks: u32,
@@ -98,6 +106,95 @@ pub(crate) fn fit_line(points: &[(f64, f64, f64)]) -> Option<Line> {
         intercept: my - slope * mx,
         slope,
     })
+}
+
+/// Which coefficients of a line may not be negative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub intercept: bool,
+    pub slope: bool,
+}
+
+impl Bounds {
+    pub const BOTH: Bounds = Bounds { intercept: true, slope: true };
+    pub const INTERCEPT: Bounds = Bounds { intercept: true, slope: false };
+}
+
+/// A line fitted under [`Bounds`], with the free least-squares line and what the bounds held.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoundedLine {
+    pub line: Line,
+    /// The unconstrained weighted least-squares line.
+    pub free: Line,
+    /// The intercept was held at 0 (and the slope refitted alone).
+    pub held_intercept: bool,
+    /// The slope was held at 0 (and the intercept refitted alone).
+    pub held_slope: bool,
+}
+
+fn weighted_ssr(points: &[(f64, f64, f64)], l: &Line) -> f64 {
+    points.iter().map(|p| p.2 * (p.1 - l.at(p.0)).powi(2)).sum()
+}
+
+/// Weighted least squares through `(x, y, weight)` with the coefficients `bounds` names kept
+/// >= 0; `None` when the x values do not vary. The problem is convex, so its minimum is the
+/// free line when that is feasible, else the best of the lines with one or both bounded
+/// coefficients held at 0 and the other fitted alone (itself kept >= 0 when bounded).
+pub(crate) fn fit_line_bounded(points: &[(f64, f64, f64)], bounds: Bounds) -> Option<BoundedLine> {
+    let free = fit_line(points)?;
+    let fine = |l: &Line| !(bounds.intercept && l.intercept < 0.0 || bounds.slope && l.slope < 0.0);
+    if fine(&free) {
+        return Some(BoundedLine { line: free, free, held_intercept: false, held_slope: false });
+    }
+    let keep = |v: f64, bounded: bool| if bounded { v.max(0.0) } else { v };
+    let w: f64 = points.iter().map(|p| p.2).sum();
+    let mean = points.iter().map(|p| p.2 * p.1).sum::<f64>() / w;
+    let sxx: f64 = points.iter().map(|p| p.2 * p.0 * p.0).sum();
+    let through_zero = if sxx > 0.0 { points.iter().map(|p| p.2 * p.0 * p.1).sum::<f64>() / sxx } else { 0.0 };
+    let mut candidates = Vec::new();
+    if bounds.slope {
+        candidates.push((Line { intercept: keep(mean, bounds.intercept), slope: 0.0 }, mean < 0.0 && bounds.intercept, true));
+    }
+    if bounds.intercept {
+        candidates.push((Line { intercept: 0.0, slope: keep(through_zero, bounds.slope) }, true, through_zero < 0.0 && bounds.slope));
+    }
+    let (line, held_intercept, held_slope) = candidates
+        .into_iter()
+        .min_by(|a, b| weighted_ssr(points, &a.0).total_cmp(&weighted_ssr(points, &b.0)))
+        .expect("a bound was crossed, so one is set");
+    Some(BoundedLine { line, free, held_intercept, held_slope })
+}
+
+/// How well a line matches the points it was fitted to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quality {
+    /// The series, as the report names it (e.g. "shift.total at 2 ranks").
+    pub series: String,
+    /// Coefficient of determination of the weighted fit, 1 − SSR/SST; `None` when the
+    /// values do not vary. Near 0 or below: the line explains nothing of the scatter.
+    pub r2: Option<f64>,
+    /// (size, (measured − fitted) / scale) for every point, the largest magnitude first: a
+    /// point above its line is positive. The scale is the time measured at that size (for
+    /// the shift's parts, the whole shift).
+    pub residuals: Vec<(u64, f64)>,
+}
+
+impl Quality {
+    /// The `n` points farthest from the line.
+    pub fn worst(&self, n: usize) -> &[(u64, f64)] {
+        &self.residuals[..n.min(self.residuals.len())]
+    }
+}
+
+/// The quality of `line` through `points`: (size, value, scale), weighed by 1 / scale².
+pub(crate) fn quality(series: String, points: &[(u64, f64, f64)], line: &Line) -> Quality {
+    let w: f64 = points.iter().map(|p| 1.0 / (p.2 * p.2)).sum();
+    let mean = points.iter().map(|p| p.1 / (p.2 * p.2)).sum::<f64>() / w;
+    let sst: f64 = points.iter().map(|p| ((p.1 - mean) / p.2).powi(2)).sum();
+    let ssr: f64 = points.iter().map(|p| ((p.1 - line.at(p.0 as f64)) / p.2).powi(2)).sum();
+    let mut residuals: Vec<(u64, f64)> = points.iter().map(|p| (p.0, (p.1 - line.at(p.0 as f64)) / p.2)).collect();
+    residuals.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    Quality { series, r2: (sst > 0.0).then(|| 1.0 - ssr / sst), residuals }
 }
 
 /// Median of a non-empty slice (mean of the two middle values for an even count).
@@ -303,6 +400,56 @@ mod tests {
         synthetic::close("slope", l.slope, 2e-4, 1e-12);
         assert_eq!(fit_line(&[(1.0, 1.0, 1.0), (1.0, 2.0, 1.0)]), None, "one x");
         assert_eq!(fit_line(&[]), None);
+    }
+
+    #[test]
+    fn bounded_lines_are_the_least_squares_under_the_bounds() {
+        // Seeded clouds around lines of every sign: the bounded line is feasible and no
+        // feasible line on a fine grid around it does better.
+        let mut noise = synthetic::Noise::new(11, 1.0);
+        for case in 0..200 {
+            let (a, b) = (noise.apply(1.0) - 1.0, noise.apply(1.0) - 1.0);
+            let pts: Vec<(f64, f64, f64)> = (0..6).map(|k| (k as f64, a + b * k as f64 + noise.apply(1.0) - 1.0, noise.apply(1.5))).collect();
+            for bounds in [Bounds::BOTH, Bounds::INTERCEPT] {
+                let got = fit_line_bounded(&pts, bounds).unwrap();
+                let l = got.line;
+                assert!(l.intercept >= 0.0 && (!bounds.slope || l.slope >= 0.0), "case {case}: {got:?}");
+                assert!(!got.held_intercept || l.intercept == 0.0, "case {case}: {got:?}");
+                assert!(!got.held_slope || l.slope == 0.0, "case {case}: {got:?}");
+                assert_eq!(got.held_intercept || got.held_slope, got.line != got.free, "case {case}: {got:?}");
+                let best = weighted_ssr(&pts, &l);
+                for i in -40..=40 {
+                    for j in -40..=40 {
+                        let t = Line { intercept: (l.intercept + i as f64 * 0.01).max(0.0), slope: l.slope + j as f64 * 0.01 };
+                        if bounds.slope && t.slope < 0.0 {
+                            continue;
+                        }
+                        assert!(weighted_ssr(&pts, &t) >= best - 1e-12, "case {case}: {t:?} beats {got:?}");
+                    }
+                }
+            }
+        }
+        // A feasible free line is kept as it is.
+        let pts = [(1.0, 2.0, 1.0), (2.0, 3.0, 1.0), (3.0, 4.5, 1.0)];
+        let got = fit_line_bounded(&pts, Bounds::BOTH).unwrap();
+        assert_eq!((got.line, got.held_intercept, got.held_slope), (got.free, false, false));
+    }
+
+    #[test]
+    fn quality_names_the_rows_farthest_from_the_line() {
+        let line = Line { intercept: 1.0, slope: 0.5 };
+        let mut pts: Vec<(u64, f64, f64)> = (0..8).map(|s| (s, line.at(s as f64), line.at(s as f64))).collect();
+        let q = quality("latency at 2 ranks".into(), &pts, &line);
+        assert_eq!(q.r2, Some(1.0));
+        assert!(q.residuals.iter().all(|r| r.1 == 0.0));
+        pts[5].1 *= 1.2;
+        pts[2].1 *= 0.95;
+        let q = quality("latency at 2 ranks".into(), &pts, &line);
+        assert_eq!(q.worst(2).iter().map(|r| r.0).collect::<Vec<_>>(), [5, 2]);
+        // The scale stays the line's value there: +20 % of it above the line.
+        synthetic::close("residual at 5", q.residuals[0].1, 0.2, 1e-12);
+        assert!(q.r2.unwrap() < 1.0 && q.r2.unwrap() > 0.5, "{q:?}");
+        assert_eq!(quality("flat".into(), &[(1, 2.0, 2.0), (2, 2.0, 2.0)], &line).r2, None);
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub struct NPoint {
     pub n: u32,
     pub l_plus_g: f64,
     pub params: LogGp,
+    /// The shift's lines at this n (as [`loggp::ShiftFit::quality`]).
+    pub quality: Vec<super::Quality>,
     pub warnings: Vec<String>,
 }
 
@@ -44,6 +46,7 @@ pub fn fit(rows: &[Row], base: &LogGpFit) -> Result<NLogPFit, FitError> {
                 n,
                 l_plus_g: base.shift.l_plus_g,
                 params: base.params,
+                quality: base.shift.quality.clone(),
                 warnings: Vec::new(),
             });
             continue;
@@ -60,6 +63,7 @@ pub fn fit(rows: &[Row], base: &LogGpFit) -> Result<NLogPFit, FitError> {
                         g,
                         big_g: s.big_g,
                     },
+                    quality: s.quality,
                     warnings: s.warnings,
                 });
             }

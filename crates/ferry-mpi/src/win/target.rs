@@ -34,22 +34,31 @@ pub struct Memory {
 
 impl Memory {
     /// The address of the byte at `offset`, when `span` (relative to it) lies in the memory.
+    /// In 128 bits: `offset` is a peer's word, and no sum of it may wrap into the window.
     fn locate(&self, offset: u64, span: std::ops::Range<i64>) -> Result<*mut u8, String> {
         if span.is_empty() {
             return Ok(std::ptr::null_mut());
         }
+        let (lo, hi) = (offset as i128 + span.start as i128, offset as i128 + span.end as i128);
         if self.dynamic {
-            let (lo, hi) = (offset as i64 + span.start, offset as i64 + span.end);
-            if self.attached.iter().any(|&(a, s)| a as i64 <= lo && hi <= (a + s) as i64) {
+            if self.attached.iter().any(|&(a, s)| a as i128 <= lo && hi <= a as i128 + s as i128) {
                 return Ok(offset as usize as *mut u8);
             }
             return Err(format!("bytes {lo:#x}..{hi:#x} are not in memory attached to the window"));
         }
-        let (lo, hi) = (offset as i64 + span.start, offset as i64 + span.end);
-        if lo < 0 || hi > self.size as i64 {
+        if lo < 0 || hi > self.size as i128 {
             return Err(format!("bytes {lo}..{hi} of a window of {} bytes", self.size));
         }
-        Ok((self.base as i64 + offset as i64) as usize as *mut u8)
+        Ok((self.base as i64).wrapping_add(offset as i64) as usize as *mut u8)
+    }
+
+    /// Bytes the window exposes: its size, or what is attached to it.
+    fn extent(&self) -> u64 {
+        if self.dynamic {
+            self.attached.iter().map(|&(_, s)| s as u64).sum()
+        } else {
+            self.size as u64
+        }
     }
 }
 
@@ -192,13 +201,21 @@ impl Exposure {
             _ => {
                 let answer = self.access(&h, payload).unwrap_or_else(|why| {
                     ferry_core::error!("rma", "one-sided request from rank {src} not applied: {why}");
-                    vec![0u8; if h.kind == Kind::Put || h.kind == Kind::Acc { 0 } else { h.len as usize }]
+                    self.refusal(&h)
                 });
                 if h.kind.answered() {
                     self.answer(e, src, h.reply, answer);
                 }
             }
         }
+    }
+
+    /// The answer to a data request that was not applied: zeros where the origin waits for
+    /// bytes, so it does not wait forever; none for a length past all the window's memory,
+    /// which no origin asks for and would otherwise make us allocate what a peer names.
+    fn refusal(&self, h: &Header) -> Vec<u8> {
+        let wants = !matches!(h.kind, Kind::Put | Kind::Acc);
+        vec![0u8; if wants && h.len <= self.mem.extent() { h.len as usize } else { 0 }]
     }
 
     /// A data request: read, write or combine the window's bytes; returns the answer's bytes.
@@ -263,6 +280,25 @@ impl Exposure {
     }
 }
 
+/// What a peer's request `m` does to `mem` when a window exposes exactly those bytes (a
+/// dynamic window when `dynamic`: the request's offset is then an address), and the answer
+/// it gets; synchronisation requests, which need the engine, are only decoded. The entry
+/// the fuzz harness needs (`fuzz/fuzz_targets/rma_requests.rs`, through `crate::fuzzing`);
+/// the library applies requests through [`RmaService`].
+pub fn apply_to(mem: &mut [u8], dynamic: bool, m: &[u8]) -> Result<Vec<u8>, String> {
+    let (h, payload) = Header::decode(m)?;
+    let (base, size) = (mem.as_mut_ptr() as usize, mem.len());
+    let memory = if dynamic {
+        Memory { base: 0, size: 0, dynamic, attached: vec![(base, size)] }
+    } else {
+        Memory { base, size, dynamic, attached: Vec::new() }
+    };
+    match h.kind {
+        Kind::Put | Kind::Get | Kind::Acc | Kind::GetAcc | Kind::Cas => Exposure::new(0, memory).access(&h, payload),
+        Kind::Lock | Kind::Unlock | Kind::Flush | Kind::Complete => Ok(Vec::new()),
+    }
+}
+
 /// Append the bytes of `runs` (offset, length from `at`) to `out`, in order.
 ///
 /// # Safety
@@ -317,5 +353,58 @@ impl Service for RmaService {
             moved |= x.poll(e);
         }
         moved
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_that_wrap_do_not_land_in_the_window() {
+        // In 64 bits, offset 2^64 - 8 plus a run at 0x1008 wrapped to 0x1000, inside the
+        // attached region, and the request wrote at address 2^64 - 8 + run.
+        let mem = Memory { base: 0, size: 0, dynamic: true, attached: vec![(0x1000, 64)] };
+        assert!(mem.locate(u64::MAX - 7, 0x1008..0x1010).is_err());
+        assert!(mem.locate(0x1000, 8..16).is_ok());
+        let mem = Memory { base: 0x1000, size: 64, dynamic: false, attached: Vec::new() };
+        assert!(mem.locate(1 << 63, 0..8).is_err());
+        // 2^63 - 2^63 is 0: the window's first bytes, whichever way the sum is written.
+        assert_eq!(mem.locate(1 << 63, i64::MIN..i64::MIN + 8).unwrap().wrapping_offset(isize::MIN) as usize, 0x1000);
+        assert!(mem.locate(u64::MAX, 1..9).is_err());
+        assert_eq!(mem.locate(8, -8..0).unwrap() as usize, 0x1008);
+    }
+
+    #[test]
+    fn a_refused_request_is_answered_with_no_more_than_the_window_holds() {
+        let x = Exposure::new(0, Memory { base: 0x1000, size: 64, dynamic: false, attached: Vec::new() });
+        let mut h = Header::new(Kind::Get);
+        h.len = 1 << 62;
+        assert!(x.refusal(&h).is_empty());
+        h.len = 64;
+        assert_eq!(x.refusal(&h), vec![0; 64]);
+        h.kind = Kind::Put;
+        assert!(x.refusal(&h).is_empty());
+    }
+
+    #[test]
+    fn requests_apply_to_the_bytes_their_runs_name() {
+        let mut mem = [0u8; 16];
+        let mut put = Header::new(Kind::Put);
+        put.offset = 4;
+        put.len = 4;
+        put.runs = vec![(2, 2), (-4, 2)];
+        assert_eq!(apply_to(&mut mem, false, &put.encode(&[1, 2, 3, 4])), Ok(Vec::new()));
+        assert_eq!(mem, [3, 4, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]);
+        let mut get = put.clone();
+        get.kind = Kind::Get;
+        assert_eq!(apply_to(&mut mem, false, &get.encode(&[])), Ok(vec![1, 2, 3, 4]));
+        // One byte past the window: refused, nothing written.
+        put.offset = 14;
+        assert!(apply_to(&mut mem, false, &put.encode(&[9; 4])).is_err());
+        assert_eq!(mem, [3, 4, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]);
+        // A dynamic window is addressed by address.
+        get.offset = mem.as_ptr() as u64 + 4;
+        assert_eq!(apply_to(&mut mem, true, &get.encode(&[])), Ok(vec![1, 2, 3, 4]));
     }
 }
