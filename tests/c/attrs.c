@@ -177,7 +177,21 @@ static void comm_attrs(void)
     int k3copy = k3;
     CALL(MPI_Comm_free_keyval(&k3));
     CHECK(k3 == MPI_KEYVAL_INVALID, "free_keyval left %d", k3);
-    (void)k3copy;
+    /* A copy of the handle still reads the attributes the keyval names, and freeing it again
+     * while they are there (MPICH allows it; a delete callback may do so) changes nothing. */
+    get(c, k3copy, &flag);
+    CHECK(flag, "the attribute of a freed keyval is gone");
+    CALL(MPI_Comm_free_keyval(&k3copy));
+    CHECK(k3copy == MPI_KEYVAL_INVALID, "second free_keyval left %d", k3copy);
+    /* And deletes it: an attribute of a freed keyval on MPI_COMM_WORLD, which is never freed. */
+    int k4, k4copy;
+    CALL(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, log_delete, &k4, &deleted));
+    CALL(MPI_Comm_set_attr(MPI_COMM_WORLD, k4, (void *)44L));
+    k4copy = k4;
+    CALL(MPI_Comm_free_keyval(&k4));
+    ndeleted = 0;
+    CALL(MPI_Comm_delete_attr(MPI_COMM_WORLD, k4copy));
+    CHECK(ndeleted == 1 && deleted[0] == 44, "delete_attr with a freed keyval: %d deletes", ndeleted);
 
     /* Free: newest first (k3 was set last, then k2 set-over keeps k2's place: k3, k2, k1). */
     ndeleted = 0;

@@ -119,11 +119,20 @@ pub(crate) fn check_object(rt: &mut Runtime, kind: Kind, obj: i32) -> MpiResult<
 
 /// A keyval usable for a new attribute of `kind`.
 pub(crate) fn check_keyval(s: &Store, kind: Kind, key: i32) -> MpiResult<&Keyval> {
+    match check_keyval_in_use(s, kind, key)? {
+        k if k.freed => err(MPI_ERR_KEYVAL, format!("keyval {key:#x} was freed")),
+        k => Ok(k),
+    }
+}
+
+/// A keyval of `kind` that still names attributes: one the program freed stays usable for
+/// reading and deleting the attributes still set with it (MPI: the keyval goes with its
+/// last attribute).
+pub(crate) fn check_keyval_in_use(s: &Store, kind: Kind, key: i32) -> MpiResult<&Keyval> {
     if key == MPI_KEYVAL_INVALID {
         return err(MPI_ERR_KEYVAL, "MPI_KEYVAL_INVALID is not a keyval");
     }
     match s.keyvals.get(&key) {
-        Some(k) if k.freed => err(MPI_ERR_KEYVAL, format!("keyval {key:#x} was freed")),
         Some(k) if k.kind != kind => err(MPI_ERR_KEYVAL, format!("keyval {key:#x} is for {} attributes, not {} ones", k.kind.what(), kind.what())),
         Some(k) => Ok(k),
         None => err(MPI_ERR_KEYVAL, format!("invalid keyval {key:#x}")),
