@@ -211,6 +211,9 @@ static void introspection(void)
     CHECK(strcmp(name, "MPI_INT") == 0 && len == 7, "name of MPI_INT: '%s' (%d)", name, len);
     CALL(MPI_Type_get_name(MPI_DOUBLE, name, &len));
     CHECK(strcmp(name, "MPI_DOUBLE") == 0, "name of MPI_DOUBLE: '%s'", name);
+    /* One handle, two names in C: MPICH answers with MPI_C_COMPLEX. */
+    CALL(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &len));
+    CHECK(strcmp(name, "MPI_C_COMPLEX") == 0, "name of MPI_C_COMPLEX: '%s'", name);
     int ni, na, nd, comb;
     CALL(MPI_Type_get_envelope(MPI_DOUBLE_INT, &ni, &na, &nd, &comb));
     CHECK(comb == MPI_COMBINER_NAMED && ni == 0 && na == 0 && nd == 0, "envelope of a named type");
