@@ -128,8 +128,8 @@ pub(crate) enum Added {
     String,
 }
 
-/// Take back a class, a code or a string the program added (`MPI_Remove_error_*`, MPICH's
-/// `MPIX_Delete_error_*`). As MPI-4.1 has it, only what the program added, and in the
+/// Take back a class, a code or a string the program added (MPICH's `MPIX_Delete_error_*`,
+/// MPI-4.1's `MPI_Remove_error_*`). As MPI-4.1 has it, only what the program added, and in the
 /// reverse order: a code's string before the code, a class's codes and string before it.
 pub(crate) fn remove(what: Added, value: c_int) -> MpiResult<()> {
     with_table(|t| {

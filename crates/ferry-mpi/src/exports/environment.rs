@@ -197,18 +197,8 @@ crate::mpi_export! { MPI_Add_error_code, PMPI_Add_error_code, (class: c_int, cod
         Ok(())
     })
 }}
-// MPI-4.1's names (not declared in mpi.h, which carries MPICH 4's set of functions; exported
-// for programs built against a newer header).
-crate::mpi_export! { MPI_Remove_error_class, PMPI_Remove_error_class, (class: c_int) {
-    call("MPI_Remove_error_class", MPI_COMM_WORLD, |_| remove(Added::Class, class))
-}}
-crate::mpi_export! { MPI_Remove_error_code, PMPI_Remove_error_code, (code: c_int) {
-    call("MPI_Remove_error_code", MPI_COMM_WORLD, |_| remove(Added::Code, code))
-}}
-crate::mpi_export! { MPI_Remove_error_string, PMPI_Remove_error_string, (code: c_int) {
-    call("MPI_Remove_error_string", MPI_COMM_WORLD, |_| remove(Added::String, code))
-}}
-// MPICH's names for the same three, which MPICH-built programs call.
+// MPICH's calls that take back what the program added (MPI-4.1 names them MPI_Remove_error_*,
+// which MPICH 4's library, whose set of functions Ferry's is, does not have).
 crate::mpi_export! { MPIX_Delete_error_class, PMPIX_Delete_error_class, (class: c_int) {
     call("MPIX_Delete_error_class", MPI_COMM_WORLD, |_| remove(Added::Class, class))
 }}
