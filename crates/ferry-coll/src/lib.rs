@@ -30,6 +30,7 @@ pub mod executor;
 pub mod goal;
 pub mod schedule;
 pub mod select;
+pub mod slots;
 pub mod validate;
 
 mod shape;
@@ -313,6 +314,10 @@ pub struct AlgorithmInfo {
     pub in_place: bool,
     /// Reductions: keeps operand order, so non-commutative operations are correct.
     pub ordered: bool,
+    /// `Some(limit)`: an algorithm over the shared memory of one host (`crate::slots`), for
+    /// blocking calls whose ranks all run on one host, reductions with predefined operations,
+    /// and size metrics up to `limit` bytes; `None`: a schedule of messages, for any call.
+    pub shared: Option<usize>,
     pub schedule: fn(&Params) -> Schedule,
     pub cost: fn(&Params) -> Cost,
 }
@@ -321,7 +326,10 @@ macro_rules! algorithm {
     ($module:path, $coll:ident) => {
         algorithm!($module, $coll, false)
     };
-    ($module:path, $coll:ident, $ordered:expr) => {{
+    ($module:path, $coll:ident, $ordered:expr) => {
+        algorithm!($module, $coll, $ordered, None)
+    };
+    ($module:path, $coll:ident, $ordered:expr, $shared:expr) => {{
         use $module as m;
         AlgorithmInfo {
             id: m::ID,
@@ -331,6 +339,7 @@ macro_rules! algorithm {
             varying: m::VARYING,
             in_place: m::IN_PLACE,
             ordered: $ordered,
+            shared: $shared,
             schedule: m::schedule,
             cost: m::cost,
         }
@@ -342,6 +351,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(bcast::scatter_allgather, Bcast),
     algorithm!(bcast::pipelined_chain, Bcast),
     algorithm!(bcast::status_binomial, Bcast),
+    algorithm!(bcast::shm, Bcast, false, Some(slots::SLOT_BYTES)),
     algorithm!(scatter::linear, Scatter),
     algorithm!(scatter::binomial, Scatter),
     algorithm!(scatter::status_linear, Scatter),
@@ -355,19 +365,23 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(allgather::double_bruck, Allgather),
     algorithm!(allgather::k_bruck, Allgather),
     algorithm!(allgather::neighbor_exchange, Allgather),
+    algorithm!(allgather::shm, Allgather, false, Some(slots::SLOT_BYTES)),
     algorithm!(alltoall::pairwise, Alltoall),
     algorithm!(alltoall::bruck, Alltoall),
     algorithm!(alltoall::linear, Alltoall),
     algorithm!(reduce::binomial, Reduce, true),
     algorithm!(reduce::rabenseifner, Reduce),
+    algorithm!(reduce::shm, Reduce, true, Some(slots::SLOT_BYTES)),
     algorithm!(allreduce::recursive_doubling, Allreduce, true),
     algorithm!(allreduce::ring, Allreduce),
     algorithm!(allreduce::rabenseifner, Allreduce),
+    algorithm!(allreduce::shm, Allreduce, true, Some(slots::SLOT_BYTES)),
     algorithm!(reduce_scatter::pairwise, ReduceScatter),
     algorithm!(reduce_scatter::reduce_then_scatter, ReduceScatter, true),
     algorithm!(scan::recursive_doubling, Scan, true),
     algorithm!(exscan::recursive_doubling, Exscan, true),
     algorithm!(barrier::dissemination, Barrier),
+    algorithm!(barrier::shm, Barrier, false, Some(slots::SLOT_BYTES)),
 ];
 
 /// Every algorithm, grouped by collective.
@@ -407,7 +421,7 @@ mod tests {
         }
         assert!(algorithm("bcast.binomial").is_some());
         assert!(algorithm("bcast.nonsense").is_none());
-        assert_eq!(algorithms_for(Collective::Allgather).count(), 7);
+        assert_eq!(algorithms_for(Collective::Allgather).count(), 8);
         assert_eq!(algorithms_for(Collective::Alltoall).count(), 3);
     }
 

@@ -302,26 +302,32 @@ pub struct Facts {
     pub call: CallKind,
     /// The reduction is commutative (true for every call that does not reduce).
     pub commutative: bool,
+    /// What the shared-memory algorithms need: every rank of the call shares this host's
+    /// memory, the call is blocking, and a reduction uses a predefined operation.
+    pub one_host: bool,
 }
 
-/// Whether `a` may run for a call with these facts: it belongs to the collective, serves
-/// irregular blocks if the call has them, and keeps operand order if the operation is not
-/// commutative. (Every algorithm runs for every communicator size, falling back internally
-/// where its shape needs a power of two, and accepts MPI_IN_PLACE where MPI allows it.)
-pub fn applies(a: &AlgorithmInfo, f: &Facts) -> bool {
+/// Whether `a` may run for a call with these facts and size metric: it belongs to the
+/// collective, serves irregular blocks if the call has them, keeps operand order if the
+/// operation is not commutative, and, for a shared-memory algorithm, the call is one it
+/// serves (see [`Facts::one_host`]) and fits its slots. (Every algorithm runs for every
+/// communicator size, falling back internally where its shape needs a power of two, and
+/// accepts MPI_IN_PLACE where MPI allows it.)
+pub fn applies(a: &AlgorithmInfo, f: &Facts, bytes: usize) -> bool {
     a.collective == f.call.collective
         && (!f.call.varying || a.varying)
         && (f.commutative || a.ordered)
+        && a.shared.is_none_or(|limit| f.one_host && bytes <= limit)
 }
 
 /// The algorithm to run: the first of `preferred` that applies, else the first registered
 /// algorithm of the collective that does.
-pub fn choose(preferred: &[&'static AlgorithmInfo], f: &Facts) -> &'static AlgorithmInfo {
+pub fn choose(preferred: &[&'static AlgorithmInfo], f: &Facts, bytes: usize) -> &'static AlgorithmInfo {
     preferred
         .iter()
         .copied()
-        .find(|a| applies(a, f))
-        .or_else(|| algorithms().iter().find(|a| applies(a, f)))
+        .find(|a| applies(a, f, bytes))
+        .or_else(|| algorithms().iter().find(|a| applies(a, f, bytes)))
         .expect("every call has an algorithm that applies (unit-tested)")
 }
 
@@ -340,7 +346,7 @@ pub fn select(
             .lookup(f.call, ranks, bytes)
             .map_or(&[][..], |r| &r.algorithms[..]),
     };
-    choose(preferred, f)
+    choose(preferred, f, bytes)
 }
 
 /// A power-of-two size class for statistics: `"0"`, `"1"`, `"2-3"`, `"4-7"`, ...,
@@ -364,7 +370,7 @@ mod tests {
     const SIZES: [usize; 10] = [0, 1, 8, 256, 1000, 4096, 12 << 10, 64 << 10, 1 << 20, 16 << 20];
 
     fn facts(call: CallKind, commutative: bool) -> Facts {
-        Facts { call, commutative }
+        Facts { call, commutative, one_host: false }
     }
 
     fn reduces(c: Collective) -> bool {
@@ -378,13 +384,14 @@ mod tests {
         for call in CallKind::ALL {
             for p in (1..=80).chain([127, 128, 129, 1000, 4096]) {
                 for b in SIZES {
+                    let b = if call.sized() { b } else { 0 };
                     let row = t
-                        .lookup(call, p, if call.sized() { b } else { 0 })
+                        .lookup(call, p, b)
                         .unwrap_or_else(|| panic!("no row for {call} p={p} bytes={b}"));
-                    // The table's own choice applies to commutative calls, so the fallback
-                    // rule only ever serves non-commutative operations.
+                    // The table's own choice applies to commutative calls, on one host or
+                    // not, so the fallback rule only ever serves non-commutative operations.
                     assert!(
-                        row.algorithms.iter().any(|a| applies(a, &facts(call, true))),
+                        row.algorithms.iter().any(|a| applies(a, &facts(call, true), b)),
                         "{call} p={p} bytes={b}: no listed algorithm applies"
                     );
                     if reduces(call.collective) {
@@ -402,9 +409,12 @@ mod tests {
     fn every_call_has_a_fallback_for_every_operation() {
         for call in CallKind::ALL {
             for commutative in [true, !reduces(call.collective)] {
-                let f = facts(call, commutative);
-                let a = choose(&[], &f);
-                assert!(applies(a, &f), "{call}");
+                for one_host in [false, true] {
+                    let f = Facts { one_host, ..facts(call, commutative) };
+                    let a = choose(&[], &f, 8);
+                    assert!(applies(a, &f, 8), "{call}");
+                    assert!(a.shared.is_none(), "{call}: the fallback is a schedule of messages");
+                }
             }
         }
     }
@@ -470,6 +480,26 @@ mod tests {
         let rs = CallKind::from_name("reduce_scatter").unwrap();
         assert_eq!(select(t, None, &facts(rs, false), 5, 64).id, "reduce_scatter.reduce_then_scatter");
         assert_eq!(select(t, None, &facts(rs, true), 5, 64).id, "reduce_scatter.pairwise");
+    }
+
+    #[test]
+    fn shared_memory_algorithms_run_only_where_they_apply() {
+        let t = Table::builtin();
+        let on_host = |call| Facts { one_host: true, ..facts(call, true) };
+        for name in ["bcast", "reduce", "allreduce", "allgather", "barrier"] {
+            let call = CallKind::from_name(name).unwrap();
+            let shm = format!("{name}.shm");
+            // Small calls on one host take them; larger ones, and any call elsewhere, not.
+            assert_eq!(select(t, None, &on_host(call), 4, 8).id, shm);
+            assert_ne!(select(t, None, &facts(call, true), 4, 8).id, shm);
+            let forced = parse_list(call.collective, "shm").unwrap();
+            assert_eq!(select(t, Some(&forced), &on_host(call), 4, 4096).id, shm);
+            if call.sized() {
+                assert_ne!(select(t, None, &on_host(call), 4, 64 << 10).id, shm);
+                assert_ne!(select(t, Some(&forced), &on_host(call), 4, 4097).id, shm, "beyond the slots");
+            }
+            assert_ne!(select(t, Some(&forced), &facts(call, true), 4, 8).id, shm, "not on one host");
+        }
     }
 
     #[test]

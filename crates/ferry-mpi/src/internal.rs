@@ -15,6 +15,8 @@ pub const TAG_ALLTOALL: i32 = 2;
 /// The tag of `MPI_Intercomm_create`'s traffic within the local group (the context id
 /// exchange, then the leader's word to its group).
 pub const TAG_INTERCOMM: i32 = 3;
+/// The tag of the exchanges that make a communicator's host area (`coll/onhost.rs`).
+pub const TAG_HOST_AREA: i32 = 4;
 /// Largest contribution [`allgather_among`] carries.
 const MAX_ITEM: usize = 256;
 

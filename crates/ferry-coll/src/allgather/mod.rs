@@ -3,6 +3,7 @@
 //! each block exactly once, straight into its final place (messages gather several blocks,
 //! so Bruck-style algorithms need no final rotation), and serves allgatherv.
 
+pub mod shm;
 pub mod bruck;
 pub mod double_bruck;
 pub mod double_ring;

@@ -44,6 +44,9 @@ use crate::transport::tcp::{Connector, ConnectorEvent, DialPlan};
 use crate::transport::{OutFrame, RecvOutcome, Route, RouteError, SendOutcome};
 use crate::{debug, error, warn};
 pub use matching::{Envelope, Pattern};
+/// The shared segment of one communicator's ranks on one host (the shared-memory
+/// collectives' flags and slots), made and named through [`Engine::host_area_name`].
+pub use crate::transport::shm::{HostArea, ShmError};
 use peer_route::PeerRoute;
 
 use protocol::Protocol;
@@ -221,6 +224,19 @@ impl Engine {
     /// without holding the engine.
     pub fn doorbell(&self) -> Option<crate::transport::shm::Doorbell> {
         self.host.as_ref().map(|h| h.bell.clone())
+    }
+
+    /// The name of this host's shared area `key` (letters, digits, `-`): the host's job
+    /// segment name and the key, so that the launcher's clean-up after a crash finds it too.
+    /// `None` when this rank shares no memory with other ranks (a singleton, a host of one
+    /// rank, or shared memory turned off).
+    pub fn host_area_name(&self, key: &str) -> Option<String> {
+        self.host.as_ref().map(|h| format!("{}-{key}", h.segment.name()))
+    }
+
+    /// Whether more ranks share this host than it has cores: waits give the core away.
+    pub fn is_oversubscribed(&self) -> bool {
+        self.tight_spin.is_zero()
     }
 
     /// Whether world rank `r` is reached through shared memory.

@@ -82,7 +82,7 @@ pub(crate) fn alltoallw(
         Region::typed(sbuf, &send, true)
     };
     let metric = rb.iter().fold(0, |t: usize, b| t.saturating_add(*b)) / n.max(1);
-    let info = pick(rt, &call, Collective::Alltoall, true, true, metric);
+    let info = pick(rt, &call, Collective::Alltoall, true, true, true, metric);
     // In place, the outgoing blocks sit in the receive buffer at the receive layout.
     let recv_region = Region::typed(rbuf, &recv, in_place);
     let finish = recv_region.typed_unpacker(rbuf, recv);

@@ -13,6 +13,7 @@ pub(crate) mod inter;
 pub(crate) mod movers;
 pub(crate) mod neighbor;
 pub(crate) mod neighbor_w;
+pub(crate) mod onhost;
 pub(crate) mod persistent;
 pub(crate) mod persistent_v;
 pub(crate) mod reductions;
@@ -236,8 +237,12 @@ pub(crate) fn req_out(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -
 pub(crate) const BLOCKING: *mut MPI_Request = std::ptr::null_mut();
 
 /// The algorithm for a call: the decision table or the override, counted for statistics.
-pub(crate) fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: bool, commutative: bool, bytes: usize) -> &'static AlgorithmInfo {
-    rt.coll.pick(CallKind { collective: coll, varying }, commutative, call.size, bytes)
+/// `shared`: what the call does would suit the shared-memory algorithms (for a reduction, a
+/// predefined operation); they run where the call is also blocking and its communicator's
+/// ranks all share this host's memory.
+pub(crate) fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: bool, commutative: bool, shared: bool, bytes: usize) -> &'static AlgorithmInfo {
+    let one_host = shared && call.tags == 0 && call.remote.is_none() && onhost::eligible(rt, call.comm);
+    rt.coll.pick(CallKind { collective: coll, varying }, commutative, one_host, call.size, bytes)
 }
 
 /// A collective call in flight, run by the engine: its id there, the staging buffers the
@@ -402,6 +407,9 @@ pub(crate) fn submit_schedule(
 /// Run a prepared call to completion (the blocking MPI functions). Non-blocking calls in
 /// flight move on meanwhile, inside the engine: a peer may need them to reach this call.
 fn run_now(rt: &mut Locked, p: Prepared) -> MpiResult<()> {
+    if p.info.shared.is_some() {
+        return onhost::run(rt, p);
+    }
     let call = start(rt, p);
     let id = call.id;
     rt.wait_until(|e| e.is_done(id))?;

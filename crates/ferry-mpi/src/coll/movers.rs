@@ -22,7 +22,7 @@ pub(crate) fn bcast(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Dat
     no_in_place(buf, "buffer of a broadcast")?;
     let t = rt.datatype(dt)?;
     let bytes = count * t.size();
-    let info = pick(rt, &call, Collective::Bcast, false, true, bytes);
+    let info = pick(rt, &call, Collective::Bcast, false, true, true, bytes);
     let shape = uniform(info, bytes, root, false, None);
     let params = if shape.is_some() { None } else { Some(Params::uniform(call.rank, call.size, root, bytes)) };
     let blocks = [(0, count)];
@@ -103,7 +103,7 @@ fn gather(
     let coll = if all { Collective::Allgather } else { Collective::Gather };
     // Allgatherv: every rank knows every block, the metric is their mean.
     let metric = if all && varying { blocks.iter().fold(0, |t: usize, b| t.saturating_add(*b)) / n } else { my_bytes };
-    let info = pick(rt, &call, coll, varying, true, metric);
+    let info = pick(rt, &call, coll, varying, true, true, metric);
     let shape = if varying { None } else { uniform(info, blocks[0], root, in_place, None) };
     let params = Params::varying(call.rank, n, root, blocks, displs).in_place(in_place).vcall(varying && !all);
     let send = match (&st, in_place) {
@@ -157,7 +157,7 @@ fn scatter(
         None => non_root_view(n, call.rank, my_bytes, varying),
     };
     let total = extent(&blocks, &displs);
-    let info = pick(rt, &call, Collective::Scatter, varying, true, my_bytes);
+    let info = pick(rt, &call, Collective::Scatter, varying, true, true, my_bytes);
     let shape = if varying { None } else { uniform(info, blocks[0], root, in_place, None) };
     let params = Params::varying(call.rank, n, root, blocks, displs).in_place(in_place).vcall(varying);
     let send = match &st {
@@ -211,7 +211,7 @@ fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatyp
         }
         sb[0]
     };
-    let info = pick(rt, &call, Collective::Alltoall, varying, true, metric);
+    let info = pick(rt, &call, Collective::Alltoall, varying, true, true, metric);
     let recv_region = Region::new(rbuf, &r, extent(&rb, &rd), &rblocks, in_place);
     let finish = recv_region.unpacker(rbuf, r, rblocks);
     let shape = if varying { None } else { uniform(info, rb[0], 0, in_place, None) };
@@ -223,7 +223,7 @@ pub(crate) fn barrier(rt: &mut Locked, comm: MPI_Comm, req: *mut MPI_Request) ->
     if call.remote.is_some() {
         return inter::barrier(rt, call, req);
     }
-    let info = pick(rt, &call, Collective::Barrier, false, true, 0);
+    let info = pick(rt, &call, Collective::Barrier, false, true, true, 0);
     let shape = uniform(info, 0, 0, false, None);
     let params = if shape.is_some() { None } else { Some(Params::uniform(call.rank, call.size, 0, 0)) };
     submit(rt, Prepared { call, info, params, shape, send: Region::none(), recv: Region::none(), red: None, finish: None }, req)

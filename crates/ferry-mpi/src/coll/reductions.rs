@@ -54,7 +54,7 @@ pub(crate) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
         check_buf(rbuf, count, dt)?;
     }
     let bytes = count * t.size();
-    let info = pick(rt, &call, coll, false, red.commutative(), bytes);
+    let info = pick(rt, &call, coll, false, red.commutative(), red.code().is_some(), bytes);
     let shape = uniform(info, bytes, root, in_place, Some(&red));
     let params = if shape.is_some() { None } else { Some(Params::uniform(call.rank, n, root, bytes).elem_size(red.elem_size()).in_place(in_place)) };
     let send = if in_place { Region::none() } else { Region::new(sbuf, &t, in_bytes, &[(0, in_elems)], true) };
@@ -96,7 +96,7 @@ pub(crate) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_
     let size = t.size();
     let blocks: Vec<usize> = counts.iter().map(|c| c * size).collect();
     let displs: Vec<usize> = blocks.iter().scan(0, |at, b| Some(std::mem::replace(at, *at + b))).collect();
-    let info = pick(rt, &call, Collective::ReduceScatter, true, red.commutative(), total * size / n);
+    let info = pick(rt, &call, Collective::ReduceScatter, true, red.commutative(), red.code().is_some(), total * size / n);
     let params = Params::varying(call.rank, n, 0, blocks, displs).elem_size(red.elem_size()).in_place(in_place);
     let send = if in_place { Region::none() } else { Region::new(sbuf, &t, total * size, &[(0, total)], true) };
     let recv_elems = if in_place { total } else { mine };

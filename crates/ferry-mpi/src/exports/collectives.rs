@@ -1,5 +1,7 @@
 //! Collective communication (MPI-4.1 chapter 6): the blocking and non-blocking collectives,
-//! `MPI_Alltoallw` and its non-blocking form, and user-defined reduction operations.
+//! `MPI_Alltoallw` and its non-blocking form, and user-defined reduction operations. The
+//! small blocking barrier, bcast, reduce, allreduce and allgather of a communicator on one
+//! host try the shared-memory collectives' direct path first (`coll::onhost`).
 
 use std::os::raw::{c_int, c_void};
 
@@ -9,6 +11,7 @@ use ferry_data::reduce_op::PredefinedOp;
 use crate::boundary::call;
 use crate::coll::{BLOCKING, Counts, Displs, req_out};
 use crate::coll::alltoallw::*;
+use crate::coll::onhost;
 use crate::coll::movers::*;
 use crate::coll::reductions::*;
 use crate::consts::*;
@@ -16,13 +19,13 @@ use crate::error::{err, out_arg};
 use crate::op::*;
 
 crate::mpi_export! { MPI_Barrier, PMPI_Barrier, (comm: MPI_Comm) {
-    call("MPI_Barrier", comm, move |rt| barrier(rt, comm, BLOCKING))
+    call("MPI_Barrier", comm, move |rt| onhost::try_barrier(rt, comm).unwrap_or_else(|| barrier(rt, comm, BLOCKING)))
 }}
 crate::mpi_export! { MPI_Ibarrier, PMPI_Ibarrier, (comm: MPI_Comm, req: *mut MPI_Request) {
     call("MPI_Ibarrier", comm, move |rt| { let req = req_out(rt, comm, req)?; barrier(rt, comm, req) })
 }}
 crate::mpi_export! { MPI_Bcast, PMPI_Bcast, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Bcast", comm, move |rt| bcast(rt, buf, count, dt, root, comm, BLOCKING))
+    call("MPI_Bcast", comm, move |rt| onhost::try_bcast(rt, buf, count, dt, root, comm).unwrap_or_else(|| bcast(rt, buf, count, dt, root, comm, BLOCKING)))
 }}
 crate::mpi_export! { MPI_Ibcast, PMPI_Ibcast, (buf: *mut c_void, count: c_int, dt: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
     call("MPI_Ibcast", comm, move |rt| { let req = req_out(rt, comm, req)?; bcast(rt, buf, count, dt, root, comm, req) })
@@ -45,7 +48,9 @@ crate::mpi_export! { MPI_Igatherv, PMPI_Igatherv, (sbuf: *const c_void, scount: 
 }}
 crate::mpi_export! { MPI_Allgather, PMPI_Allgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Allgather", comm, move |rt| allgather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
+    call("MPI_Allgather", comm, move |rt| {
+        onhost::try_allgather(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm).unwrap_or_else(|| allgather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
+    })
 }}
 crate::mpi_export! { MPI_Iallgather, PMPI_Iallgather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
@@ -92,13 +97,17 @@ crate::mpi_export! { MPI_Ialltoallv, PMPI_Ialltoallv, (sbuf: *const c_void, scou
     call("MPI_Ialltoallv", comm, move |rt| { let req = req_out(rt, comm, req)?; alltoallv_args(rt, sbuf, Counts::Int(scounts), Displs::Int(sdispls), stype, rbuf, Counts::Int(rcounts), Displs::Int(rdispls), rtype, comm, req) })
 }}
 crate::mpi_export! { MPI_Reduce, PMPI_Reduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) {
-    call("MPI_Reduce", comm, move |rt| reduce(rt, Collective::Reduce, sbuf, rbuf, count.into(), dt, op, root, comm, BLOCKING))
+    call("MPI_Reduce", comm, move |rt| {
+        onhost::try_reduce(rt, sbuf, rbuf, count, dt, op, Some(root), comm).unwrap_or_else(|| reduce(rt, Collective::Reduce, sbuf, rbuf, count.into(), dt, op, root, comm, BLOCKING))
+    })
 }}
 crate::mpi_export! { MPI_Ireduce, PMPI_Ireduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
     call("MPI_Ireduce", comm, move |rt| { let req = req_out(rt, comm, req)?; reduce(rt, Collective::Reduce, sbuf, rbuf, count.into(), dt, op, root, comm, req) })
 }}
 crate::mpi_export! { MPI_Allreduce, PMPI_Allreduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) {
-    call("MPI_Allreduce", comm, move |rt| reduce(rt, Collective::Allreduce, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
+    call("MPI_Allreduce", comm, move |rt| {
+        onhost::try_reduce(rt, sbuf, rbuf, count, dt, op, None, comm).unwrap_or_else(|| reduce(rt, Collective::Allreduce, sbuf, rbuf, count.into(), dt, op, 0, comm, BLOCKING))
+    })
 }}
 crate::mpi_export! { MPI_Iallreduce, PMPI_Iallreduce, (sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, req: *mut MPI_Request) {
     call("MPI_Iallreduce", comm, move |rt| { let req = req_out(rt, comm, req)?; reduce(rt, Collective::Allreduce, sbuf, rbuf, count.into(), dt, op, 0, comm, req) })

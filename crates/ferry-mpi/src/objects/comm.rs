@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::records::Hints;
 use super::topology::Topology;
 use super::coll_cache::CollCache;
+use super::host_coll::HostColl;
 use super::runtime::Runtime;
 use crate::consts::*;
 use crate::error::{err, MpiResult};
@@ -45,6 +46,8 @@ pub struct Comm {
     /// Finished collective calls kept to run again (`coll_cache.rs`); a duplicate starts
     /// with none.
     pub coll_cache: CollCache,
+    /// The shared-memory collectives' state (`host_coll.rs`); a duplicate starts afresh.
+    pub host: HostColl,
 }
 
 /// A communicator's collective calls, counted in two sequences: the blocking calls in one,
@@ -90,7 +93,7 @@ impl Comm {
         let rank = group.iter().position(|&w| w == world_rank).map_or(-1, |r| r as i32);
         let world_order = in_world_order(&group);
         let (idup_next, idup_end, idup_step) = (ctx + 2, ctx + CONTEXT_BLOCK, IDUP_SLOT);
-        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: CollSeq::default(), hints: Vec::new(), topo: None, idup_next, idup_end, idup_step, remote: None, world_order, name: None, coll_cache: CollCache::default() }
+        Comm { ctx, group: Arc::new(group), rank, errhandler: MPI_ERRORS_ARE_FATAL, coll_seq: CollSeq::default(), hints: Vec::new(), topo: None, idup_next, idup_end, idup_step, remote: None, world_order, name: None, coll_cache: CollCache::default(), host: HostColl::Unknown }
     }
 
     /// A duplicate on the context pair `ctx`: the same groups, rank, hints, topology and
@@ -107,6 +110,7 @@ impl Comm {
     pub fn set_remote(&mut self, remote: Option<Arc<Vec<u32>>>) {
         self.remote = remote;
         self.coll_cache = CollCache::default();
+        self.host = HostColl::Unknown;
         self.world_order = in_world_order(self.peers());
     }
 

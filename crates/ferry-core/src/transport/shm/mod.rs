@@ -10,6 +10,7 @@
 //! and waits on `doorbell(me)` with a condition over all of them (any consumer `has_data`, or
 //! a blocked producer's `space_freed`): every ring end rings its peer's doorbell.
 
+pub mod area;
 pub mod cma;
 pub mod doorbell;
 pub mod host;
@@ -24,6 +25,7 @@ mod tests;
 use std::io;
 use std::time::Duration;
 
+pub use area::HostArea;
 pub use cma::{cma_available, cma_support, permit_peer_reads, read_remote, read_remote_exact, CmaSupport};
 pub use doorbell::{Doorbell, Kick, WaitOutcome};
 pub use host::{host_job_id, job_segment_prefix, HostConfig, HostShm, Link};
