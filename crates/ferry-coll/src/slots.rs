@@ -122,6 +122,22 @@ impl Run {
         self.all_at(s, self.seq - 1)
     }
 
+    /// Put `len` bytes from `src` in this rank's slot buffer for this call once it may, and
+    /// publish the call: `None` once done, else what to wait for first.
+    ///
+    /// # Safety
+    /// As [`put`]'s: `src` is valid for `len` bytes and `len <= SLOT_BYTES`.
+    #[inline]
+    pub(crate) unsafe fn offer<S: Slots>(&mut self, s: &mut S, src: *const u8, len: usize) -> Option<Step> {
+        if let Some(w) = self.free(s) {
+            return Some(w);
+        }
+        // SAFETY: the caller's contract; `free` said the buffer is this rank's to write.
+        unsafe { put(s, self.seq, src, len) };
+        s.publish(self.seq);
+        None
+    }
+
 }
 
 /// Put `len` bytes from `src` in this rank's slot buffer for call `seq`, and say how many.

@@ -8,7 +8,7 @@
 //! in, p - 1 out, reading p - 1 slots. As a schedule (what the simulator runs), every rank
 //! sends its block to every other in one step: p (p - 1) messages of n bytes.
 
-use crate::slots::{copy, outcome, put, Run, Slots, Step};
+use crate::slots::{copy, outcome, Run, Slots, Step};
 use crate::{BufferId, Cost, Params, Range, Rounds, Schedule};
 
 pub const ID: &str = "allgather.shm";
@@ -27,12 +27,10 @@ pub const IN_PLACE: bool = true;
 pub unsafe fn step<S: Slots>(run: &mut Run, s: &mut S, input: *const u8, output: *mut u8, len: usize) -> Step {
     let (seq, me) = (run.seq, s.me());
     if run.phase == 0 {
-        if let Some(w) = run.free(s) {
+        // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
+        if let Some(w) = unsafe { run.offer(s, input, len) } {
             return w;
         }
-        // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
-        unsafe { put(s, seq, input, len) };
-        s.publish(seq);
         run.phase = 1;
     }
     if let Some(w) = run.all_at(s, seq) {

@@ -10,8 +10,8 @@
 //! schedule (what the simulator runs), every rank sends its vector to every other in one step
 //! and folds what it received: p (p - 1) messages of n bytes.
 
-use crate::slots::{fold, outcome, put, Run, Slots, Step};
-use crate::{BufferId, Cost, Operands, Params, Range, Rounds, Schedule};
+use crate::slots::{fold, outcome, Run, Slots, Step};
+use crate::{BufferId, Cost, Params, Range, Rounds, Schedule};
 
 pub const ID: &str = "allreduce.shm";
 pub const DESCRIPTION: &str = "through slots in a shared segment: each rank folds every rank's vector, in rank order";
@@ -28,12 +28,10 @@ pub const IN_PLACE: bool = true;
 pub unsafe fn step<S: Slots>(run: &mut Run, s: &mut S, input: *const u8, output: *mut u8, len: usize, combine: &mut impl FnMut(*const u8, *mut u8, usize)) -> Step {
     let seq = run.seq;
     if run.phase == 0 {
-        if let Some(w) = run.free(s) {
+        // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
+        if let Some(w) = unsafe { run.offer(s, input, len) } {
             return w;
         }
-        // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
-        unsafe { put(s, seq, input, len) };
-        s.publish(seq);
         run.phase = 1;
     }
     if let Some(w) = run.all_at(s, seq) {
@@ -64,13 +62,7 @@ pub fn schedule(q: &Params) -> Schedule {
         rounds.recv((r + p - d) % p, vec![x[(r + p - d) % p]]);
     }
     rounds.next();
-    let out = Range::new(BufferId::Recv, 0, n);
-    rounds.copy(x[p - 1], out);
-    rounds.next();
-    for j in (0..p - 1).rev() {
-        rounds.reduce(x[j], out, Operands::SrcDst);
-        rounds.next();
-    }
+    crate::reduce::shm::fold_in_rank_order(&mut rounds, &x, n);
     s
 }
 

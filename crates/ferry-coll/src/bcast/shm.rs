@@ -13,7 +13,7 @@
 //! p - 1 ranks. As a schedule (what the simulator runs), the root sends the message to every
 //! rank directly: (p - 1) messages of n bytes in one step.
 
-use crate::slots::{copy, longer, put, Run, Slots, Step};
+use crate::slots::{copy, longer, Run, Slots, Step};
 use crate::{BufferId, Cost, Params, Range, Schedule};
 
 pub const ID: &str = "bcast.shm";
@@ -30,13 +30,8 @@ pub unsafe fn step<S: Slots>(run: &mut Run, s: &mut S, root: usize, buf: *mut u8
     let seq = run.seq;
     if run.phase == 0 {
         if s.me() == root {
-            if let Some(w) = run.free(s) {
-                return w;
-            }
             // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
-            unsafe { put(s, seq, buf, len) };
-            s.publish(seq);
-            return Step::Done;
+            return unsafe { run.offer(s, buf, len) }.unwrap_or(Step::Done);
         }
         s.publish(seq);
         run.phase = 1;

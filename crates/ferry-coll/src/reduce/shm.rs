@@ -10,7 +10,7 @@
 //! schedule (what the simulator runs), every rank sends its vector to the root, which folds
 //! them: p - 1 messages of n bytes in one step.
 
-use crate::slots::{fold, outcome, put, Run, Slots, Step};
+use crate::slots::{fold, outcome, Run, Slots, Step};
 use crate::{BufferId, Cost, Operands, Params, Range, Rounds, Schedule};
 
 pub const ID: &str = "reduce.shm";
@@ -32,13 +32,13 @@ pub unsafe fn step<S: Slots>(run: &mut Run, s: &mut S, root: usize, input: *cons
     let through_slot = me != root || std::ptr::eq(input, output);
     if run.phase == 0 {
         if through_slot {
-            if let Some(w) = run.free(s) {
+            // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
+            if let Some(w) = unsafe { run.offer(s, input, len) } {
                 return w;
             }
-            // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
-            unsafe { put(s, seq, input, len) };
+        } else {
+            s.publish(seq);
         }
-        s.publish(seq);
         if me != root {
             return Step::Done;
         }
@@ -75,6 +75,15 @@ pub fn schedule(q: &Params) -> Schedule {
         rounds.recv(j, vec![x[j]]);
     }
     rounds.next();
+    fold_in_rank_order(&mut rounds, &x, n);
+    s
+}
+
+/// The schedule's model of the fold in rank order: every rank's vector, `x[j]` for rank `j`,
+/// into the receive buffer, from the last rank's down, so the result has the same bits on
+/// every rank whatever order the vectors came in.
+pub(crate) fn fold_in_rank_order(rounds: &mut Rounds, x: &[Range], n: usize) {
+    let p = x.len();
     let out = Range::new(BufferId::Recv, 0, n);
     rounds.copy(x[p - 1], out);
     rounds.next();
@@ -82,7 +91,6 @@ pub fn schedule(q: &Params) -> Schedule {
         rounds.reduce(x[j], out, Operands::SrcDst);
         rounds.next();
     }
-    s
 }
 
 pub fn cost(q: &Params) -> Cost {
