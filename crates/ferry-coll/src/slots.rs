@@ -122,6 +122,23 @@ impl Run {
         self.all_at(s, self.seq - 1)
     }
 
+    /// [`offer`](Self::offer) this rank's `len` bytes from `src` (once), then wait until every
+    /// rank has published the call: `None` once all have, else what to wait for first.
+    ///
+    /// # Safety
+    /// As [`offer`](Self::offer)'s.
+    #[inline]
+    pub(crate) unsafe fn exchange<S: Slots>(&mut self, s: &mut S, src: *const u8, len: usize) -> Option<Step> {
+        if self.phase == 0 {
+            // SAFETY: the caller's contract.
+            if let Some(w) = unsafe { self.offer(s, src, len) } {
+                return Some(w);
+            }
+            self.phase = 1;
+        }
+        self.all_at(s, self.seq)
+    }
+
     /// Put `len` bytes from `src` in this rank's slot buffer for this call once it may, and
     /// publish the call: `None` once done, else what to wait for first.
     ///
@@ -273,4 +290,15 @@ mod tests {
             }
         }
     }
+}
+
+/// The cost of a call through the slots, modelled as messages: one round in which
+/// `messages` slots are read, each rank moving `(p - 1) n` bytes; nothing with no bytes or
+/// one rank.
+pub(crate) fn one_round(q: &crate::Params, messages: usize) -> crate::Cost {
+    let (p, n) = (q.size, q.blocks[0]);
+    if n == 0 || p == 1 {
+        return crate::Cost::ZERO;
+    }
+    crate::Cost { rounds: 1, messages, bytes: n, rank_bytes: (p - 1) * n }
 }

@@ -26,14 +26,8 @@ pub const IN_PLACE: bool = true;
 /// the call's slots.
 pub unsafe fn step<S: Slots>(run: &mut Run, s: &mut S, input: *const u8, output: *mut u8, len: usize) -> Step {
     let (seq, me) = (run.seq, s.me());
-    if run.phase == 0 {
-        // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
-        if let Some(w) = unsafe { run.offer(s, input, len) } {
-            return w;
-        }
-        run.phase = 1;
-    }
-    if let Some(w) = run.all_at(s, seq) {
+    // SAFETY: the caller's contract; the slot holds SLOT_BYTES >= len.
+    if let Some(w) = unsafe { run.exchange(s, input, len) } {
         return w;
     }
     for j in 0..s.ranks() {
@@ -73,11 +67,7 @@ pub fn schedule(q: &Params) -> Schedule {
 }
 
 pub fn cost(q: &Params) -> Cost {
-    let (p, n) = (q.size, q.blocks[0]);
-    if n == 0 || p == 1 {
-        return Cost::ZERO;
-    }
-    Cost { rounds: 1, messages: p * (p - 1), bytes: n, rank_bytes: (p - 1) * n }
+    crate::slots::one_round(q, q.size * (q.size - 1))
 }
 
 #[cfg(test)]

@@ -94,11 +94,7 @@ pub(crate) fn fold_in_rank_order(rounds: &mut Rounds, x: &[Range], n: usize) {
 }
 
 pub fn cost(q: &Params) -> Cost {
-    let (p, n) = (q.size, q.blocks[0]);
-    if n == 0 || p == 1 {
-        return Cost::ZERO;
-    }
-    Cost { rounds: 1, messages: p - 1, bytes: n, rank_bytes: (p - 1) * n }
+    crate::slots::one_round(q, q.size - 1)
 }
 
 #[cfg(test)]
