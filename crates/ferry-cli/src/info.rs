@@ -22,11 +22,10 @@ fn transports_section() -> String {
     use ferry_core::transport::shm;
     let cma = shm::cma_support();
     let single = if cma.available { "available".to_owned() } else { format!("unavailable: {}", cma.detail) };
-    let chosen = ferry_core::config::shm_single_copy().unwrap_or(false) && cma.available;
-    let large = if chosen {
-        format!("single copy: the receiver reads the sender's buffer with process_vm_readv (single copy {single})")
-    } else {
-        format!("pipelined copy through the ring, both sides copying at once (single copy {single}; FERRY_SHM_SINGLE_COPY=1 selects it)")
+    let large = match ferry_core::config::shm_single_copy().unwrap_or(None).filter(|_| cma.available) {
+        Some(usize::MAX) => format!("single copy: the receiver reads the sender's buffer with process_vm_readv (single copy {single})"),
+        Some(max) => format!("single copy (process_vm_readv by the receiver) up to {max} bytes, longer ones pipelined through the ring, both sides copying at once (single copy {single}; FERRY_SHM_SINGLE_COPY_MAX)"),
+        None => format!("pipelined copy through the ring, both sides copying at once (single copy {single}; FERRY_SHM_SINGLE_COPY=1 selects it)"),
     };
     let rows = vec![
         vec!["tcp".to_owned(), "between hosts (and between all ranks with FERRY_TRANSPORTS=tcp); authenticated connections".to_owned()],

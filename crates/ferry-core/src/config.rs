@@ -73,9 +73,15 @@ pub const SHM_SINGLE_COPY: Knob = Knob {
     name: "FERRY_SHM_SINGLE_COPY",
     // Measured (docs/performance.md): on 2 cores the pipelined copy, in which the sender
     // copies into the ring while the receiver copies out, moves 1-4 MiB about 2x faster than
-    // one process_vm_readv, whose page pinning holds it near 7 GB/s.
-    default: "0",
-    meaning: "1: messages above the shm eager limit are read straight from the sender (process_vm_readv) when the kernel permits, one copy by the receiver; 0: pipelined through the ring, sender and receiver copying at once (unset: 1 with FERRY_ASYNC_PROGRESS=1, else 0)",
+    // one process_vm_readv, whose page pinning holds it near 7 GB/s; up to 64 KiB the two
+    // take the same time for one message, and the single copy leaves the sender free.
+    default: "",
+    meaning: "1: every message above the shm eager limit is read straight from the sender (process_vm_readv) when the kernel permits, one copy by the receiver; 0: none, all pipelined through the ring, sender and receiver copying at once (unset: up to FERRY_SHM_SINGLE_COPY_MAX, every size with FERRY_ASYNC_PROGRESS=1)",
+};
+pub const SHM_SINGLE_COPY_MAX: Knob = Knob {
+    name: "FERRY_SHM_SINGLE_COPY_MAX",
+    default: "65536",
+    meaning: "when FERRY_SHM_SINGLE_COPY is unset: shm messages above the eager limit and up to this many bytes use the single copy, longer ones the pipelined copy",
 };
 pub const ASYNC_PROGRESS: Knob = Knob {
     name: "FERRY_ASYNC_PROGRESS",
@@ -148,16 +154,21 @@ pub const LOG: Knob = Knob {
     meaning: "log level on stderr: error, warn, info, debug",
 };
 
-/// Whether large shared-memory messages should use the single copy: `FERRY_SHM_SINGLE_COPY`
-/// when set, else on exactly when `FERRY_ASYNC_PROGRESS=1` (a progress thread moves a single
-/// copy with one wake-up, the pipelined copy with one per ring's worth on each side). Whether
-/// the kernel permits it is a separate question (`transport::shm::cma_available`).
-pub fn shm_single_copy() -> Result<bool, BadValue> {
+/// Up to which size large shared-memory messages use the single copy (`None`: never):
+/// `FERRY_SHM_SINGLE_COPY` when set (every size or none), else every size with
+/// `FERRY_ASYNC_PROGRESS=1` (a progress thread moves a single copy with one wake-up, the
+/// pipelined copy with one per ring's worth on each side), else `FERRY_SHM_SINGLE_COPY_MAX`
+/// (0: none). Whether the kernel permits it is a separate question
+/// (`transport::shm::cma_available`).
+pub fn shm_single_copy() -> Result<Option<usize>, BadValue> {
     if SHM_SINGLE_COPY.is_set() {
-        SHM_SINGLE_COPY.flag()
-    } else {
-        ASYNC_PROGRESS.flag()
+        return Ok(SHM_SINGLE_COPY.flag()?.then_some(usize::MAX));
     }
+    if ASYNC_PROGRESS.flag()? {
+        return Ok(Some(usize::MAX));
+    }
+    let max = SHM_SINGLE_COPY_MAX.bytes()?;
+    Ok((max > 0).then(|| usize::try_from(max).unwrap_or(usize::MAX)))
 }
 
 /// Every knob, in the order `ferry info` prints them.
@@ -174,6 +185,7 @@ pub const KNOBS: &[Knob] = &[
     SHM_EAGER_LIMIT,
     SHM_RING_SIZE,
     SHM_SINGLE_COPY,
+    SHM_SINGLE_COPY_MAX,
     ASYNC_PROGRESS,
     LOCK_ELISION,
     BCAST_ALGORITHM,

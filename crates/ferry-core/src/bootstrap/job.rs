@@ -87,7 +87,7 @@ pub(super) struct EngineKnobs {
     use_shm: bool,
     shm_eager_limit: usize,
     ring_size: usize,
-    single_copy: bool,
+    single_copy: Option<usize>,
 }
 
 impl EngineKnobs {
@@ -383,10 +383,10 @@ fn join_host(job: &str, rank: u32, locals: Vec<u32>, mine: &GlobalId, knobs: &En
     // Peers may read our buffers only if we let them (Yama); the probe then tells whether the
     // kernel lets us read theirs. Each side decides for itself: a receiver that may not read
     // ignores the address and asks for the data through the ring.
-    let single_copy = knobs.single_copy && shm::permit_peer_reads().is_ok() && shm::cma_available();
+    let single_copy = knobs.single_copy.filter(|_| shm::permit_peer_reads().is_ok() && shm::cma_available());
     let job_id = shm::host_job_id(job, &format!("{}|{}", mine.front, mine.host));
     let (host, links) = HostShm::join(HostConfig { job_id, locals, me: rank, ring_capacity, timeout: knobs.connect_timeout }).map_err(JobError::Shm)?;
-    crate::info!("init", "sharing memory with {} local ranks (rings of {} KiB, single copy: {single_copy})", host.locals.len() - 1, ring_capacity >> 10);
+    crate::info!("init", "sharing memory with {} local ranks (rings of {} KiB, single copy up to: {single_copy:?})", host.locals.len() - 1, ring_capacity >> 10);
     Ok(Some(ShmConfig { host, links, eager_limit: knobs.shm_eager_limit, single_copy }))
 }
 

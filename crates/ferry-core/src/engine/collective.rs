@@ -76,6 +76,13 @@ pub struct CollRun {
     recv_blocked: Vec<usize>,
     /// A reduction's copy of its source, kept to be reused.
     operand: Vec<u8>,
+    /// Whether this rank's sends are offered for the single copy at any size: it moves
+    /// data besides each send (sends to several peers, receives, copies) and reduces
+    /// nothing, so a receiver reading the sender's buffer leaves it free to do the rest,
+    /// where the pipelined copy would keep it busy copying into the ring. Measured on one
+    /// host (docs/performance.md): scatter, allgather and alltoall of 1 MiB gain, a
+    /// broadcast from a root that only sends, and the reductions, lose.
+    single_copy_any: bool,
     /// Cancelled with requests the engine could not take back: buffers they may touch
     /// are never freed.
     abandoned: bool,
@@ -112,6 +119,23 @@ impl From<EngineError> for CollError {
     }
 }
 
+/// Whether a rank running `sched` sends and moves other data too, reducing nothing (see
+/// `CollRun::single_copy_any`).
+fn busy_sender(sched: &Schedule) -> bool {
+    let (mut sends, mut moves) = (0, 0);
+    for node in sched.nodes() {
+        match node.op {
+            Op::Reduce { .. } => return false,
+            Op::Send { .. } => {
+                sends += 1;
+                moves += 1;
+            }
+            Op::Recv { .. } | Op::RecvAny { .. } | Op::Copy { .. } => moves += 1,
+        }
+    }
+    sends > 0 && moves > 1
+}
+
 impl CollRun {
     /// Prepare a run. `send` holds `sched.send_len()` bytes (may be null when 0), `recv`
     /// holds `sched.recv_len()` bytes; a null `recv` gets space of the run's own.
@@ -143,7 +167,9 @@ impl CollRun {
             recv_blocked: Vec::new(),
             operand: Vec::new(),
             abandoned: false,
+            single_copy_any: false,
         };
+        run.single_copy_any = busy_sender(&run.sched);
         if recv.is_null() && run.recv_len > 0 {
             run.own_recv = vec![0; run.recv_len];
             run.recv = run.own_recv.as_mut_ptr();
@@ -379,11 +405,11 @@ impl CollRun {
                     let (req, keep) = if data.len() == 1 {
                         let b = self.slice(&data[0]);
                         // SAFETY: the range stays valid and unwritten until completion (above).
-                        (unsafe { engine.isend(to, self.ctx, self.tag, b.as_ptr(), b.len(), false) }, None)
+                        (unsafe { engine.isend_offering(to, self.ctx, self.tag, b.as_ptr(), b.len(), false, self.single_copy_any) }, None)
                     } else {
                         let packed = self.gather(data);
                         // SAFETY: `packed` is kept in `pending` until the request completes.
-                        (unsafe { engine.isend(to, self.ctx, self.tag, packed.as_ptr(), packed.len(), false) }, Some(packed))
+                        (unsafe { engine.isend_offering(to, self.ctx, self.tag, packed.as_ptr(), packed.len(), false, self.single_copy_any) }, Some(packed))
                     };
                     match req {
                         Some(req) => {

@@ -93,8 +93,9 @@ pub struct ShmConfig {
     pub links: Vec<(u32, Link)>,
     /// Largest message sent eagerly through a ring.
     pub eager_limit: usize,
-    /// Whether large messages may be copied straight out of the sender (`process_vm_readv`).
-    pub single_copy: bool,
+    /// Whether large messages may be copied straight out of the sender (`process_vm_readv`),
+    /// and up to which size this rank offers its own (`None`: no single copy).
+    pub single_copy: Option<usize>,
 }
 
 /// The point-to-point engine of one process.
@@ -163,7 +164,7 @@ impl Engine {
                 polled.push(r);
             }
             polled.sort_unstable();
-            proto.set_single_copy(shm.single_copy);
+            proto.set_single_copy_up_to(shm.single_copy);
             host = Some(shm.host);
         }
         let mut waiting = Vec::with_capacity(cfg.size as usize);
@@ -283,6 +284,21 @@ impl Engine {
     /// `ptr..ptr+len` must stay valid and unmodified until the request completes.
     #[inline]
     pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> Option<ReqId> {
+        // SAFETY: passed on from our caller.
+        unsafe { self.isend_offering(dst, ctx, tag, ptr, len, sync, false) }
+    }
+
+    /// [`isend`](Self::isend) for a sender that has other copies to make meanwhile (a
+    /// collective whose rank sends to several peers, or sends and receives): with
+    /// `single_copy_any`, a large message to a local peer is offered for the single copy at
+    /// any size, which leaves this rank free to make them (the pipelined copy would keep it
+    /// copying into the ring), where the rank's limit applies otherwise.
+    ///
+    /// # Safety
+    /// As [`isend`](Self::isend)'s.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub unsafe fn isend_offering(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool, single_copy_any: bool) -> Option<ReqId> {
         if !sync {
             if let (Some(seq), Some(route)) = (self.proto.eager_seq(dst, len), self.routes[dst as usize].as_mut()) {
                 // SAFETY: the caller guarantees the buffer for the duration of the call.
@@ -299,7 +315,13 @@ impl Engine {
             }
         }
         // SAFETY: passed on from our caller.
-        let rid = unsafe { self.proto.isend(dst, ctx, tag, ptr, len, sync) };
+        let rid = unsafe {
+            if single_copy_any {
+                self.proto.isend_up_to(dst, ctx, tag, ptr, len, sync, usize::MAX)
+            } else {
+                self.proto.isend(dst, ctx, tag, ptr, len, sync)
+            }
+        };
         self.pump();
         Some(rid)
     }

@@ -102,7 +102,11 @@ pub struct Protocol {
     sync_waits: FastMap<(u32, u64), ReqId>,
     outbox: VecDeque<(u32, OutFrame)>,
     reads: VecDeque<RemoteRead>,
+    /// Whether this rank reads a local sender's buffer when its `Rts` carries the address.
     single_copy: bool,
+    /// The longest message whose `Rts` to a local peer carries its address (when
+    /// `single_copy`): longer ones go through the ring, pipelined.
+    single_copy_max: usize,
     /// Requests that started (+) or ended (-) moving data since the driver last looked.
     busy_delta: i64,
 }
@@ -127,6 +131,7 @@ impl Protocol {
             outbox: VecDeque::new(),
             reads: VecDeque::new(),
             single_copy: false,
+            single_copy_max: 0,
             busy_delta: 0,
         }
     }
@@ -139,9 +144,17 @@ impl Protocol {
         p.eager_limit = eager_limit;
     }
 
-    /// Whether rendezvous between local ranks copies straight out of the sender.
+    /// Whether rendezvous between local ranks copies straight out of the sender, whatever
+    /// the size.
     pub fn set_single_copy(&mut self, yes: bool) {
-        self.single_copy = yes;
+        self.set_single_copy_up_to(if yes { Some(usize::MAX) } else { None });
+    }
+
+    /// `Some(max)`: this rank reads local senders' buffers whose address comes with their
+    /// `Rts`, and offers its own for messages up to `max` bytes; `None`: neither.
+    pub fn set_single_copy_up_to(&mut self, max: Option<usize>) {
+        self.single_copy = max.is_some();
+        self.single_copy_max = max.unwrap_or(0);
     }
 
     pub fn rank(&self) -> u32 {
@@ -223,6 +236,18 @@ impl Protocol {
     /// # Safety
     /// `ptr..ptr+len` must stay valid and unmodified until the request completes.
     pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> ReqId {
+        let max = self.single_copy_max;
+        // SAFETY: passed on from our caller.
+        unsafe { self.isend_up_to(dst, ctx, tag, ptr, len, sync, max) }
+    }
+
+    /// [`isend`](Self::isend), offering the single copy (where this rank has it) for
+    /// messages up to `single_copy_max` bytes instead of the rank's own limit.
+    ///
+    /// # Safety
+    /// As [`isend`](Self::isend)'s.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn isend_up_to(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool, single_copy_max: usize) -> ReqId {
         let rid = self.reqs.insert(Req { kind: ReqKind::Send(SendReq { state: SendState::InFlight, peer: dst }), done: None, detached: false, busy: false });
         if dst == self.me {
             // SAFETY: the caller guarantees the buffer for the duration of the call.
@@ -251,7 +276,7 @@ impl Protocol {
             h.kind = Kind::Rts;
             let mut body = (len as u64).to_le_bytes().to_vec();
             body.extend_from_slice(&rid.to_le_bytes());
-            if p.local && self.single_copy {
+            if p.local && self.single_copy && len <= single_copy_max {
                 body.extend_from_slice(&(ptr as u64).to_le_bytes());
             }
             h.len = body.len() as u64;

@@ -341,6 +341,40 @@ fn single_copy_reads_replace_the_data_frames() {
 }
 
 #[test]
+fn the_single_copy_is_offered_up_to_the_limit_or_at_any_size_when_asked() {
+    // (length, offer at any size, read expected) with a limit of 10,000 bytes.
+    for (len, any, read) in [(5000, false, true), (10_000, false, true), (10_001, false, false), (40_000, false, false), (40_000, true, true)] {
+        let mut net = Net::new(2, 64, 23);
+        for r in 0..2 {
+            net.ranks[r].set_local(1 - r as u32, 64);
+            net.ranks[r].set_single_copy_up_to(Some(10_000));
+        }
+        let data = pattern(len, 8);
+        let mut buf = vec![0u8; len];
+        let max = if any { usize::MAX } else { 10_000 };
+        let s = unsafe { net.ranks[0].isend_up_to(1, 0, 0, data.as_ptr(), len, false, max) };
+        let r = unsafe { net.ranks[1].irecv(pat(0, Some(0), Some(0)), buf.as_mut_ptr(), len) };
+        let mut reads = 0;
+        for _ in 0..10_000 {
+            while let Some(rd) = net.ranks[1].next_read() {
+                reads += 1;
+                // SAFETY: as in `Net::pump`: both ranks live here; the sender keeps its buffer.
+                unsafe { std::ptr::copy_nonoverlapping(rd.addr as *const u8, rd.buf, rd.len) };
+                net.ranks[1].read_done(rd, Ok(()));
+            }
+            if !net.step() {
+                break;
+            }
+        }
+        net.settle();
+        take_ok(&mut net.ranks[0], s);
+        take_ok(&mut net.ranks[1], r);
+        assert!(buf == data, "len {len}");
+        assert_eq!(reads, usize::from(read), "len {len}, any size {any}");
+    }
+}
+
+#[test]
 fn a_failed_single_copy_read_falls_back_to_data_frames() {
     let mut net = Net::new(2, 64, 19);
     for r in 0..2 {

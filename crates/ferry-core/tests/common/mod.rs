@@ -87,7 +87,7 @@ pub fn shm_engines_but(
                     timeout: Duration::from_secs(5),
                 })
                 .unwrap();
-                ShmConfig { host, links, eager_limit: shm_eager, single_copy }
+                ShmConfig { host, links, eager_limit: shm_eager, single_copy: single_copy.then_some(usize::MAX) }
             });
             if raw == Some(i as u32) {
                 if let Some(c) = shm {
