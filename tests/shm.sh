@@ -14,7 +14,9 @@
 #   collectives    the shared-memory collectives (tests/c/coll_shm.c) in a mixed job, where only
 #                  communicators within an emulated host use them; 8 ranks on this host's
 #                  cores: 7 waiting a second in MPI_Barrier use (almost) no CPU, then small
-#                  collectives round after round (tests/shm/coll_rounds.c)
+#                  collectives round after round (tests/shm/coll_rounds.c); the same
+#                  program across emulated hosts (FERRY_HOST_ID per rank) runs the
+#                  hierarchical collectives, by the table and forced, on 2 and 3 hosts
 #   leftovers      no segment stays in /dev/shm after a normal end, MPI_Abort, a SIGKILL
 #                  of a rank (also one in the middle of shared-memory collectives), and the launcher removes one left by a job that died early
 #
@@ -47,6 +49,16 @@ cat > "$out/two-hosts" <<'EOF'
 FERRY_HOST_ID=emulated-host-$((PMI_RANK / 2)) exec "$@"
 EOF
 chmod +x "$out/two-hosts"
+# Three, round-robin (each host's ranks not adjacent), and two uneven ones (rank 0 alone).
+cat > "$out/three-hosts" <<'EOF'
+#!/bin/sh
+FERRY_HOST_ID=emulated-host-$((PMI_RANK % 3)) exec "$@"
+EOF
+cat > "$out/uneven-hosts" <<'EOF'
+#!/bin/sh
+FERRY_HOST_ID=emulated-host-$((PMI_RANK > 0)) exec "$@"
+EOF
+chmod +x "$out/three-hosts" "$out/uneven-hosts"
 
 segments() { ls /dev/shm 2>/dev/null | grep -c '^ferry-' || true; }
 before=$(segments)
@@ -79,6 +91,11 @@ run "8 ranks on $(nproc) cores, shared memory" FERRY_TRANSPORTS=shm,tcp -- -n 8 
 run "8 ranks on $(nproc) cores, TCP" FERRY_TRANSPORTS=tcp -- -n 8 "$out/ring_rounds"
 
 run "shared-memory collectives in a mixed job (2 hosts x 2 ranks)" FERRY_TRANSPORTS=shm,tcp -- -n 4 "$out/two-hosts" "$out/coll_shm"
+hier="FERRY_BCAST_ALGORITHM=hier FERRY_ALLREDUCE_ALGORITHM=hier"
+run "hierarchical collectives, table's choice (3 hosts x 2 ranks, round-robin)" FERRY_TRANSPORTS=shm,tcp -- -n 6 "$out/three-hosts" "$out/coll_shm"
+run "hierarchical collectives forced (2 hosts x 2 ranks)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 4 "$out/two-hosts" "$out/coll_shm"
+run "hierarchical collectives forced (3 hosts x 2 ranks, round-robin)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 6 "$out/three-hosts" "$out/coll_shm"
+run "hierarchical collectives forced (hosts of 1 and 4 ranks)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 5 "$out/uneven-hosts" "$out/coll_shm"
 run "8 ranks on $(nproc) cores, shared-memory collectives" FERRY_TRANSPORTS=shm,tcp -- -n 8 "$out/coll_rounds"
 
 # Leftovers: the checks above ended normally; now an abort and SIGKILLs.

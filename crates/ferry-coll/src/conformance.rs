@@ -95,6 +95,20 @@ pub(crate) fn views(q: &Params) -> Vec<Params> {
     (0..q.size).map(|r| q.for_rank(r)).collect()
 }
 
+/// Where the ranks of a call of `p` sit: unknown, and for the hierarchical algorithms'
+/// sake, when there are enough ranks, in blocks of two hosts' ranks, round-robin over three
+/// hosts, and one crowded host with single ranks elsewhere.
+fn host_layouts(p: usize, info: &AlgorithmInfo) -> Vec<Option<std::sync::Arc<Vec<u32>>>> {
+    let mut out = vec![None];
+    if p >= 3 && info.id.ends_with(".hier") {
+        let layout = |f: &dyn Fn(usize) -> u32| Some(std::sync::Arc::new((0..p).map(f).collect::<Vec<u32>>()));
+        out.push(layout(&|r| (r / 2) as u32));
+        out.push(layout(&|r| (r % 3) as u32 + 10));
+        out.push(layout(&|r| if r < p / 2 { 7 } else { r as u32 }));
+    }
+    out
+}
+
 /// Parameter sets of the standard sweep for one algorithm, each as every rank's view.
 pub(crate) fn sweep(info: &AlgorithmInfo) -> Vec<Vec<Params>> {
     let mut out = Vec::new();
@@ -128,16 +142,19 @@ pub(crate) fn sweep(info: &AlgorithmInfo) -> Vec<Vec<Params>> {
                         if base[0].send_blocks.is_some() && in_place != base[0].in_place {
                             continue;
                         }
-                        out.push(
-                            base.iter()
-                                .map(|q| {
-                                    q.clone()
-                                        .in_place(in_place)
-                                        .elem_size(ELEM)
-                                        .segment_size(256)
-                                })
-                                .collect(),
-                        );
+                        for hosts in host_layouts(p, info) {
+                            out.push(
+                                base.iter()
+                                    .map(|q| {
+                                        q.clone()
+                                            .in_place(in_place)
+                                            .elem_size(ELEM)
+                                            .segment_size(256)
+                                            .hosts(hosts.clone())
+                                    })
+                                    .collect(),
+                            );
+                        }
                     }
                 }
             }

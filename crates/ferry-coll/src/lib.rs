@@ -28,6 +28,7 @@
 
 pub mod executor;
 pub mod goal;
+pub mod hier;
 pub mod schedule;
 pub mod select;
 pub mod slots;
@@ -91,6 +92,10 @@ pub struct Params {
     /// A rooted v-call (gatherv, scatterv): non-roots know only their own block, so nobody
     /// may conclude from `blocks` that there is nothing to move; zero-byte messages go.
     pub vcall: bool,
+    /// Which host each rank runs on (equal numbers: the same host), where the caller knows
+    /// and the ranks span several hosts; the hierarchical algorithms (`hier`) need it and
+    /// run their flat counterpart without it.
+    pub hosts: Option<std::sync::Arc<Vec<u32>>>,
 }
 
 impl Params {
@@ -129,6 +134,7 @@ impl Params {
             radix: 4,
             free_first: None,
             vcall: false,
+            hosts: None,
         }
     }
 
@@ -157,6 +163,12 @@ impl Params {
 
     pub fn in_place(mut self, yes: bool) -> Params {
         self.in_place = yes;
+        self
+    }
+    /// The host of each rank (see [`Params::hosts`]).
+    pub fn hosts(mut self, hosts: Option<std::sync::Arc<Vec<u32>>>) -> Params {
+        debug_assert!(hosts.as_ref().is_none_or(|h| h.len() == self.size));
+        self.hosts = hosts;
         self
     }
     pub fn elem_size(mut self, bytes: usize) -> Params {
@@ -318,6 +330,9 @@ pub struct AlgorithmInfo {
     /// blocking calls whose ranks all run on one host, reductions with predefined operations,
     /// and size metrics up to `limit` bytes; `None`: a schedule of messages, for any call.
     pub shared: Option<usize>,
+    /// A hierarchical algorithm (`crate::hier`): for calls whose ranks span several hosts
+    /// with more than one on some.
+    pub hier: bool,
     pub schedule: fn(&Params) -> Schedule,
     pub cost: fn(&Params) -> Cost,
 }
@@ -329,7 +344,10 @@ macro_rules! algorithm {
     ($module:path, $coll:ident, $ordered:expr) => {
         algorithm!($module, $coll, $ordered, None)
     };
-    ($module:path, $coll:ident, $ordered:expr, $shared:expr) => {{
+    ($module:path, $coll:ident, $ordered:expr, $shared:expr) => {
+        algorithm!($module, $coll, $ordered, $shared, false)
+    };
+    ($module:path, $coll:ident, $ordered:expr, $shared:expr, $hier:expr) => {{
         use $module as m;
         AlgorithmInfo {
             id: m::ID,
@@ -340,6 +358,7 @@ macro_rules! algorithm {
             in_place: m::IN_PLACE,
             ordered: $ordered,
             shared: $shared,
+            hier: $hier,
             schedule: m::schedule,
             cost: m::cost,
         }
@@ -352,6 +371,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(bcast::pipelined_chain, Bcast),
     algorithm!(bcast::status_binomial, Bcast),
     algorithm!(bcast::shm, Bcast, false, Some(slots::SLOT_BYTES)),
+    algorithm!(bcast::hier, Bcast, false, None, true),
     algorithm!(scatter::linear, Scatter),
     algorithm!(scatter::binomial, Scatter),
     algorithm!(scatter::status_linear, Scatter),
@@ -376,6 +396,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(allreduce::ring, Allreduce),
     algorithm!(allreduce::rabenseifner, Allreduce),
     algorithm!(allreduce::shm, Allreduce, true, Some(slots::SLOT_BYTES)),
+    algorithm!(allreduce::hier, Allreduce, false, None, true),
     algorithm!(reduce_scatter::pairwise, ReduceScatter),
     algorithm!(reduce_scatter::reduce_then_scatter, ReduceScatter, true),
     algorithm!(scan::recursive_doubling, Scan, true),

@@ -305,6 +305,9 @@ pub struct Facts {
     /// What the shared-memory algorithms need: every rank of the call shares this host's
     /// memory, the call is blocking, and a reduction uses a predefined operation.
     pub one_host: bool,
+    /// What the hierarchical algorithms need: the call's ranks span several hosts, with
+    /// more than one on some, and the caller knows which (`Params::hosts`).
+    pub several_hosts: bool,
 }
 
 /// Whether `a` may run for a call with these facts and size metric: it belongs to the
@@ -318,6 +321,7 @@ pub fn applies(a: &AlgorithmInfo, f: &Facts, bytes: usize) -> bool {
         && (!f.call.varying || a.varying)
         && (f.commutative || a.ordered)
         && a.shared.is_none_or(|limit| f.one_host && bytes <= limit)
+        && (!a.hier || f.several_hosts)
 }
 
 /// The algorithm to run: the first of `preferred` that applies, else the first registered
@@ -370,7 +374,7 @@ mod tests {
     const SIZES: [usize; 10] = [0, 1, 8, 256, 1000, 4096, 12 << 10, 64 << 10, 1 << 20, 16 << 20];
 
     fn facts(call: CallKind, commutative: bool) -> Facts {
-        Facts { call, commutative, one_host: false }
+        Facts { call, commutative, one_host: false, several_hosts: false }
     }
 
     fn reduces(c: Collective) -> bool {
@@ -409,11 +413,12 @@ mod tests {
     fn every_call_has_a_fallback_for_every_operation() {
         for call in CallKind::ALL {
             for commutative in [true, !reduces(call.collective)] {
-                for one_host in [false, true] {
-                    let f = Facts { one_host, ..facts(call, commutative) };
+                for (one_host, several_hosts) in [(false, false), (true, false), (false, true)] {
+                    let f = Facts { one_host, several_hosts, ..facts(call, commutative) };
                     let a = choose(&[], &f, 8);
                     assert!(applies(a, &f, 8), "{call}");
                     assert!(a.shared.is_none(), "{call}: the fallback is a schedule of messages");
+                    assert!(!a.hier, "{call}: the fallback is flat");
                 }
             }
         }
@@ -500,6 +505,22 @@ mod tests {
             }
             assert_ne!(select(t, Some(&forced), &facts(call, true), 4, 8).id, shm, "not on one host");
         }
+    }
+
+    #[test]
+    fn hierarchical_algorithms_run_only_across_hosts() {
+        let t = Table::builtin();
+        let across = |call| Facts { several_hosts: true, ..facts(call, true) };
+        for name in ["bcast", "allreduce"] {
+            let call = CallKind::from_name(name).unwrap();
+            let hier = format!("{name}.hier");
+            assert_eq!(select(t, None, &across(call), 4, 8).id, hier);
+            assert_ne!(select(t, None, &facts(call, true), 4, 8).id, hier);
+            let forced = parse_list(call.collective, "hier").unwrap();
+            assert_ne!(select(t, Some(&forced), &facts(call, true), 4, 8).id, hier, "not across hosts");
+        }
+        let allreduce = CallKind::from_name("allreduce").unwrap();
+        assert_ne!(select(t, None, &Facts { several_hosts: true, ..facts(allreduce, false) }, 4, 8).id, "allreduce.hier", "non-commutative");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Allreduce: every rank's `Recv` gets x_0 (op) ... (op) x_{p-1}, element-wise.
 
+pub mod hier;
 pub mod shm;
 pub mod rabenseifner;
 pub mod recursive_doubling;

@@ -24,24 +24,35 @@ pub fn schedule(q: &Params) -> Schedule {
     if n == 0 || p == 1 {
         return s;
     }
-    let q2 = floor_pow2(p);
-    let rem = p - q2;
     let tmp = Range::new(s.scratch(n), 0, n);
     let mut rounds = Rounds::new(&mut s, &copied);
+    let all: Vec<usize> = (0..p).collect();
+    among(&mut rounds, &all, r, acc, tmp);
+    s
+}
+
+/// Recursive doubling among `members` (ranks of the call, in the order whose operands are
+/// combined), of which this rank is `members[me]`: `acc` holds its operand and ends with the
+/// result; `tmp` (as long) receives the partners'.
+pub(crate) fn among(rounds: &mut Rounds<'_>, members: &[usize], me: usize, acc: Range, tmp: Range) {
+    let p = members.len();
+    let q2 = floor_pow2(p);
+    let rem = p - q2;
+    let r = me;
     if r < 2 * rem && r % 2 == 1 {
-        rounds.send(r - 1, vec![acc]);
+        rounds.send(members[r - 1], vec![acc]);
         rounds.next();
-        rounds.recv(r - 1, vec![acc]);
-        return s;
+        rounds.recv(members[r - 1], vec![acc]);
+        return;
     }
     if r < 2 * rem {
-        rounds.recv(r + 1, vec![tmp]);
+        rounds.recv(members[r + 1], vec![tmp]);
         rounds.next();
         rounds.reduce(tmp, acc, Operands::DstSrc);
         rounds.next();
     }
     let me = if r < 2 * rem { r / 2 } else { r - rem };
-    let real = |v: usize| if v < rem { 2 * v } else { v + rem };
+    let real = |v: usize| members[if v < rem { 2 * v } else { v + rem }];
     let mut mask = 1;
     while mask < q2 {
         let peer = me ^ mask;
@@ -58,9 +69,19 @@ pub fn schedule(q: &Params) -> Schedule {
         mask <<= 1;
     }
     if r < 2 * rem {
-        rounds.send(r + 1, vec![acc]);
+        rounds.send(members[r + 1], vec![acc]);
     }
-    s
+}
+
+/// Messages member `i` of `p` sends (and as many it receives) in [`among`].
+pub(crate) fn exchanges(p: usize, i: usize) -> usize {
+    let q2 = floor_pow2(p);
+    let (steps, rem) = (q2.trailing_zeros() as usize, p - q2);
+    match i {
+        _ if i < 2 * rem && i % 2 == 1 => 1,
+        _ if i < 2 * rem => steps + 1,
+        _ => steps,
+    }
 }
 
 pub fn cost(q: &Params) -> Cost {

@@ -62,6 +62,9 @@ pub struct Job {
     pub(super) oversubscribed: bool,
     /// The world ranks on this process's host, ascending (itself included).
     pub(super) host_ranks: Vec<u32>,
+    /// For every world rank, the lowest world rank on its host (a host's number); empty for
+    /// an MCAPI node, which does not learn where the others run.
+    pub(super) hosts: Vec<u32>,
     /// The MCAPI node this process is, when it is one.
     pub(super) node: Option<NodeState>,
 }
@@ -168,6 +171,7 @@ impl Job {
             knobs = knobs.with_header(MCAPI_HEADER);
         }
         let locals = local_ranks(&cards, rank);
+        let hosts = host_numbers(&cards);
         // More ranks than cores on this host: waits give the core away from the start.
         let oversubscribed = is_oversubscribed(locals.len(), std::thread::available_parallelism().map_or(1, |n| n.get()));
         // Shared memory needs a job name common to the host's ranks: a singleton has no peers.
@@ -191,7 +195,7 @@ impl Job {
             node::check_claim(p, d, n, claimed)?;
         }
         let node = node.map(|(domain, node)| NodeState::launcher(domain, node));
-        Ok((Job { rank, size, pmi, hostname, oversubscribed, host_ranks: locals, node }, engine))
+        Ok((Job { rank, size, pmi, hostname, oversubscribed, host_ranks: locals, hosts, node }, engine))
     }
 
     pub fn rank(&self) -> u32 {
@@ -217,6 +221,16 @@ impl Job {
     /// `MPI_Comm_split_type` groups ranks by it whichever transport joins them.
     pub fn host_ranks(&self) -> &[u32] {
         &self.host_ranks
+    }
+
+    /// The host of world rank `r`, as the lowest world rank on it.
+    pub fn host_of(&self, r: u32) -> u32 {
+        self.hosts.get(r as usize).copied().unwrap_or(r)
+    }
+
+    /// Whether the job's ranks run on more than one host.
+    pub fn spans_hosts(&self) -> bool {
+        self.hosts.iter().any(|&h| h != 0)
     }
 
     /// Whether a launcher runs the job (false: a singleton started without PMI).
@@ -348,6 +362,13 @@ fn local_ranks(cards: &[BusinessCard], me: u32) -> Vec<u32> {
     (0..cards.len() as u32).filter(|&r| cards[r as usize].id.front == mine.front && cards[r as usize].id.host == mine.host).collect()
 }
 
+/// For every rank, the lowest rank whose global id names the same host (front node and
+/// host), as [`local_ranks`] groups them.
+fn host_numbers(cards: &[BusinessCard]) -> Vec<u32> {
+    let mut first: std::collections::HashMap<(&str, &str), u32> = std::collections::HashMap::new();
+    (0..cards.len() as u32).map(|r| *first.entry((cards[r as usize].id.front.as_str(), cards[r as usize].id.host.as_str())).or_insert(r)).collect()
+}
+
 fn is_oversubscribed(local_ranks: usize, cores: usize) -> bool {
     local_ranks > cores
 }
@@ -419,6 +440,12 @@ mod tests {
         assert_eq!(local_ranks(&cards, 1), vec![1]);
         // Same host name behind another front node: another machine.
         assert_eq!(local_ranks(&cards, 3), vec![3]);
+    }
+
+    #[test]
+    fn hosts_are_numbered_by_their_lowest_rank() {
+        let cards = vec![card("a", "a", 1), card("b", "b", 2), card("a", "a", 3), card("gw", "a", 4), card("b", "b", 5)];
+        assert_eq!(host_numbers(&cards), vec![0, 1, 0, 3, 1]);
     }
 
     #[test]

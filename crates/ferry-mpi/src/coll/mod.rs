@@ -242,7 +242,8 @@ pub(crate) const BLOCKING: *mut MPI_Request = std::ptr::null_mut();
 /// ranks all share this host's memory.
 pub(crate) fn pick(rt: &mut Runtime, call: &Call, coll: Collective, varying: bool, commutative: bool, shared: bool, bytes: usize) -> &'static AlgorithmInfo {
     let one_host = shared && call.tags == 0 && call.remote.is_none() && onhost::eligible(rt, call.comm);
-    rt.coll.pick(CallKind { collective: coll, varying }, commutative, one_host, call.size, bytes)
+    let several_hosts = !one_host && call.remote.is_none() && onhost::several_hosts(rt, call.comm);
+    rt.coll.pick(CallKind { collective: coll, varying }, commutative, one_host, several_hosts, call.size, bytes)
 }
 
 /// A collective call in flight, run by the engine: its id there, the staging buffers the
@@ -349,6 +350,7 @@ fn start(rt: &mut Runtime, mut p: Prepared) -> CollCall {
     }
     let mut params = p.params.take().unwrap_or_else(|| shape_params(&p.call, shape.as_ref().expect("a call without parameters has a shape")));
     params.radix = radix;
+    params.hosts = rt.hosts_of(&p.call.group);
     if status::is_status_based(p.info.id) && p.call.size > 1 {
         let (root, ctx, tag) = (params.root, p.call.ctx, p.call.token_tag());
         let source = rt.coll.status_source;

@@ -48,13 +48,36 @@ pub(super) fn eligible(rt: &mut Runtime, comm: MPI_Comm) -> bool {
     let Some(c) = rt.comms.get(&comm) else { return false };
     match c.host {
         HostColl::Eligible | HostColl::Ready(_) => return true,
-        HostColl::Off => return false,
+        HostColl::Off | HostColl::Hosts => return false,
         HostColl::Unknown => {}
     }
     let host = rt.host_ranks();
     let yes = !c.is_inter() && (c.group.len() == 1 || (rt.engine.host_area_name("").is_some() && c.group.iter().all(|w| host.binary_search(w).is_ok())));
-    rt.comms.get_mut(&comm).expect("looked up above").host = if yes { HostColl::Eligible } else { HostColl::Off };
+    let state = if yes {
+        HostColl::Eligible
+    } else if !c.is_inter() && spread(rt, &c.group) {
+        HostColl::Hosts
+    } else {
+        HostColl::Off
+    };
+    rt.comms.get_mut(&comm).expect("looked up above").host = state;
     yes
+}
+
+/// Whether the ranks of `comm` span several hosts with more than one on some (the
+/// hierarchical collectives' case).
+pub(super) fn several_hosts(rt: &mut Runtime, comm: MPI_Comm) -> bool {
+    eligible(rt, comm);
+    rt.comms.get(&comm).is_some_and(|c| matches!(c.host, HostColl::Hosts))
+}
+
+/// Whether the world ranks `group` run on several hosts, more than one on some.
+fn spread(rt: &Runtime, group: &[u32]) -> bool {
+    let Some(hosts) = rt.hosts_of(group) else { return false };
+    let mut distinct: Vec<u32> = hosts.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.len() > 1 && distinct.len() < group.len()
 }
 
 /// Make the area of `comm` if it has none yet: rank 0 creates it, the others open it once
@@ -144,7 +167,7 @@ pub(super) fn run(rt: &mut Locked, mut p: Prepared) -> MpiResult<()> {
         let kind = CallKind { collective: p.info.collective, varying: false };
         let commutative = p.red.as_ref().is_none_or(|r| r.commutative());
         let block = p.shape.map_or_else(|| p.params.as_ref().map_or(0, |q| q.blocks[0]), |s| s.block);
-        p.info = rt.coll.pick(kind, commutative, false, p.call.size, block);
+        p.info = rt.coll.pick(kind, commutative, false, false, p.call.size, block);
         if let Some(s) = p.shape.take() {
             p.shape = uniform(p.info, s.block, s.root, s.in_place, p.red.as_ref());
             if p.shape.is_none() && p.params.is_none() {
@@ -322,7 +345,7 @@ fn ready_area(rt: &mut Runtime, comm: MPI_Comm) -> Option<&mut CommArea> {
 fn take_call(rt: &mut Runtime, comm: MPI_Comm, coll: Collective, bytes: usize) -> bool {
     let Some(c) = rt.comms.get_mut(&comm) else { return false };
     let (size, rank) = (c.group.len(), c.rank);
-    let info = rt.coll.pick(CallKind { collective: coll, varying: false }, true, true, size, bytes);
+    let info = rt.coll.pick(CallKind { collective: coll, varying: false }, true, true, false, size, bytes);
     if info.shared.is_none() {
         return false;
     }

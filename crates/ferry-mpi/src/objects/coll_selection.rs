@@ -46,6 +46,7 @@ struct Question {
     call: CallKind,
     commutative: bool,
     one_host: bool,
+    several_hosts: bool,
     ranks: usize,
     bytes: usize,
 }
@@ -128,15 +129,15 @@ impl Selection {
         Ok(())
     }
 
-    /// The algorithm for one call (see `ferry_coll::select`; `one_host` as in
-    /// [`Facts::one_host`]), counted for the statistics.
-    pub fn pick(&mut self, call: CallKind, commutative: bool, one_host: bool, ranks: usize, bytes: usize) -> &'static AlgorithmInfo {
-        let q = Question { call, commutative, one_host, ranks, bytes };
+    /// The algorithm for one call (see `ferry_coll::select`; `one_host` and `several_hosts`
+    /// as in [`Facts`]), counted for the statistics.
+    pub fn pick(&mut self, call: CallKind, commutative: bool, one_host: bool, several_hosts: bool, ranks: usize, bytes: usize) -> &'static AlgorithmInfo {
+        let q = Question { call, commutative, one_host, several_hosts, ranks, bytes };
         let a = match self.recent.iter().flatten().find(|(k, _)| *k == q) {
             Some(&(_, a)) => a,
             None => {
                 let over = self.overrides.get(&call.collective).map(Vec::as_slice);
-                let a = select::select(self.table, over, &Facts { call, commutative, one_host }, ranks, bytes);
+                let a = select::select(self.table, over, &Facts { call, commutative, one_host, several_hosts }, ranks, bytes);
                 self.recent[self.next] = Some((q, a));
                 self.next = (self.next + 1) % RECENT;
                 a
@@ -208,9 +209,9 @@ mod tests {
         assert_eq!((s.radix, s.status_source), (3, StatusSource::Arrival));
         let bcast = CallKind::from_name("bcast").unwrap();
         let gatherv = CallKind::from_name("gatherv").unwrap();
-        assert_eq!(s.pick(bcast, true, false, 4, 8).id, "bcast.pipelined_chain");
-        assert_eq!(s.pick(bcast, true, true, 4, 9).id, "bcast.pipelined_chain");
-        assert_eq!(s.pick(gatherv, true, false, 4, 0).id, "gather.linear");
+        assert_eq!(s.pick(bcast, true, false, false, 4, 8).id, "bcast.pipelined_chain");
+        assert_eq!(s.pick(bcast, true, true, false, 4, 9).id, "bcast.pipelined_chain");
+        assert_eq!(s.pick(gatherv, true, false, false, 4, 0).id, "gather.linear");
         let r = s.report(3).unwrap();
         assert!(r.contains("ferry[rank 3] coll-stats: bcast bcast.pipelined_chain bytes=8-16 calls=2\n"), "{r}");
         assert!(r.contains("coll-stats: gatherv gather.linear bytes=* calls=1\n"), "{r}");
@@ -222,19 +223,19 @@ mod tests {
         let bcast = CallKind::from_name("bcast").unwrap();
         let allreduce = CallKind::from_name("allreduce").unwrap();
         // Each answer is the table's, asked afresh or remembered, for every question.
-        let fresh = |call, comm, one_host, ranks, bytes| select::select(Table::builtin(), None, &Facts { call, commutative: comm, one_host }, ranks, bytes).id;
+        let fresh = |call, comm, one_host, ranks, bytes| select::select(Table::builtin(), None, &Facts { call, commutative: comm, one_host, several_hosts: false }, ranks, bytes).id;
         for round in 0..3 {
             for (call, comm, one_host, ranks, bytes) in [(bcast, true, false, 4, 8), (bcast, true, true, 4, 8), (bcast, true, false, 4, 1 << 20), (allreduce, true, false, 2, 8), (allreduce, true, true, 2, 8), (allreduce, false, false, 2, 8), (allreduce, true, false, 64, 1 << 20), (bcast, true, false, 2, 8)] {
-                assert_eq!(s.pick(call, comm, one_host, ranks, bytes).id, fresh(call, comm, one_host, ranks, bytes), "round {round}: {call:?} {comm} {one_host} {ranks} {bytes}");
+                assert_eq!(s.pick(call, comm, one_host, false, ranks, bytes).id, fresh(call, comm, one_host, ranks, bytes), "round {round}: {call:?} {comm} {one_host} {ranks} {bytes}");
             }
         }
-        assert_eq!(s.pick(bcast, true, true, 4, 8).id, "bcast.shm", "small calls on one host go through shared memory");
+        assert_eq!(s.pick(bcast, true, true, false, 4, 8).id, "bcast.shm", "small calls on one host go through shared memory");
         // The statistics count every call, remembered or not.
         assert!(s.report(0).unwrap().contains("coll-stats: bcast bcast.") && s.report(0).unwrap().contains("calls=3\n"));
         // An override set while the job runs applies to the very next call.
         s.set("FERRY_BCAST_ALGORITHM", "pipelined_chain").unwrap();
-        assert_eq!(s.pick(bcast, true, false, 4, 8).id, "bcast.pipelined_chain");
+        assert_eq!(s.pick(bcast, true, false, false, 4, 8).id, "bcast.pipelined_chain");
         s.set("FERRY_BCAST_ALGORITHM", "").unwrap();
-        assert_eq!(s.pick(bcast, true, false, 4, 8).id, fresh(bcast, true, false, 4, 8));
+        assert_eq!(s.pick(bcast, true, false, false, 4, 8).id, fresh(bcast, true, false, 4, 8));
     }
 }

@@ -20,6 +20,9 @@ pub enum HostColl {
     /// Its ranks do not all share this host's memory (or its area could not be made, which
     /// all of them learnt together): its collectives run as schedules of messages.
     Off,
+    /// Its ranks span several hosts, more than one on some: the hierarchical algorithms
+    /// apply (the shared-memory ones do not).
+    Hosts,
     /// Its ranks share this host's memory; the area is made by the first call that needs it.
     Eligible,
     /// The area is made.

@@ -331,6 +331,12 @@ impl Runtime {
         self.job.host_ranks()
     }
 
+    /// Where the world ranks `group` run, as one number per host, when the job spans
+    /// several hosts (the hierarchical collectives' `Params::hosts`); `None` on one host.
+    pub fn hosts_of(&self, group: &[u32]) -> Option<std::sync::Arc<Vec<u32>>> {
+        self.job.spans_hosts().then(|| std::sync::Arc::new(group.iter().map(|&w| self.job.host_of(w)).collect()))
+    }
+
     /// The host's name, for `MPI_Get_processor_name`.
     pub fn processor_name(&self) -> &str {
         self.job.processor_name()
