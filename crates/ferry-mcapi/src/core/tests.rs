@@ -608,3 +608,36 @@ fn slot_packets_that_name_no_free_slot_are_refused() {
     assert_eq!(net.nodes[1].refused(), 3);
     assert_eq!(net.nodes[1].chan_available(hr, false), Ok(1));
 }
+
+proptest! {
+    /// A peer that lies about slots and credits (slots it never wrote, bits it never got)
+    /// makes the node refuse frames, never panic or lend a slot twice.
+    #[test]
+    fn forged_slot_packets_and_credits_never_panic(frames in proptest::collection::vec((0usize..3, 0u64..80, 0u64..600, 1u32..5), 0..40)) {
+        let mut net = Net::new(2, 24, |c| {
+            c.queue_limit = 4;
+            c.max_payload = 512;
+        });
+        net.share_slots(&[]);
+        let (hs, hr) = connected(&mut net, 0, false);
+        let rport = net.nodes[1].local(hr).expect("local").port;
+        let sport = net.nodes[0].local(hs).expect("local").port;
+        for (k, seq, ack, count) in frames {
+            let mut f = Frame::new([Kind::SlotPacket, Kind::Credit, Kind::Packet][k]);
+            (f.port, f.peer_port, f.seq, f.ack, f.peer_rank) = (rport, sport, seq, ack, if k == 1 { count } else { 0 });
+            let _ = net.nodes[1].deliver(0, f.encode_with(&[]));
+            (f.port, f.peer_port) = (sport, rport);
+            let _ = net.nodes[0].deliver(1, f.encode_with(&[]));
+            let _ = net.nodes[0].pkt_send(hs, b"x", [0; 3]);
+            net.settle();
+            let mut seen = Vec::new();
+            while let Ok(Some((addr, _))) = net.nodes[1].pkt_try_recv(hr) {
+                prop_assert!(!seen.contains(&addr), "a slot lent twice");
+                seen.push(addr);
+            }
+            for addr in seen {
+                net.nodes[1].pkt_release(addr).expect("release");
+            }
+        }
+    }
+}
