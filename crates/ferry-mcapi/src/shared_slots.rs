@@ -3,11 +3,15 @@
 //! the sender, which removes its name at once. Areas are named after the host's job segment
 //! (`Engine::host_area_name`), so the launcher's clean-up finds one a crash left behind.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ferry_core::engine::{Engine, HostArea};
 
 use crate::core::{Rank, SlotArea, SlotMemory};
+
+/// Lives of a node in this process (`mcapi_initialize` after `mcapi_finalize` starts another).
+static LIVES: AtomicU64 = AtomicU64::new(0);
 
 /// Slot areas between the nodes that share this host's memory.
 pub struct SharedSlots {
@@ -16,12 +20,13 @@ pub struct SharedSlots {
     me: Rank,
     /// By rank: whether it shares this host's memory.
     local: Vec<bool>,
+    life: u64,
 }
 
 impl SharedSlots {
     pub fn new(engine: &Engine) -> SharedSlots {
         let local = (0..engine.size()).map(|r| engine.is_local_peer(r)).collect();
-        SharedSlots { prefix: engine.host_area_name("mcapi"), me: engine.rank(), local }
+        SharedSlots { prefix: engine.host_area_name("mcapi"), me: engine.rank(), local, life: LIVES.fetch_add(1, Ordering::Relaxed) }
     }
 
     fn shares(&self, r: Rank) -> bool {
@@ -69,6 +74,10 @@ impl Drop for Area {
 }
 
 impl SlotMemory for SharedSlots {
+    fn first_key(&self) -> u64 {
+        self.life << 32
+    }
+
     fn create(&mut self, writer: Rank, key: u64, slots: usize, slot_bytes: usize) -> Option<Arc<dyn SlotArea>> {
         if !self.shares(writer) {
             return None;

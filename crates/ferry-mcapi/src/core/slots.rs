@@ -30,6 +30,11 @@ pub trait SlotMemory: Send {
     fn create(&mut self, writer: Rank, key: u64, slots: usize, slot_bytes: usize) -> Option<Arc<dyn SlotArea>>;
     /// The area `key` that the receiver at `owner` made, if this node can map it.
     fn open(&mut self, owner: Rank, key: u64, slots: usize, slot_bytes: usize) -> Option<Arc<dyn SlotArea>>;
+    /// Where this node's keys start: a node that initialises again in the same process must
+    /// not name an area as its former life did (a late sender of that life could map it).
+    fn first_key(&self) -> u64 {
+        0
+    }
 }
 
 /// The most memory one channel's slots may take (a window of 64 packets of 1 MiB, the
@@ -74,6 +79,7 @@ fn same_area(a: &Arc<dyn SlotArea>, b: &Arc<dyn SlotArea>) -> bool {
 impl Node {
     /// Give this node the memory of shared slots (without it, packets travel in frames).
     pub fn set_slot_memory(&mut self, memory: Box<dyn SlotMemory>) {
+        self.slot_keys = memory.first_key();
         self.slot_memory = Some(memory);
     }
 
