@@ -430,7 +430,10 @@ impl Node {
         }
         let close = c.held.is_empty() && c.closing && !c.close_sent;
         for (frame, rid) in out {
-            self.emit(rank, OutBytes::Owned(frame));
+            // A packet held while the window was full goes into a slot now, if it can.
+            if !self.held_into_slot(ep, &frame) {
+                self.emit(rank, OutBytes::Owned(frame));
+            }
             if let Some(rid) = rid {
                 self.reqs.complete(rid, Done::status(Status::Success));
             }

@@ -110,20 +110,40 @@ impl Node {
     /// Send side: write `data` into a free slot and announce it, if the channel has slots,
     /// a credit and nothing held before it. `false`: send it in a frame.
     pub(super) fn slot_send(&mut self, h: Ep, data: &[u8]) -> bool {
+        let Some(c) = self.local_mut(h).and_then(|l| l.chan.as_mut()) else { return false };
+        if c.credits == 0 || !c.held.is_empty() {
+            return false;
+        }
+        if !self.write_slot(h, data) {
+            return false;
+        }
+        let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above");
+        c.credits -= 1;
+        true
+    }
+
+    /// Send side: a packet frame held while the window was full, whose credit has come, goes
+    /// into a free slot instead. `false`: send the frame.
+    pub(super) fn held_into_slot(&mut self, h: Ep, frame: &[u8]) -> bool {
+        match Frame::decode(frame, usize::MAX) {
+            Ok((f, payload)) if f.kind == Kind::Packet => self.write_slot(h, payload),
+            _ => false,
+        }
+    }
+
+    /// Copy `data` into a free slot of `h`'s channel and send the `SlotPacket` naming it
+    /// (the caller accounts for the credit). `false`: no slot, or it does not fit.
+    fn write_slot(&mut self, h: Ep, data: &[u8]) -> bool {
         let Some(l) = self.local_mut(h) else { return false };
         let port = l.port;
         let Some(c) = l.chan.as_mut() else { return false };
         let Some((_, pport, rank)) = c.peer else { return false };
-        if c.credits == 0 || !c.held.is_empty() {
-            return false;
-        }
         let Some(s) = c.slots.as_mut() else { return false };
         let idx = s.used.trailing_zeros() as usize;
         if idx >= s.count || data.len() > s.bytes {
             return false;
         }
         s.used &= !(1u64 << idx);
-        c.credits -= 1;
         s.area.write(idx, data);
         let mut f = Frame::new(Kind::SlotPacket);
         (f.port, f.peer_port, f.seq, f.ack) = (pport, port, idx as u64, data.len() as u64);
