@@ -232,6 +232,25 @@ static mcapi_status_t finish_i(mcapi_status_t st, mcapi_request_t *req)
     return finish_size(st, req, NULL);
 }
 
+/* A non-blocking call that must fail with `want`: at once (no request written) or through its
+ * wait, which must then return MCAPI_FALSE (MCAPI 2.000 4.6.2). MCAPI_SUCCESS from the call is
+ * a failure: it says the operation succeeded within the call. */
+#define EXPECT_FAIL_I(st, want, req) expect_fail_i(__LINE__, (st), (want), (req))
+static void expect_fail_i(int line, mcapi_status_t st, mcapi_status_t want, mcapi_request_t *req)
+{
+    size_t size;
+    mcapi_boolean_t r;
+    if (st == MCAPI_SUCCESS)
+        fail(line, "call returned MCAPI_SUCCESS, expected %s", stname(want));
+    if (st == MCAPI_PENDING) {
+        r = mcapi_wait(req, &size, T_LONG, &st);
+        if (r != MCAPI_FALSE)
+            fail(line, "wait returned MCAPI_TRUE with %s, expected MCAPI_FALSE", stname(st));
+    }
+    if (st != want)
+        fail(line, "status %s, expected %s", stname(st), stname(want));
+}
+
 /* Creates this node's control endpoint on port `port` and finds the peers' ones. */
 static void ctl_setup(mcapi_port_t port)
 {

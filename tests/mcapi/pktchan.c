@@ -25,6 +25,7 @@
 #define P_R3 304 /* node 1: got by nodes 0 and 2 */
 #define P_X 305  /* node 1: deleted while its open is pending */
 #define P_MSG 306
+#define P_L 307  /* node 0 and node 2: a free endpoint beside a connected one */
 
 static const size_t sizes[] = { 0, 1, 17, 4096, 65536, 100000, MCAPI_MAX_PKT_SIZE };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
@@ -57,7 +58,7 @@ static void connect_and_open(void)
     mcapi_status_t st;
     mcapi_request_t req, req2;
     mcapi_pktchan_recv_hndl_t h2;
-    mcapi_endpoint_t s, r, s2, r2, r3, x, d;
+    mcapi_endpoint_t s, r, s2, r2, r3, x, d, l;
 
     size_t size;
 
@@ -94,7 +95,16 @@ static void connect_and_open(void)
         mcapi_pktchan_connect_i(s, r, &req, &st);
         OK(finish_i(st, &req));
         mcapi_pktchan_connect_i(s, r, &req, &st);
-        EXPECT_I(st, MCAPI_ERR_CHAN_CONNECTED, &req);
+        EXPECT_FAIL_I(st, MCAPI_ERR_CHAN_CONNECTED, &req);
+        /* One end connected already, to another endpoint, is enough: both ways round, with
+         * the other end local here. */
+        l = create_ep(P_L);
+        mcapi_pktchan_connect_i(s, l, &req, &st);
+        EXPECT_FAIL_I(st, MCAPI_ERR_CHAN_CONNECTED, &req);
+        mcapi_pktchan_connect_i(l, r, &req, &st);
+        EXPECT_FAIL_I(st, MCAPI_ERR_CHAN_CONNECTED, &req);
+        mcapi_endpoint_delete(l, &st);
+        OK(st);
         mcapi_pktchan_connect_i(s, s, &req, &st);
         EXPECT_I(st, MCAPI_ERR_ENDP_INVALID, &req);
         mcapi_pktchan_connect_i(s, r, NULL, &st);
@@ -130,6 +140,7 @@ static void open_misuse(mcapi_endpoint_t msg_ep)
     mcapi_sclchan_send_hndl_t ss;
     mcapi_sclchan_recv_hndl_t sr;
     mcapi_endp_attr_status_t want;
+    mcapi_endpoint_t l;
     char buf[8] = "abc";
 
     if (me == 0) {
@@ -139,6 +150,15 @@ static void open_misuse(mcapi_endpoint_t msg_ep)
         EXPECT_I(st, MCAPI_ERR_CHAN_DIRECTION, &req);
         mcapi_sclchan_send_open_i(&ss, S, &req, &st);
         EXPECT_I(st, MCAPI_ERR_CHAN_TYPE, &req);
+        /* S is connected to R: a connect of S with a free endpoint of this node fails within
+         * the call (both ends are here). */
+        l = create_ep(P_L);
+        mcapi_pktchan_connect_i(S, l, &req, &st);
+        EXPECT(st, MCAPI_ERR_CHAN_CONNECTED);
+        mcapi_pktchan_connect_i(l, S, &req, &st);
+        EXPECT(st, MCAPI_ERR_CHAN_CONNECTED);
+        mcapi_endpoint_delete(l, &st);
+        OK(st);
         want = MCAPI_ENDP_ATTR_STATUS_CONNECTED | MCAPI_ENDP_ATTR_STATUS_OPEN
                | MCAPI_ENDP_ATTR_STATUS_PKTCHAN | MCAPI_ENDP_ATTR_STATUS_SEND;
         CHECK(endp_status(S) == want, "send endpoint status %#x, expected %#x", endp_status(S),

@@ -8,8 +8,9 @@
  * invalid); wait_any returns the index of the completed request and rejects an empty list at
  * once; a cancelled receive gives its message to the next receive; a wait in another thread
  * ends with MCAPI_ERR_REQUEST_CANCELLED when the request is cancelled, and a second waiter
- * gets MCAPI_ERR_WAIT_PENDING; MCAPI_MAX_REQUESTS requests can be outstanding, not one more;
- * bad pointers and handles.
+ * gets MCAPI_ERR_WAIT_PENDING; a failed operation (a truncated receive) makes test and wait
+ * return MCAPI_FALSE with its error, wait_any its index with the error; MCAPI_MAX_REQUESTS
+ * requests can be outstanding, not one more; bad pointers and handles.
  */
 #define TEST_NAME "requests"
 #include "mcapi_testutil.h"
@@ -182,6 +183,68 @@ static void wait_any(void)
     CHECK(idx == 0 && ia == 1, "third wait_any returned %u (word %u)", idx, (unsigned)ia);
 }
 
+/* Requests whose operation fails (a receive into a buffer too small for the message): the
+ * wait returns MCAPI_FALSE and passes the error on with the message's size (MCAPI 2.000
+ * 4.6.2), as does a test (which keeps the request); wait_any returns the index with the
+ * error. The message stays queued each time. */
+static void failed_requests(void)
+{
+    mcapi_status_t st;
+    mcapi_request_t req, rb, *list[2];
+    uint16_t small = 0;
+    uint32_t in = 0;
+    size_t size = 0;
+    mcapi_uint_t idx;
+
+    /* The message is queued before the receive: the call finds the truncation at once. */
+    ask(1, A, 1);
+    mcapi_msg_recv_i(A, &small, sizeof small, &req, &st);
+    EXPECT(st, MCAPI_PENDING);
+    CHECK(mcapi_test(&req, &size, &st) == MCAPI_FALSE, "test of a truncated receive is true");
+    EXPECT(st, MCAPI_ERR_MSG_TRUNCATED);
+    CHECK(size == sizeof in, "test of a truncated receive: size %zu", size);
+    size = 0;
+    CHECK(mcapi_wait(&req, &size, T_LONG, &st) == MCAPI_FALSE, "wait of a truncated receive is true");
+    EXPECT(st, MCAPI_ERR_MSG_TRUNCATED);
+    CHECK(size == sizeof in, "wait of a truncated receive: size %zu", size);
+    (void)mcapi_wait(&req, &size, MCAPI_TIMEOUT_IMMEDIATE, &st);
+    EXPECT(st, MCAPI_ERR_REQUEST_INVALID);
+    mcapi_msg_recv(A, &in, sizeof in, &size, &st);
+    OK(st);
+    CHECK(in == 1, "the truncated message differs: %u", (unsigned)in);
+
+    /* The receive is posted first and the message truncates it when it arrives. */
+    mcapi_msg_recv_i(A, &small, sizeof small, &req, &st);
+    EXPECT(st, MCAPI_PENDING);
+    ask(1, 0, 0);
+    size = 0;
+    CHECK(mcapi_wait(&req, &size, T_LONG, &st) == MCAPI_FALSE, "wait of a posted truncated receive is true");
+    EXPECT(st, MCAPI_ERR_MSG_TRUNCATED);
+    CHECK(size == sizeof in, "wait of a posted truncated receive: size %zu", size);
+    mcapi_msg_recv(A, &in, sizeof in, &size, &st);
+    OK(st);
+
+    /* wait_any: the index of the failed request, its error, its size. */
+    mcapi_msg_recv_i(A, &in, sizeof in, &req, &st);
+    EXPECT(st, MCAPI_PENDING);
+    mcapi_msg_recv_i(B, &small, sizeof small, &rb, &st);
+    EXPECT(st, MCAPI_PENDING);
+    list[0] = &req;
+    list[1] = &rb;
+    ask(2, 0, 0);
+    size = 0;
+    idx = mcapi_wait_any(2, list, &size, T_LONG, &st);
+    EXPECT(st, MCAPI_ERR_MSG_TRUNCATED);
+    CHECK(idx == 1 && size == sizeof in, "wait_any of a truncated receive: %u (size %zu)", idx, size);
+    (void)mcapi_test(&rb, &size, &st);
+    EXPECT(st, MCAPI_ERR_REQUEST_INVALID);
+    mcapi_msg_recv(B, &in, sizeof in, &size, &st);
+    OK(st);
+    CHECK(in == 2, "the message wait_any left differs: %u", (unsigned)in);
+    mcapi_cancel(&req, &st);
+    OK(st);
+}
+
 static void cancel_cases(void)
 {
     mcapi_status_t st;
@@ -308,6 +371,7 @@ int main(void)
     } else if (me == 1) {
         test_and_wait();
         wait_any();
+        failed_requests();
         cancel_cases();
         threads();
         request_limit();

@@ -14,6 +14,7 @@
 
 #define P_S 400
 #define P_R 401
+#define P_L 402 /* the connecting node: a free endpoint beside the channel's */
 
 static mcapi_sclchan_send_hndl_t sh;
 static mcapi_sclchan_recv_hndl_t rh;
@@ -26,13 +27,23 @@ static void connect_open(mcapi_endpoint_t S, mcapi_endpoint_t R, int check_misus
     mcapi_sclchan_send_hndl_t hs;
     mcapi_sclchan_recv_hndl_t hr;
     mcapi_pktchan_recv_hndl_t ph;
+    mcapi_endpoint_t l;
 
     if (me == np - 1) {
         mcapi_sclchan_connect_i(s_conn, r_conn, &creq, &st);
         OK(finish_i(st, &creq));
         if (check_misuse) {
             mcapi_sclchan_connect_i(s_conn, r_conn, &creq, &st);
-            EXPECT_I(st, MCAPI_ERR_CHAN_CONNECTED, &creq);
+            EXPECT_FAIL_I(st, MCAPI_ERR_CHAN_CONNECTED, &creq);
+            /* One end connected to another endpoint is enough, either end (with 2 nodes the
+             * receive end is local: the second connect fails within the call). */
+            l = create_ep(P_L);
+            mcapi_sclchan_connect_i(s_conn, l, &creq, &st);
+            EXPECT_FAIL_I(st, MCAPI_ERR_CHAN_CONNECTED, &creq);
+            mcapi_sclchan_connect_i(l, r_conn, &creq, &st);
+            EXPECT_FAIL_I(st, MCAPI_ERR_CHAN_CONNECTED, &creq);
+            mcapi_endpoint_delete(l, &st);
+            OK(st);
             mcapi_sclchan_connect_i(r_conn, r_conn, &creq, &st);
             EXPECT_I(st, MCAPI_ERR_ENDP_INVALID, &creq);
             mcapi_sclchan_connect_i(s_conn, r_conn, NULL, &st);

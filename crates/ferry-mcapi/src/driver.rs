@@ -23,6 +23,7 @@ use ferry_core::engine::{Engine, Pattern, ReqId as EngineReq};
 use ferry_core::{Job, Locate};
 
 use crate::core::{Config, Node, OutBytes, Whereabouts};
+use crate::shared_slots::SharedSlots;
 
 /// The engine context that carries MCAPI frames ("MCAP").
 pub const CONTEXT: u32 = 0x4d43_4150;
@@ -71,7 +72,9 @@ impl Runtime {
     pub fn start(domain: u32, node: u32) -> Result<Runtime, String> {
         let (job, engine) = Job::start_node(domain, node).map_err(|e| e.to_string())?;
         let cfg = Config::new(job.rank(), domain, node);
-        Ok(Runtime { job, engine, node: Node::new(cfg), sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now(), finalized: false, passes: 0 })
+        let mut node = Node::new(cfg);
+        node.set_slot_memory(Box::new(SharedSlots::new(&engine)));
+        Ok(Runtime { job, engine, node, sends: Vec::new(), receiving: VecDeque::new(), refused_logged: 0, next_locate: Instant::now(), finalized: false, passes: 0 })
     }
 
     /// Move frames both ways until nothing moves at once.

@@ -4,9 +4,11 @@
 //! - `wire`: the MCAPI frame codec (pure, fuzzed);
 //! - `core`: one node's endpoints, messages, channels and requests (sans IO);
 //! - `driver`: a node's process: bootstrap, the engine, the communication thread, waits;
+//! - `shared_slots`: the host memory of packet channels' receive slots;
 //! - `api`: the C functions.
 
 pub mod api;
 pub mod core;
 pub mod driver;
+pub mod shared_slots;
 pub mod wire;

@@ -18,6 +18,10 @@
 //! | 20 | 4 | zero |
 //! | 24 | 8 | seq: sequence number or cookie |
 //! | 32 | 8 | ack: the highest sequence number taken from the receiver, or a scalar's value |
+//!
+//! A packet channel between two nodes of one host may carry its packets in receive slots the
+//! receiver shares with the sender (`Open` names them); a `SlotPacket` then says which slot
+//! the sender wrote and how much, and `Credit` which slots the receiver freed.
 
 use std::fmt;
 
@@ -25,6 +29,8 @@ use std::fmt;
 pub const VERSION: u8 = 1;
 /// Header bytes in front of every frame.
 pub const HEADER_LEN: usize = 40;
+/// Most shared receive slots of one packet channel (a `Credit` names them in one word).
+pub const MAX_SLOTS: usize = 64;
 
 /// What a frame says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,9 +60,11 @@ pub enum Kind {
     /// Undo a connection whose other half failed.
     Disconnect = 9,
     /// The receiving side of the channel to endpoint `port` is open with `peer_rank` free
-    /// receive buffers.
+    /// receive buffers; `seq` non-zero: they are shared slots of `ack` bytes each, the
+    /// receiver's area number `seq` (the sender maps it when it can).
     Open = 10,
-    /// `peer_rank` more receive buffers are free on the channel to endpoint `port`.
+    /// `peer_rank` more receive buffers are free on the channel to endpoint `port`; `ack`:
+    /// the shared slots among them, one bit each.
     Credit = 11,
     /// A packet for the channel endpoint `port`; payload = the packet.
     Packet = 12,
@@ -77,6 +85,9 @@ pub enum Kind {
     /// Endpoint `peer_port` of node `peer_node` is (aux 1) or is no longer (aux 0) connected
     /// to a channel: messages to it are refused.
     ChanState = 19,
+    /// A packet for the channel endpoint `port`, written into its shared receive slot `seq`;
+    /// `ack` = its length.
+    SlotPacket = 20,
 }
 
 impl Kind {
@@ -102,6 +113,7 @@ impl Kind {
             17 => AttrReply,
             18 => Deleted,
             19 => ChanState,
+            20 => SlotPacket,
             _ => return None,
         })
     }
@@ -221,6 +233,14 @@ impl Frame {
         if payload.len() > max_payload {
             return Err(WireError::TooLong(payload.len()));
         }
+        if kind == Kind::SlotPacket {
+            if f.seq >= MAX_SLOTS as u64 {
+                return Err(WireError::Slot(f.seq));
+            }
+            if f.ack > max_payload as u64 {
+                return Err(WireError::TooLong(f.ack as usize));
+            }
+        }
         let aux_ok = match kind {
             Kind::Nack => matches!(f.aux, 1 | 2),
             Kind::Connected => (1..=6).contains(&f.aux),
@@ -267,6 +287,8 @@ pub enum WireError {
     Payload(Kind, usize),
     TooLong(usize),
     Aux(Kind, u8),
+    /// A shared receive slot past the last one a channel can have.
+    Slot(u64),
     /// A message out of sequence (the engine keeps order, so a peer that skips is broken).
     Sequence { expected: u64, got: u64 },
 }
@@ -280,6 +302,7 @@ impl fmt::Display for WireError {
             WireError::Reserved => f.write_str("reserved header bytes are not zero"),
             WireError::Payload(k, n) => write!(f, "{k:?} frame carries {n} bytes of payload, it takes none"),
             WireError::TooLong(n) => write!(f, "payload of {n} bytes is over the limit"),
+            WireError::Slot(i) => write!(f, "receive slot {i}: a channel has at most {MAX_SLOTS}"),
             WireError::Aux(k, a) => write!(f, "{k:?} frame with aux byte {a}"),
             WireError::Sequence { expected, got } => write!(f, "message {got} where {expected} was due"),
         }
@@ -296,7 +319,7 @@ mod tests {
 
     #[test]
     fn round_trip_every_kind() {
-        for k in 1..=19u8 {
+        for k in 1..=20u8 {
             let kind = Kind::from_u8(k).expect("kind");
             let mut f = sample(kind);
             f.aux = match kind {
@@ -305,12 +328,26 @@ mod tests {
                 Kind::Msg => 5,
                 _ => 0,
             };
+            if kind == Kind::SlotPacket {
+                f.seq = 3;
+            }
             let payload: &[u8] = if kind == Kind::AttrReply { &[7; 52] } else if kind.has_payload() { b"hello" } else { b"" };
             let bytes = f.encode_with(payload);
             assert_eq!(bytes.len(), HEADER_LEN + payload.len());
             let (g, p) = Frame::decode(&bytes, 1 << 20).expect("decodes");
             assert_eq!((g, p), (f, payload));
         }
+    }
+
+    #[test]
+    fn refuses_slot_packets_out_of_bounds() {
+        let mut f = Frame::new(Kind::SlotPacket);
+        (f.seq, f.ack) = (MAX_SLOTS as u64 - 1, 100);
+        assert!(Frame::decode(&f.encode_with(&[]), 100).is_ok());
+        f.seq = MAX_SLOTS as u64;
+        assert_eq!(Frame::decode(&f.encode_with(&[]), 100), Err(WireError::Slot(MAX_SLOTS as u64)));
+        (f.seq, f.ack) = (0, 101);
+        assert_eq!(Frame::decode(&f.encode_with(&[]), 100), Err(WireError::TooLong(101)));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Packet and scalar channels: connect, open, send, receive, release, close.
 
-use super::{call, ep, start_request, wait_blocking, with_node, write_out, McapiStatus, Request, OUT_HANDLE, OUT_PACKET};
+use super::{call, deadline, ep, start_request, wait_blocking, with_node, write_out, McapiStatus, Request, OUT_HANDLE, OUT_PACKET};
+use crate::driver::{block_until, WaitEnd};
 use crate::core::{Done, Outcome, Status};
 
 unsafe fn connect(send: u32, recv: u32, scalar: bool, request: *mut Request, status: *mut McapiStatus) {
@@ -128,6 +129,20 @@ pub unsafe extern "C" fn mcapi_pktchan_send(handle: u32, buffer: *const u8, size
         }
         // SAFETY: the caller's buffer of `size` bytes.
         let data = if size == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(buffer, size) } };
+        // With the window full, wait for a credit before handing the data over: the packet
+        // is then copied once, where it goes (a shared receive slot), not held meanwhile.
+        let timeout = match with_node(|rt| Ok((rt.node.pkt_ready(ep(handle)), rt.node.endpoint_timeout(ep(handle))))) {
+            Ok((true, _)) => None,
+            Ok((false, t)) => Some(t),
+            Err(s) => return ((), s),
+        };
+        if let Some(t) = timeout {
+            match block_until(|rt| rt.node.pkt_ready(ep(handle)), deadline(t)) {
+                Ok(()) => {}
+                Err(WaitEnd::TimedOut) => return ((), Status::Timeout),
+                Err(WaitEnd::NotInitialised) => return ((), Status::ErrNodeNotInit),
+            }
+        }
         match with_node(|rt| Ok((rt.node.pkt_send(ep(handle), data, [0; 3])?, rt.node.endpoint_timeout(ep(handle))))) {
             Ok((None, _)) => ((), Status::Success),
             Ok((Some(rid), t)) => ((), wait_blocking(rid, t).map_or_else(|s| s, |d| d.status)),

@@ -218,21 +218,46 @@ pub(crate) fn wait_blocking(rid: ReqId, timeout: u32) -> Result<Done, Status> {
 /// Start a request with `f`, under one hold of the node's lock; store its handle for the
 /// caller. The call's status: `MCAPI_PENDING`, or `MCAPI_SUCCESS` when the operation finished
 /// within the call (its results are then where the caller asked for them at once; the
-/// request still waits to be released by a wait).
+/// request still waits to be released by a wait). An operation that failed within the call
+/// returns its error and leaves no request, except one whose wait has more to say than the
+/// error ([`reported_by_wait`]): that call returns `MCAPI_PENDING` and its wait reports it.
 pub(crate) fn start_request(request: *mut Request, f: impl FnOnce(&mut Runtime) -> Result<ReqId, Status>) -> Status {
     let r = with_node(|rt| {
         let rid = f(rt)?;
-        // SAFETY: checked non-null by the caller of this helper.
-        unsafe { *request = rid.0 };
-        Ok(match rt.node.peek(rid) {
-            Some(done) => {
+        let status = match rt.node.peek(rid) {
+            Some(done) if done.status == Status::Success => {
                 write_out(done, rt.node.user_words(rid).unwrap_or_default());
                 Status::Success
             }
-            None => Status::Pending,
-        })
+            Some(done) if !reported_by_wait(done.status) => {
+                let failed = done.status;
+                rt.node.take(rid);
+                return Err(failed);
+            }
+            _ => Status::Pending,
+        };
+        // SAFETY: checked non-null by the caller of this helper.
+        unsafe { *request = rid.0 };
+        Ok(status)
     });
     r.unwrap_or_else(|s| s)
+}
+
+/// Errors a non-blocking call leaves to its wait even when it knows them at once: a
+/// truncated receive, whose size only the wait reports.
+pub(crate) fn reported_by_wait(s: Status) -> bool {
+    s == Status::ErrMsgTruncated
+}
+
+/// The value of a wait or test that found its request finished: `MCAPI_TRUE` only for an
+/// operation that succeeded (MCAPI 2.000 4.6.2: a failed operation's error is passed on in
+/// the status, with `MCAPI_FALSE`).
+pub(crate) fn finished(status: Status) -> u8 {
+    if status == Status::Success {
+        MCAPI_TRUE
+    } else {
+        MCAPI_FALSE
+    }
 }
 
 pub(crate) fn ep(h: u32) -> Ep {

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use super::{call, deadline, wait_request, with_node, write_out, McapiStatus, Request, INVALID, MCAPI_FALSE, MCAPI_TRUE, NAMES};
+use super::{call, deadline, finished, wait_request, with_node, write_out, McapiStatus, Request, INVALID, MCAPI_FALSE, NAMES};
 use crate::core::{ReqId, Status};
 use crate::driver::{block_until, WaitEnd};
 
@@ -16,6 +16,10 @@ fn live(request: *const Request) -> Result<ReqId, Status> {
     with_node(|rt| if rt.node.request_valid(rid) { Ok(rid) } else { Err(Status::ErrRequestInvalid) })
 }
 
+/// `MCAPI_TRUE` when the operation finished and succeeded; `MCAPI_FALSE` with
+/// `MCAPI_PENDING` while it runs, or with its error when it failed (the request stays, for
+/// the wait that releases it).
+///
 /// # Safety
 /// C caller.
 #[no_mangle]
@@ -43,13 +47,16 @@ pub unsafe extern "C" fn mcapi_test(request: *mut Request, size: *mut usize, sta
             Ok(Some((n, st))) => {
                 // SAFETY: checked non-null above.
                 unsafe { *size = n };
-                (MCAPI_TRUE, st)
+                (finished(st), st)
             }
             Err(s) => (MCAPI_FALSE, s),
         }
     })
 }
 
+/// `MCAPI_TRUE` when the operation finished and succeeded; `MCAPI_FALSE` with its error when
+/// it failed (the request is released either way), or with `MCAPI_TIMEOUT`.
+///
 /// # Safety
 /// C caller.
 #[no_mangle]
@@ -66,13 +73,16 @@ pub unsafe extern "C" fn mcapi_wait(request: *mut Request, size: *mut usize, tim
             Ok(d) => {
                 // SAFETY: checked non-null above.
                 unsafe { *size = d.size };
-                (MCAPI_TRUE, d.status)
+                (finished(d.status), d.status)
             }
             Err(s) => (MCAPI_FALSE, s),
         }
     })
 }
 
+/// The index of the request that finished (and is released), with its operation's status:
+/// a failed operation's error too, so that the caller knows which request it was.
+///
 /// # Safety
 /// C caller.
 #[no_mangle]

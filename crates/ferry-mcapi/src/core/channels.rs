@@ -4,15 +4,17 @@
 //! buffers (`Open`); the send side's open finishes when that grant arrives. A packet or a
 //! scalar leaves only on a credit; the receiver returns credits as the user releases
 //! packets or takes scalars. A received packet is lent to the user in the very buffer it
-//! arrived in, until `mcapi_pktchan_release`.
+//! arrived in (a frame, or the shared slot its sender wrote: `slots`), until
+//! `mcapi_pktchan_release`.
 
 use std::collections::VecDeque;
 
 use ferry_core::fastmap::FastMap;
 
 use super::requests::{Done, Outcome, ReqId, Waits};
+use super::slots::{Pkt, Slots};
 use super::{Ep, Node, OutBytes, Rank, Status};
-use crate::wire::{ChanSpec, Frame, Kind, Reply, HEADER_LEN};
+use crate::wire::{ChanSpec, Frame, Kind, Reply};
 
 pub(super) struct Chan {
     pub scalar: bool,
@@ -37,17 +39,19 @@ pub(super) struct Chan {
     /// Send side: encoded frames waiting for a credit.
     pub held: VecDeque<(Vec<u8>, Option<ReqId>)>,
     pub close_req: Option<ReqId>,
-    pub packets: VecDeque<Vec<u8>>,
+    pub packets: VecDeque<Pkt>,
     pub scalars: VecDeque<(u8, u64)>,
     pub posted: VecDeque<ReqId>,
     /// Receive side: credits to give back.
     pub owed: u32,
     pub window: u32,
+    /// Receive slots shared with the other side, when it can write them.
+    pub slots: Option<Slots>,
 }
 
 impl Chan {
     fn new(scalar: bool, sender: bool) -> Chan {
-        Chan { scalar, sender, peer: None, open: false, open_req: None, peer_open: false, broken: false, peer_closed: false, closing: false, close_sent: false, raised_count: false, credits: 0, held: VecDeque::new(), close_req: None, packets: VecDeque::new(), scalars: VecDeque::new(), posted: VecDeque::new(), owed: 0, window: 0 }
+        Chan { scalar, sender, peer: None, open: false, open_req: None, peer_open: false, broken: false, peer_closed: false, closing: false, close_sent: false, raised_count: false, credits: 0, held: VecDeque::new(), close_req: None, packets: VecDeque::new(), scalars: VecDeque::new(), posted: VecDeque::new(), owed: 0, window: 0, slots: None }
     }
 
     pub fn connected(&self) -> bool {
@@ -78,8 +82,9 @@ pub(super) struct Connecting {
 #[derive(Default)]
 pub(super) struct Pending {
     pub connects: FastMap<ReqId, Connecting>,
-    /// `Open` grants that arrived before the send side heard of its connection.
-    pub early_opens: FastMap<u32, (Rank, u32, u32)>,
+    /// `Open` grants that arrived before the send side heard of its connection: the
+    /// receiver's rank and port, its window, and its slots (area key and slot size).
+    pub early_opens: FastMap<u32, (Rank, u32, u32, u64, u64)>,
 }
 
 fn reply_status(r: Reply) -> Status {
@@ -150,11 +155,12 @@ impl Node {
         let c = l.chan.get_or_insert_with(|| Chan::new(spec.scalar, spec.sender));
         c.raised_count = raise;
         c.peer = Some(peer);
-        if let Some((rank, pport, credits)) = early {
+        if let Some((rank, pport, credits, key, bytes)) = early {
             if spec.sender && rank == peer.2 && pport == peer.1 {
                 c.peer_open = true;
                 c.credits += credits;
                 self.pending.early_opens.remove(&port);
+                self.attach_slots(ep, rank, key, credits as usize, bytes as usize);
             }
         }
         self.announce_channel(ep, true);
@@ -274,6 +280,7 @@ impl Node {
         let swindow = self.cfg.scalar_window;
         let Some(l) = self.local_mut(ep) else { return };
         let window = l.attrs.recv_buffers.max(4);
+        let max_packet = l.attrs.max_payload as usize;
         let port = l.port;
         let Some(c) = &mut l.chan else { return };
         let (Some(rid), Some(peer)) = (c.open_req, c.peer) else { return };
@@ -294,6 +301,11 @@ impl Node {
             c.window = if c.scalar { swindow } else { window };
             let mut f = Frame::new(Kind::Open);
             (f.port, f.peer_port, f.peer_rank) = (peer.1, port, c.window);
+            let slots = if c.scalar { None } else { self.make_slots(peer.2, window as usize, max_packet) };
+            if let Some((key, s)) = slots {
+                (f.seq, f.ack) = (key, s.bytes as u64);
+                self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("opened above").slots = Some(s);
+            }
             self.emit_frame(peer.2, f);
         }
         self.reqs.complete(rid, Done { status: Status::Success, size: 0, out: Outcome::Handle(ep) });
@@ -329,11 +341,12 @@ impl Node {
                 }
                 c.peer_open = true;
                 c.credits += f.peer_rank;
+                self.attach_slots(ep, from, f.seq, f.peer_rank as usize, f.ack as usize);
                 self.try_finish_open(ep);
                 self.send_held(ep);
             }
             None => {
-                self.pending.early_opens.insert(f.port, (from, f.peer_port, f.peer_rank));
+                self.pending.early_opens.insert(f.port, (from, f.peer_port, f.peer_rank, f.seq, f.ack));
             }
         }
     }
@@ -367,6 +380,9 @@ impl Node {
         let limit = self.local(h).map_or(0, |l| l.attrs.max_payload as usize).min(self.cfg.max_payload);
         if data.len() > limit {
             return Err(Status::ErrPktSize);
+        }
+        if self.slot_send(h, data) {
+            return Ok(None);
         }
         let frame = self.chan_frame(h, Kind::Packet).encode_with(data);
         self.chan_send(h, frame, user)
@@ -414,7 +430,10 @@ impl Node {
         }
         let close = c.held.is_empty() && c.closing && !c.close_sent;
         for (frame, rid) in out {
-            self.emit(rank, OutBytes::Owned(frame));
+            // A packet held while the window was full goes into a slot now, if it can.
+            if !self.held_into_slot(ep, &frame) {
+                self.emit(rank, OutBytes::Owned(frame));
+            }
             if let Some(rid) = rid {
                 self.reqs.complete(rid, Done::status(Status::Success));
             }
@@ -428,7 +447,18 @@ impl Node {
         let Some(ep) = self.chan_from(from, &f) else { return };
         let c = self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("a channel");
         c.credits = c.credits.saturating_add(f.peer_rank);
+        Node::slots_freed(c, f.ack);
         self.send_held(ep);
+    }
+
+    /// Whether a packet sent on `h` now would leave at once (a credit, nothing held before
+    /// it), or fail: a blocking send waits for this before it hands its data over, so that
+    /// it is copied once, where it goes.
+    pub fn pkt_ready(&self, h: Ep) -> bool {
+        match self.send_side(h, false) {
+            Ok(c) => c.credits > 0 && c.held.is_empty(),
+            Err(_) => true,
+        }
     }
 
     pub(super) fn unhold_chan(&mut self, ep: Ep, rid: ReqId) -> bool {
@@ -449,12 +479,18 @@ impl Node {
         if c.sender || c.scalar {
             return;
         }
+        self.packet_arrived(ep, Pkt::Frame(bytes));
+    }
+
+    /// A packet for receive channel `ep`: to the oldest posted receive, else to the queue.
+    pub(super) fn packet_arrived(&mut self, ep: Ep, pkt: Pkt) {
+        let c = self.local_mut(ep).and_then(|l| l.chan.as_mut()).expect("a channel");
         match c.posted.pop_front() {
             Some(rid) => {
-                let (addr, len) = self.lend(bytes, ep);
+                let (addr, len) = self.lend(pkt, ep);
                 self.reqs.complete(rid, Done { status: Status::Success, size: len, out: Outcome::Packet { addr, len } });
             }
-            None => c.packets.push_back(bytes),
+            None => c.packets.push_back(pkt),
         }
     }
 
@@ -467,14 +503,6 @@ impl Node {
         if !c.sender && c.scalar {
             c.scalars.push_back((f.aux, f.ack));
         }
-    }
-
-    fn lend(&mut self, bytes: Vec<u8>, ep: Ep) -> (usize, usize) {
-        let addr = bytes.as_ptr() as usize + HEADER_LEN;
-        self.released.forget(addr);
-        let len = bytes.len() - HEADER_LEN;
-        self.lent.insert(addr, (bytes, ep));
-        (addr, len)
     }
 
     fn recv_side(&self, h: Ep, scalar: bool) -> Result<&Chan, Status> {
@@ -505,8 +533,8 @@ impl Node {
             return Ok(None);
         }
         let c = self.local_mut(h).and_then(|l| l.chan.as_mut()).expect("checked above");
-        let bytes = c.packets.pop_front().expect("not empty");
-        Ok(Some(self.lend(bytes, h)))
+        let pkt = c.packets.pop_front().expect("not empty");
+        Ok(Some(self.lend(pkt, h)))
     }
 
     /// Receive a packet on channel `h`: at once when one is there, else when it arrives.
@@ -529,10 +557,11 @@ impl Node {
 
     /// Give a lent packet back; its channel gets a credit for it.
     pub fn pkt_release(&mut self, addr: usize) -> Result<(), Status> {
-        let (_, ep) = self.lent.remove(&addr).ok_or(Status::ErrBufInvalid)?;
+        let (lent, ep) = self.lent.remove(&addr).ok_or(Status::ErrBufInvalid)?;
         self.released.add(addr);
         if let Some(c) = self.local_mut(ep).and_then(|l| l.chan.as_mut()) {
             if !c.sender && !c.scalar && c.open {
+                Node::slot_released(c, &lent);
                 c.owed += 1;
                 self.owe(ep);
                 self.credit(ep, false);
@@ -601,6 +630,7 @@ impl Node {
         let Some((_, pport, rank)) = c.peer else { return };
         let mut f = Frame::new(Kind::Credit);
         (f.port, f.peer_port, f.peer_rank) = (pport, port, c.owed);
+        f.ack = c.slots.as_mut().map_or(0, |s| std::mem::take(&mut s.freed));
         c.owed = 0;
         self.emit_frame(rank, f);
     }

@@ -18,6 +18,7 @@ mod close;
 mod endpoints;
 mod messages;
 pub mod requests;
+mod slots;
 pub mod status;
 #[cfg(test)]
 mod tests;
@@ -32,6 +33,7 @@ pub use attributes::EpAttrs;
 pub use endpoints::EpInfo;
 pub use messages::received;
 pub use requests::{Done, Outcome, ReqId, Waits};
+pub use slots::{SlotArea, SlotMemory};
 pub use status::Status;
 
 /// An engine rank: where a node runs.
@@ -180,9 +182,13 @@ pub struct Node {
     wanted: FastMap<u32, Vec<(ReqId, u32)>>,
     out: VecDeque<(Rank, OutBytes)>,
     loopback: VecDeque<Vec<u8>>,
-    /// Packets lent to the user, by the address of their bytes: the frame and the channel
-    /// endpoint it came through.
-    lent: FastMap<usize, (Vec<u8>, Ep)>,
+    /// Packets lent to the user, by the address of their bytes: the frame or slot, and the
+    /// channel endpoint it came through.
+    lent: FastMap<usize, (slots::Lent, Ep)>,
+    /// Memory for the shared receive slots of packet channels (none: packets in frames).
+    slot_memory: Option<Box<dyn SlotMemory>>,
+    /// Slot areas this node made.
+    slot_keys: u64,
     /// Frames refused (malformed): for the driver's log.
     refused: u64,
     /// Messages and packets dropped because their endpoint or channel was gone.
@@ -202,7 +208,7 @@ impl Node {
     pub fn new(cfg: Config) -> Node {
         let mut nodes = FastMap::default();
         nodes.insert(cfg.node, Whereabouts::At(cfg.rank));
-        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: FastMap::default(), stops: FastMap::default(), nodes, wanted: FastMap::default(), out: VecDeque::new(), loopback: VecDeque::new(), lent: FastMap::default(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: Released::default(), attr_asked: FastMap::default(), owing: Vec::new() }
+        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: FastMap::default(), stops: FastMap::default(), nodes, wanted: FastMap::default(), out: VecDeque::new(), loopback: VecDeque::new(), lent: FastMap::default(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: Released::default(), attr_asked: FastMap::default(), owing: Vec::new(), slot_memory: None, slot_keys: 0 }
     }
 
     pub fn config(&self) -> &Config {
@@ -325,6 +331,7 @@ impl Node {
             Kind::Open => self.on_open(from, f),
             Kind::Credit => self.on_credit(from, f),
             Kind::Packet => self.on_packet(from, f, bytes),
+            Kind::SlotPacket => self.on_slot_packet(from, f),
             Kind::Scalar => self.on_scalar(from, f),
             Kind::Close => self.on_close(from, f),
             Kind::Blocked => self.on_blocked(from, f),

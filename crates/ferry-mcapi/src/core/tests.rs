@@ -287,6 +287,13 @@ proptest! {
     }
 }
 
+/// The bytes of a packet lent to the user.
+fn lent_bytes(addr: usize, len: usize) -> Vec<u8> {
+    // SAFETY: a lent packet's bytes stay in place until released (frames and slot areas
+    // live as long as a packet is lent).
+    unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec()
+}
+
 fn connected(net: &mut Net, via: usize, scalar: bool) -> (Ep, Ep) {
     let (hs, hr, _, _) = connected_via(net, via, scalar);
     (hs, hr)
@@ -330,7 +337,7 @@ fn packets_keep_order_through_a_small_window_and_are_lent_until_released() {
         let mut lent = Vec::new();
         while let Some((addr, len)) = net.nodes[1].pkt_try_recv(hr).expect("recv") {
             assert!(net.nodes[1].pkt_is_lent(addr));
-            let bytes = net.nodes[1].lent[&addr].0[crate::wire::HEADER_LEN..].to_vec();
+            let bytes = lent_bytes(addr, len);
             assert_eq!((len, bytes), (4, next.to_le_bytes().to_vec()));
             next += 1;
             lent.push(addr);
@@ -457,3 +464,180 @@ fn a_lost_peer_fails_what_needs_it() {
     let _ = hs;
 }
 
+
+// ----- shared receive slots -------------------------------------------------------------------
+
+/// Slot areas in plain memory, shared by every node of a test network that has one.
+#[derive(Clone, Default)]
+struct FakeSlots {
+    areas: Arc<std::sync::Mutex<HashMap<(Rank, u64), Arc<FakeArea>>>>,
+    me: Rank,
+    /// Ranks that cannot share memory with the others.
+    apart: Vec<Rank>,
+}
+
+struct FakeArea {
+    bytes: usize,
+    mem: std::sync::Mutex<Vec<u8>>,
+    base: usize,
+}
+
+impl SlotArea for FakeArea {
+    fn addr(&self, i: usize) -> usize {
+        self.base + i * self.bytes
+    }
+    fn write(&self, i: usize, data: &[u8]) {
+        self.mem.lock().expect("test lock")[i * self.bytes..i * self.bytes + data.len()].copy_from_slice(data);
+    }
+}
+
+impl SlotMemory for FakeSlots {
+    fn create(&mut self, writer: Rank, key: u64, slots: usize, slot_bytes: usize) -> Option<Arc<dyn SlotArea>> {
+        if self.apart.contains(&writer) || self.apart.contains(&self.me) {
+            return None;
+        }
+        let mem = vec![0u8; slots * slot_bytes];
+        let base = mem.as_ptr() as usize;
+        let a = Arc::new(FakeArea { bytes: slot_bytes, mem: std::sync::Mutex::new(mem), base });
+        self.areas.lock().expect("test lock").insert((self.me, key), a.clone());
+        Some(a)
+    }
+    fn open(&mut self, owner: Rank, key: u64, _slots: usize, _slot_bytes: usize) -> Option<Arc<dyn SlotArea>> {
+        let a: Arc<dyn SlotArea> = self.areas.lock().expect("test lock").get(&(owner, key))?.clone();
+        Some(a)
+    }
+}
+
+impl Net {
+    /// Give every node shared slots, except those of `apart`; the slot areas made so far.
+    fn share_slots(&mut self, apart: &[Rank]) -> FakeSlots {
+        let shared = FakeSlots { apart: apart.to_vec(), ..FakeSlots::default() };
+        for (r, n) in self.nodes.iter_mut().enumerate() {
+            n.set_slot_memory(Box::new(FakeSlots { me: r as Rank, ..shared.clone() }));
+        }
+        shared
+    }
+}
+
+#[test]
+fn packets_go_through_shared_slots_in_order_and_the_slot_itself_is_lent() {
+    let mut net = Net::new(3, 21, |c| {
+        c.queue_limit = 4;
+        c.max_payload = 256;
+    });
+    let shared = net.share_slots(&[]);
+    let (hs, hr) = connected(&mut net, 2, false);
+    let area = shared.areas.lock().expect("test lock").get(&(1, 1)).cloned().expect("the receiver made its slots");
+    let inside = |addr: usize| (area.base..area.base + 4 * 256).contains(&addr);
+    let mut held = Vec::new();
+    for i in 0..40u32 {
+        let data = vec![i as u8; (i as usize * 7) % 257];
+        if let Some(rid) = net.nodes[0].pkt_send(hs, &data, [0; 3]).expect("send") {
+            held.push(rid);
+        }
+    }
+    assert_eq!(held.len(), 36, "the window of 4 slots holds back the rest");
+    let (mut next, mut in_slots) = (0u32, 0);
+    while next < 40 {
+        net.settle();
+        let mut lent = Vec::new();
+        while let Some((addr, len)) = net.nodes[1].pkt_try_recv(hr).expect("recv") {
+            assert_eq!(lent_bytes(addr, len), vec![next as u8; (next as usize * 7) % 257], "packet {next}");
+            in_slots += inside(addr) as u32;
+            next += 1;
+            lent.push(addr);
+        }
+        // Release in the other order: slots come back in any order.
+        for addr in lent.into_iter().rev() {
+            net.nodes[1].pkt_release(addr).expect("release");
+        }
+        net.nodes[1].flush_owed();
+    }
+    assert_eq!(in_slots, 40, "held packets go into slots too once their credit comes");
+    assert_eq!(net.nodes[1].refused(), 0);
+    for rid in held {
+        assert_eq!(net.nodes[0].take(rid).map(|d| d.status), Some(Status::Success));
+    }
+    // With the window free again, sends go straight into slots.
+    net.settle();
+    for i in 0..4u8 {
+        assert_eq!(net.nodes[0].pkt_send(hs, &[i; 3], [0; 3]), Ok(None));
+    }
+    assert!(!net.nodes[0].pkt_ready(hs), "four slots written, no credit left");
+    net.settle();
+    for i in 0..4u8 {
+        let (addr, len) = net.nodes[1].pkt_try_recv(hr).expect("recv").expect("a packet");
+        assert!(inside(addr));
+        assert_eq!(lent_bytes(addr, len), vec![i; 3]);
+    }
+}
+
+#[test]
+fn a_channel_without_shared_memory_sends_frames() {
+    let mut net = Net::new(2, 22, |c| c.queue_limit = 4);
+    let shared = net.share_slots(&[0]);
+    let (hs, hr) = connected(&mut net, 0, false);
+    assert!(shared.areas.lock().expect("test lock").is_empty());
+    net.nodes[0].pkt_send(hs, b"framed", [0; 3]).expect("send");
+    net.settle();
+    let (addr, len) = net.nodes[1].pkt_try_recv(hr).expect("recv").expect("a packet");
+    assert_eq!(lent_bytes(addr, len), b"framed");
+}
+
+#[test]
+fn slot_packets_that_name_no_free_slot_are_refused() {
+    let mut net = Net::new(2, 23, |c| {
+        c.queue_limit = 4;
+        c.max_payload = 256;
+    });
+    net.share_slots(&[]);
+    let (hs, hr) = connected(&mut net, 0, false);
+    net.nodes[0].pkt_send(hs, b"one", [0; 3]).expect("send");
+    net.settle();
+    let port = net.nodes[1].local(hr).expect("local").port;
+    let sport = net.nodes[0].local(hs).expect("local").port;
+    let forged = |slot: u64, len: u64| {
+        let mut f = Frame::new(Kind::SlotPacket);
+        (f.port, f.peer_port, f.seq, f.ack) = (port, sport, slot, len);
+        f.encode_with(&[])
+    };
+    // Slot 0 holds "one" still; slot 9 does not exist (4 slots); slot 1 cannot hold 257 bytes.
+    for bytes in [forged(0, 1), forged(9, 1), forged(1, 257)] {
+        let _ = net.nodes[1].deliver(0, bytes);
+    }
+    assert_eq!(net.nodes[1].refused(), 3);
+    assert_eq!(net.nodes[1].chan_available(hr, false), Ok(1));
+}
+
+proptest! {
+    /// A peer that lies about slots and credits (slots it never wrote, bits it never got)
+    /// makes the node refuse frames, never panic or lend a slot twice.
+    #[test]
+    fn forged_slot_packets_and_credits_never_panic(frames in proptest::collection::vec((0usize..3, 0u64..80, 0u64..600, 1u32..5), 0..40)) {
+        let mut net = Net::new(2, 24, |c| {
+            c.queue_limit = 4;
+            c.max_payload = 512;
+        });
+        net.share_slots(&[]);
+        let (hs, hr) = connected(&mut net, 0, false);
+        let rport = net.nodes[1].local(hr).expect("local").port;
+        let sport = net.nodes[0].local(hs).expect("local").port;
+        for (k, seq, ack, count) in frames {
+            let mut f = Frame::new([Kind::SlotPacket, Kind::Credit, Kind::Packet][k]);
+            (f.port, f.peer_port, f.seq, f.ack, f.peer_rank) = (rport, sport, seq, ack, if k == 1 { count } else { 0 });
+            let _ = net.nodes[1].deliver(0, f.encode_with(&[]));
+            (f.port, f.peer_port) = (sport, rport);
+            let _ = net.nodes[0].deliver(1, f.encode_with(&[]));
+            let _ = net.nodes[0].pkt_send(hs, b"x", [0; 3]);
+            net.settle();
+            let mut seen = Vec::new();
+            while let Ok(Some((addr, _))) = net.nodes[1].pkt_try_recv(hr) {
+                prop_assert!(!seen.contains(&addr), "a slot lent twice");
+                seen.push(addr);
+            }
+            for addr in seen {
+                net.nodes[1].pkt_release(addr).expect("release");
+            }
+        }
+    }
+}
