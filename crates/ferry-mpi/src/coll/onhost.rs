@@ -179,6 +179,7 @@ pub(super) fn run(rt: &mut Locked, mut p: Prepared) -> MpiResult<()> {
                 drive(rt, comm, |run, s| unsafe { steps::allreduce(run, s, input, recv, block, &mut combine) })
             }
         }
+        Collective::Gather | Collective::Scatter | Collective::Alltoall => super::onhost_movers::run_blocks(rt, &p, root, block, in_place),
         c => err(MPI_ERR_INTERN, format!("no shared-memory algorithm for {}", c.name())),
     };
     result?;
@@ -198,7 +199,7 @@ fn combine_with(red: &Reduction, src: *const u8, dst: *mut u8, len: usize) {
 
 /// Run one call on `comm`'s area: begin it, step it until done, waiting for flags between.
 #[inline]
-fn drive(rt: &mut Locked, comm: MPI_Comm, mut step: impl FnMut(&mut Run, &mut &HostArea) -> Step) -> MpiResult<()> {
+pub(super) fn drive(rt: &mut Locked, comm: MPI_Comm, mut step: impl FnMut(&mut Run, &mut &HostArea) -> Step) -> MpiResult<()> {
     let Some(HostColl::Ready(ca)) = rt.comms.get_mut(&comm).map(|c| &mut c.host) else {
         return err(MPI_ERR_INTERN, "the communicator's host area is gone");
     };
@@ -219,7 +220,7 @@ fn drive(rt: &mut Locked, comm: MPI_Comm, mut step: impl FnMut(&mut Run, &mut &H
 #[inline]
 fn outcome(end: Step) -> MpiResult<()> {
     match end {
-        Step::Truncated { rank, sent } => err(MPI_ERR_TRUNCATE, format!("rank {rank} put {sent} bytes in its slot, more than this rank's buffer takes (the ranks disagree on the counts)")),
+        Step::Truncated { rank, sent } => err(MPI_ERR_TRUNCATE, format!("rank {rank} sent {sent} bytes through the slots, more than this rank's buffer takes (the ranks disagree on the counts)")),
         _ => Ok(()),
     }
 }
@@ -309,7 +310,7 @@ fn wait_flag(rt: &mut Locked, area: &HostArea, rank: usize, seq: u64) -> MpiResu
 
 /// The communicator's area, when the direct path may run a call of `size` ranks there.
 #[inline]
-fn ready_area(rt: &mut Runtime, comm: MPI_Comm) -> Option<&mut CommArea> {
+pub(super) fn ready_area(rt: &mut Runtime, comm: MPI_Comm) -> Option<&mut CommArea> {
     match &mut rt.comms.get_mut(&comm)?.host {
         HostColl::Ready(ca) => Some(ca),
         _ => None,
@@ -319,7 +320,7 @@ fn ready_area(rt: &mut Runtime, comm: MPI_Comm) -> Option<&mut CommArea> {
 /// Count the call as the general path does (`coll::begin`), raise the tools event, and say
 /// whether the table picks the shared-memory algorithm for it.
 #[inline]
-fn take_call(rt: &mut Runtime, comm: MPI_Comm, coll: Collective, bytes: usize) -> bool {
+pub(super) fn take_call(rt: &mut Runtime, comm: MPI_Comm, coll: Collective, bytes: usize) -> bool {
     let Some(c) = rt.comms.get_mut(&comm) else { return false };
     let (size, rank) = (c.group.len(), c.rank);
     let info = rt.coll.pick(CallKind { collective: coll, varying: false }, true, true, size, bytes);
@@ -334,7 +335,7 @@ fn take_call(rt: &mut Runtime, comm: MPI_Comm, coll: Collective, bytes: usize) -
 
 /// Size of a contiguous datatype's data, if `dt` is one (the type's shape is cached).
 #[inline]
-fn contiguous(rt: &mut Runtime, dt: MPI_Datatype) -> Option<usize> {
+pub(super) fn contiguous(rt: &mut Runtime, dt: MPI_Datatype) -> Option<usize> {
     match rt.type_shape(dt) {
         Ok((size, true)) => Some(size),
         _ => None,
@@ -343,7 +344,7 @@ fn contiguous(rt: &mut Runtime, dt: MPI_Datatype) -> Option<usize> {
 
 /// `count` elements of `size` bytes that fit a slot, with a buffer where there is data.
 #[inline]
-fn fits(buf: *const c_void, count: c_int, size: usize) -> Option<usize> {
+pub(super) fn fits(buf: *const c_void, count: c_int, size: usize) -> Option<usize> {
     let bytes = (count as usize).checked_mul(size)?;
     (count >= 0 && bytes <= SLOT_BYTES && (!buf.is_null() || bytes == 0)).then_some(bytes)
 }
