@@ -11,9 +11,9 @@
 //! and count the algorithm) and no more; anything else returns `None`, and the general path,
 //! which checks every argument and reports errors, runs the call.
 //!
-//! A wait follows the engine's: spin (or, with more ranks than cores, yield) for
-//! `FERRY_SPIN_US`, then sleep on the area's futex, woken by the flag's writer. It drives the
-//! engine between sleeps (non-blocking calls in flight still move, and a lost peer still ends
+//! A wait follows the engine's: spin for a few microseconds, then yield (with more ranks than
+//! cores, yield from the start) until `FERRY_SPIN_US` have passed, then sleep on the area's
+//! futex, woken by the flag's writer. It drives the engine between sleeps (non-blocking calls in flight still move, and a lost peer still ends
 //! the job), and with MPI_THREAD_MULTIPLE it lets the runtime go while it sleeps.
 
 use std::os::raw::{c_int, c_void};
@@ -41,6 +41,10 @@ const TAG_HOST_AREA: i32 = crate::internal::TAG_HOST_AREA;
 /// engine looks between two sleeps), and with calls in flight that the engine moves.
 const NAP: Duration = Duration::from_millis(50);
 const SHORT_NAP: Duration = Duration::from_millis(1);
+/// How long a wait spins on the processor before it gives the core away between looks, as
+/// the engine's wait does (`TIGHT_SPIN` there): with other processes on the cores, a rank
+/// that spun all of `FERRY_SPIN_US` would keep the one that publishes the flag from running.
+const TIGHT_SPIN: Duration = Duration::from_micros(3);
 
 /// Whether the ranks of `comm` all share this host's memory (so that its blocking calls may
 /// run the shared-memory algorithms); looked at once per communicator.
@@ -252,6 +256,7 @@ fn wait_flag(rt: &mut Locked, area: &HostArea, rank: usize, seq: u64) -> MpiResu
     // ends; whether the flag is there.
     let wait = |spin: Duration, nap: Duration| {
         loop {
+            let yielding = yielding || start.elapsed() >= TIGHT_SPIN;
             for _ in 0..64 {
                 if ready() {
                     return true;
@@ -280,6 +285,7 @@ fn wait_flag(rt: &mut Locked, area: &HostArea, rank: usize, seq: u64) -> MpiResu
         }
     }
     loop {
+        let yielding = yielding || start.elapsed() >= TIGHT_SPIN;
         for _ in 0..64 {
             if ready() {
                 return Ok(());
