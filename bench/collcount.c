@@ -3,13 +3,16 @@
  * (instructions per call under callgrind, see bench/collcount.sh) rather than
  * timed.
  *
- * Five phases, one per collective, each CALLS calls of 8 bytes per rank on
+ * Eight phases, one per collective, each CALLS calls of 8 bytes per rank on
  * MPI_COMM_WORLD, in this order:
  *   MPI_Allreduce  1 double, MPI_SUM
  *   MPI_Bcast      1 double from rank 0
  *   MPI_Barrier
  *   MPI_Reduce     1 double, MPI_SUM, to rank 0
  *   MPI_Allgather  1 double from each rank
+ *   MPI_Gather     1 double from each rank, to rank 0
+ *   MPI_Scatter    1 double to each rank, from rank 0
+ *   MPI_Alltoall   1 double from each rank to each rank
  * Every call's input depends on the call's number and the rank, and every
  * result is checked; any wrong value or MPI error ends the program with a
  * non-zero status.
@@ -48,7 +51,7 @@ static int check(int rc, const char *what)
 static NOINLINE void warm_up(int size)
 {
     double in = 1.0, out = 0.0;
-    double *all = malloc((size_t)size * sizeof *all);
+    double *all = malloc(2 * (size_t)size * sizeof *all);
     if (!all) {
         fprintf(stderr, "collcount: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -60,6 +63,11 @@ static NOINLINE void warm_up(int size)
         check(MPI_Reduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD), "MPI_Reduce");
         check(MPI_Allgather(&in, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD),
               "MPI_Allgather");
+        check(MPI_Gather(&in, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Gather");
+        check(MPI_Scatter(all, 1, MPI_DOUBLE, &out, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD),
+              "MPI_Scatter");
+        check(MPI_Alltoall(all, 1, MPI_DOUBLE, all + size, 1, MPI_DOUBLE, MPI_COMM_WORLD),
+              "MPI_Alltoall");
     }
     free(all);
 }
@@ -97,7 +105,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    double *all = malloc((size_t)size * sizeof *all);
+    double *all = malloc(2 * (size_t)size * sizeof *all);
     if (!all) {
         fprintf(stderr, "collcount: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -158,6 +166,44 @@ int main(int argc, char **argv)
               "MPI_Allgather");
         for (int r = 0; r < size; r++)
             if (all[r] != (double)(k * size + r))
+                errors++;
+    }
+
+    fence();
+    for (long k = 0; k < calls; k++) {
+        double in = (double)(k * size + rank);
+        for (int r = 0; r < size; r++)
+            all[r] = -1.0;
+        check(MPI_Gather(&in, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Gather");
+        if (rank == 0)
+            for (int r = 0; r < size; r++)
+                if (all[r] != (double)(k * size + r))
+                    errors++;
+    }
+
+    fence();
+    for (long k = 0; k < calls; k++) {
+        double out = -1.0;
+        if (rank == 0)
+            for (int r = 0; r < size; r++)
+                all[r] = (double)(k * size + r);
+        check(MPI_Scatter(all, 1, MPI_DOUBLE, &out, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD),
+              "MPI_Scatter");
+        if (out != (double)(k * size + rank))
+            errors++;
+    }
+
+    fence();
+    for (long k = 0; k < calls; k++) {
+        /* Block r of rank q: k + size q + r; rank q gets block q of every rank r. */
+        for (int r = 0; r < size; r++) {
+            all[r] = (double)(k + size * rank + r);
+            all[size + r] = -1.0;
+        }
+        check(MPI_Alltoall(all, 1, MPI_DOUBLE, all + size, 1, MPI_DOUBLE, MPI_COMM_WORLD),
+              "MPI_Alltoall");
+        for (int r = 0; r < size; r++)
+            if (all[size + r] != (double)(k + size * r + rank))
                 errors++;
     }
 

@@ -4,8 +4,9 @@
 # bench/collcount.c with each MPI implementation's own compiler, runs it on 2 ranks
 # with one rank under `valgrind --tool=callgrind` and the other free, then the other
 # way round, and reads from each profile the inclusive instruction count of every
-# call that main() made to MPI_Allreduce, MPI_Bcast, MPI_Barrier, MPI_Reduce and
-# MPI_Allgather (8 bytes per rank: 1 double; sums; root 0), CALLS of each.
+# call that main() made to MPI_Allreduce, MPI_Bcast, MPI_Barrier, MPI_Reduce,
+# MPI_Allgather, MPI_Gather, MPI_Scatter and MPI_Alltoall (8 bytes per rank and
+# block: 1 double; sums; root 0), CALLS of each.
 #
 # Counting (bench/callgrind-common.sh, shared with bench/hotpath.sh): the whole
 # program is profiled, and for each entry point the inclusive count and the number
@@ -84,7 +85,7 @@ cg_choose "$impls"
 run_timeout=${COLLCOUNT_TIMEOUT:-600}
 cg_setup
 cg_build bench/collcount.c
-cg_run 'Allreduce|Bcast|Barrier|Reduce|Allgather' "$calls"
+cg_run 'Allreduce|Bcast|Barrier|Reduce|Allgather|Gather|Scatter|Alltoall' "$calls"
 
 # ---- the table --------------------------------------------------------------------
 
@@ -131,9 +132,10 @@ summary=$out/summary.txt
                 printf " %12s\n", "-"
         }
         END {
-            ne = split("Allreduce Bcast Barrier Reduce Allgather", entry, " ")
+            ne = split("Allreduce Bcast Barrier Reduce Allgather Gather Scatter Alltoall", entry, " ")
             split("MPI_Allreduce (1 double, sum)|MPI_Bcast (root 0)|MPI_Barrier|" \
-                  "MPI_Reduce (sum, root 0)|MPI_Allgather", title, "|")
+                  "MPI_Reduce (sum, root 0)|MPI_Allgather|MPI_Gather (root 0)|" \
+                  "MPI_Scatter (root 0)|MPI_Alltoall", title, "|")
             ni = split(order, im, " ")
             split(labels, lab, "|")
             printf "%-32s", "instructions per call (8 B)"

@@ -11,12 +11,13 @@
 #   oversubscribed 8 ranks on this host's cores: 7 of them waiting a second in MPI_Recv use
 #                  (almost) no CPU, then a token goes 10,000 times around the ring
 #                  (tests/shm/ring_rounds.c), shm and TCP
-#   collectives    the shared-memory collectives (tests/c/coll_shm.c) in a mixed job, where only
-#                  communicators within an emulated host use them; 8 ranks on this host's
-#                  cores: 7 waiting a second in MPI_Barrier use (almost) no CPU, then small
-#                  collectives round after round (tests/shm/coll_rounds.c); the same
-#                  program across emulated hosts (FERRY_HOST_ID per rank) runs the
-#                  hierarchical collectives, by the table and forced, on 2 and 3 hosts
+#   collectives    the shared-memory collectives (tests/c/coll_shm.c, coll_shm_blocks.c) in a
+#                  mixed job, where only communicators within an emulated host use them; 8
+#                  ranks on this host's cores: 7 waiting a second in MPI_Barrier, then in
+#                  MPI_Scatter, use (almost) no CPU, then small collectives round after round
+#                  (tests/shm/coll_rounds.c); coll_shm.c across emulated hosts
+#                  (FERRY_HOST_ID per rank) runs the hierarchical collectives, by the table
+#                  and forced, on 2 and 3 hosts
 #   leftovers      no segment stays in /dev/shm after a normal end, MPI_Abort, a SIGKILL
 #                  of a rank (also one in the middle of shared-memory collectives), and the launcher removes one left by a job that died early
 #
@@ -39,7 +40,7 @@ for p in stress async_progress ring_rounds coll_rounds; do
     "$MPICC" -O2 -Wall -Wextra -Werror -o "$out/$p" "tests/shm/$p.c" || { echo "cannot build tests/shm/$p.c"; exit 1; }
 done
 "$MPICC" -O2 -o "$out/abort" tests/c/abort.c && "$MPICC" -O2 -o "$out/sigkill" tests/c/sigkill.c || exit 1
-for p in coll_shm coll_shm_sigkill; do
+for p in coll_shm coll_shm_blocks coll_shm_sigkill coll_shm_gather_sigkill; do
     "$MPICC" -O2 -o "$out/$p" "tests/c/$p.c" || exit 1
 done
 
@@ -91,6 +92,7 @@ run "8 ranks on $(nproc) cores, shared memory" FERRY_TRANSPORTS=shm,tcp -- -n 8 
 run "8 ranks on $(nproc) cores, TCP" FERRY_TRANSPORTS=tcp -- -n 8 "$out/ring_rounds"
 
 run "shared-memory collectives in a mixed job (2 hosts x 2 ranks)" FERRY_TRANSPORTS=shm,tcp -- -n 4 "$out/two-hosts" "$out/coll_shm"
+run "shared-memory gather, scatter, alltoall in a mixed job (2 hosts x 2 ranks)" FERRY_TRANSPORTS=shm,tcp -- -n 4 "$out/two-hosts" "$out/coll_shm_blocks"
 hier="FERRY_BCAST_ALGORITHM=hier FERRY_ALLREDUCE_ALGORITHM=hier"
 run "hierarchical collectives, table's choice (3 hosts x 2 ranks, round-robin)" FERRY_TRANSPORTS=shm,tcp -- -n 6 "$out/three-hosts" "$out/coll_shm"
 run "hierarchical collectives forced (2 hosts x 2 ranks)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 4 "$out/two-hosts" "$out/coll_shm"
@@ -102,6 +104,7 @@ run "8 ranks on $(nproc) cores, shared-memory collectives" FERRY_TRANSPORTS=shm,
 timeout 60 "$FERRY" run -n 4 "$out/abort" >/dev/null 2>&1
 timeout 60 "$FERRY" run -n 4 "$out/sigkill" >/dev/null 2>&1
 timeout 60 "$FERRY" run -n 4 "$out/coll_shm_sigkill" >/dev/null 2>&1
+timeout 60 "$FERRY" run -n 4 "$out/coll_shm_gather_sigkill" >/dev/null 2>&1
 after=$(segments)
 if [ "$after" -le "$before" ]; then
     ok "no segment left in /dev/shm after normal ends, MPI_Abort and SIGKILLs"

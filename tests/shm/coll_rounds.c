@@ -2,9 +2,9 @@
  * coll_rounds.c — small collectives among more ranks than cores, through the shared-memory
  * algorithms of one host.
  *
- * First rank 0 sleeps for a second while all the others wait in MPI_Barrier: a wait that
- * long must end asleep in the kernel, not in a spin, so the waiting ranks together may use
- * at most 0.2 s of CPU in that second. Then ROUNDS rounds (default 2,000) of MPI_Allreduce,
+ * First rank 0 sleeps for a second while all the others wait in MPI_Barrier, then again
+ * while they wait in MPI_Scatter from it: a wait that long must end asleep in the kernel,
+ * not in a spin, so the waiting ranks together may use at most 0.2 s of CPU in each second. Then ROUNDS rounds (default 2,000) of MPI_Allreduce,
  * MPI_Bcast (root moving), MPI_Reduce and MPI_Barrier, checked; the program prints the time
  * per round and the CPU time of all ranks (getrusage) against wall time x ranks.
  *
@@ -41,6 +41,19 @@ int main(int argc, char **argv)
     if (me != 0)
         idle = cpu_seconds() - w0;
     MPI_Reduce(&idle, &idle_total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    double scattered = -1, blocks[64] = { 0 }, idle_scatter = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    w0 = cpu_seconds();
+    if (me == 0) {
+        struct timespec second = { 1, 0 };
+        nanosleep(&second, NULL);
+    }
+    MPI_Scatter(blocks, 1, MPI_DOUBLE, &scattered, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    idle = me != 0 ? cpu_seconds() - w0 : 0;
+    bad += scattered != 0;
+    MPI_Reduce(&idle, &idle_scatter, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (idle_scatter > idle_total)
+        idle_total = idle_scatter;
 
     MPI_Barrier(MPI_COMM_WORLD);
     double c0 = cpu_seconds(), t0 = MPI_Wtime();

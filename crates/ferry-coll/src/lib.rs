@@ -375,9 +375,11 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(scatter::linear, Scatter),
     algorithm!(scatter::binomial, Scatter),
     algorithm!(scatter::status_linear, Scatter),
+    algorithm!(scatter::shm, Scatter, false, Some(slots::SLOT_BYTES)),
     algorithm!(gather::linear, Gather),
     algorithm!(gather::binomial, Gather),
     algorithm!(gather::status_linear, Gather),
+    algorithm!(gather::shm, Gather, false, Some(slots::SLOT_BYTES)),
     algorithm!(allgather::ring, Allgather),
     algorithm!(allgather::recursive_doubling, Allgather),
     algorithm!(allgather::bruck, Allgather),
@@ -389,6 +391,7 @@ static ALGORITHMS: &[AlgorithmInfo] = &[
     algorithm!(alltoall::pairwise, Alltoall),
     algorithm!(alltoall::bruck, Alltoall),
     algorithm!(alltoall::linear, Alltoall),
+    algorithm!(alltoall::shm, Alltoall, false, Some(slots::SLOT_BYTES)),
     algorithm!(reduce::binomial, Reduce, true),
     algorithm!(reduce::rabenseifner, Reduce),
     algorithm!(reduce::shm, Reduce, true, Some(slots::SLOT_BYTES)),
@@ -443,7 +446,7 @@ mod tests {
         assert!(algorithm("bcast.binomial").is_some());
         assert!(algorithm("bcast.nonsense").is_none());
         assert_eq!(algorithms_for(Collective::Allgather).count(), 8);
-        assert_eq!(algorithms_for(Collective::Alltoall).count(), 3);
+        assert_eq!(algorithms_for(Collective::Alltoall).count(), 4);
     }
 
     #[test]

@@ -310,28 +310,39 @@ pub struct Facts {
     pub several_hosts: bool,
 }
 
-/// Whether `a` may run for a call with these facts and size metric: it belongs to the
-/// collective, serves irregular blocks if the call has them, keeps operand order if the
-/// operation is not commutative, and, for a shared-memory algorithm, the call is one it
-/// serves (see [`Facts::one_host`]) and fits its slots. (Every algorithm runs for every
-/// communicator size, falling back internally where its shape needs a power of two, and
-/// accepts MPI_IN_PLACE where MPI allows it.)
-pub fn applies(a: &AlgorithmInfo, f: &Facts, bytes: usize) -> bool {
+/// Whether `a` may run for a call of `ranks` ranks with these facts and size metric: it
+/// belongs to the collective, serves irregular blocks if the call has them, keeps operand
+/// order if the operation is not commutative, and, for a shared-memory algorithm, the call is
+/// one it serves (see [`Facts::one_host`]) and what a rank puts in its slot fits (see
+/// [`slot_volume`]). (Every algorithm runs for every communicator size, falling back
+/// internally where its shape needs a power of two, and accepts MPI_IN_PLACE where MPI
+/// allows it.)
+pub fn applies(a: &AlgorithmInfo, f: &Facts, ranks: usize, bytes: usize) -> bool {
     a.collective == f.call.collective
         && (!f.call.varying || a.varying)
         && (f.commutative || a.ordered)
-        && a.shared.is_none_or(|limit| f.one_host && bytes <= limit)
+        && a.shared.is_none_or(|limit| f.one_host && slot_volume(a.collective, ranks, bytes) <= limit)
         && (!a.hier || f.several_hosts)
+}
+
+/// What one rank puts in its slot in a shared-memory algorithm of `collective`, for a call
+/// of `ranks` ranks and size metric `bytes`: an alltoall's every outgoing block, one block
+/// (or vector) elsewhere.
+pub fn slot_volume(collective: Collective, ranks: usize, bytes: usize) -> usize {
+    match collective {
+        Collective::Alltoall => bytes.saturating_mul(ranks),
+        _ => bytes,
+    }
 }
 
 /// The algorithm to run: the first of `preferred` that applies, else the first registered
 /// algorithm of the collective that does.
-pub fn choose(preferred: &[&'static AlgorithmInfo], f: &Facts, bytes: usize) -> &'static AlgorithmInfo {
+pub fn choose(preferred: &[&'static AlgorithmInfo], f: &Facts, ranks: usize, bytes: usize) -> &'static AlgorithmInfo {
     preferred
         .iter()
         .copied()
-        .find(|a| applies(a, f, bytes))
-        .or_else(|| algorithms().iter().find(|a| applies(a, f, bytes)))
+        .find(|a| applies(a, f, ranks, bytes))
+        .or_else(|| algorithms().iter().find(|a| applies(a, f, ranks, bytes)))
         .expect("every call has an algorithm that applies (unit-tested)")
 }
 
@@ -350,7 +361,7 @@ pub fn select(
             .lookup(f.call, ranks, bytes)
             .map_or(&[][..], |r| &r.algorithms[..]),
     };
-    choose(preferred, f, bytes)
+    choose(preferred, f, ranks, bytes)
 }
 
 /// A power-of-two size class for statistics: `"0"`, `"1"`, `"2-3"`, `"4-7"`, ...,
@@ -395,7 +406,7 @@ mod tests {
                     // The table's own choice applies to commutative calls, on one host or
                     // not, so the fallback rule only ever serves non-commutative operations.
                     assert!(
-                        row.algorithms.iter().any(|a| applies(a, &facts(call, true), b)),
+                        row.algorithms.iter().any(|a| applies(a, &facts(call, true), p, b)),
                         "{call} p={p} bytes={b}: no listed algorithm applies"
                     );
                     if reduces(call.collective) {
@@ -415,8 +426,8 @@ mod tests {
             for commutative in [true, !reduces(call.collective)] {
                 for (one_host, several_hosts) in [(false, false), (true, false), (false, true)] {
                     let f = Facts { one_host, several_hosts, ..facts(call, commutative) };
-                    let a = choose(&[], &f, 8);
-                    assert!(applies(a, &f, 8), "{call}");
+                    let a = choose(&[], &f, 4, 8);
+                    assert!(applies(a, &f, 4, 8), "{call}");
                     assert!(a.shared.is_none(), "{call}: the fallback is a schedule of messages");
                     assert!(!a.hier, "{call}: the fallback is flat");
                 }
@@ -491,17 +502,19 @@ mod tests {
     fn shared_memory_algorithms_run_only_where_they_apply() {
         let t = Table::builtin();
         let on_host = |call| Facts { one_host: true, ..facts(call, true) };
-        for name in ["bcast", "reduce", "allreduce", "allgather", "barrier"] {
+        for name in ["bcast", "reduce", "allreduce", "allgather", "barrier", "gather", "scatter", "alltoall"] {
             let call = CallKind::from_name(name).unwrap();
             let shm = format!("{name}.shm");
             // Small calls on one host take them; larger ones, and any call elsewhere, not.
             assert_eq!(select(t, None, &on_host(call), 4, 8).id, shm);
             assert_ne!(select(t, None, &facts(call, true), 4, 8).id, shm);
             let forced = parse_list(call.collective, "shm").unwrap();
-            assert_eq!(select(t, Some(&forced), &on_host(call), 4, 4096).id, shm);
+            // An alltoall's slot holds all of a rank's blocks: 4 of 1 KiB, not 4 of 4 KiB.
+            let most = slot_volume(call.collective, 1, 4096) / slot_volume(call.collective, 4, 1);
+            assert_eq!(select(t, Some(&forced), &on_host(call), 4, most).id, shm);
             if call.sized() {
                 assert_ne!(select(t, None, &on_host(call), 4, 64 << 10).id, shm);
-                assert_ne!(select(t, Some(&forced), &on_host(call), 4, 4097).id, shm, "beyond the slots");
+                assert_ne!(select(t, Some(&forced), &on_host(call), 4, most + 1).id, shm, "beyond the slots");
             }
             assert_ne!(select(t, Some(&forced), &facts(call, true), 4, 8).id, shm, "not on one host");
         }

@@ -231,9 +231,12 @@ pub(crate) unsafe fn outcome<S: Slots>(s: &S, ranks: impl Iterator<Item = usize>
 pub mod steps {
     pub use crate::allgather::shm::step as allgather;
     pub use crate::allreduce::shm::step as allreduce;
+    pub use crate::alltoall::shm::step as alltoall;
     pub use crate::barrier::shm::step as barrier;
     pub use crate::bcast::shm::step as bcast;
+    pub use crate::gather::shm::step as gather;
     pub use crate::reduce::shm::step as reduce;
+    pub use crate::scatter::shm::step as scatter;
 }
 
 #[cfg(test)]

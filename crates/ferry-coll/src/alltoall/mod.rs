@@ -9,6 +9,7 @@
 pub mod bruck;
 pub mod linear;
 pub mod pairwise;
+pub mod shm;
 
 use crate::{BufferId, Cost, OpId, Params, Range, Schedule};
 

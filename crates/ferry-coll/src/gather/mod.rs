@@ -4,6 +4,7 @@
 
 pub mod binomial;
 pub mod linear;
+pub mod shm;
 pub mod status_linear;
 
 use crate::{BufferId, Params, Range, Schedule};

@@ -14,6 +14,7 @@ pub(crate) mod movers;
 pub(crate) mod neighbor;
 pub(crate) mod neighbor_w;
 pub(crate) mod onhost;
+pub(crate) mod onhost_movers;
 pub(crate) mod persistent;
 pub(crate) mod persistent_v;
 pub(crate) mod reductions;

@@ -11,9 +11,9 @@
 //! and count the algorithm) and no more; anything else returns `None`, and the general path,
 //! which checks every argument and reports errors, runs the call.
 //!
-//! A wait follows the engine's: spin (or, with more ranks than cores, yield) for
-//! `FERRY_SPIN_US`, then sleep on the area's futex, woken by the flag's writer. It drives the
-//! engine between sleeps (non-blocking calls in flight still move, and a lost peer still ends
+//! A wait follows the engine's: spin for a few microseconds, then yield (with more ranks than
+//! cores, yield from the start) until `FERRY_SPIN_US` have passed, then sleep on the area's
+//! futex, woken by the flag's writer. It drives the engine between sleeps (non-blocking calls in flight still move, and a lost peer still ends
 //! the job), and with MPI_THREAD_MULTIPLE it lets the runtime go while it sleeps.
 
 use std::os::raw::{c_int, c_void};
@@ -41,6 +41,10 @@ const TAG_HOST_AREA: i32 = crate::internal::TAG_HOST_AREA;
 /// engine looks between two sleeps), and with calls in flight that the engine moves.
 const NAP: Duration = Duration::from_millis(50);
 const SHORT_NAP: Duration = Duration::from_millis(1);
+/// How long a wait spins on the processor before it gives the core away between looks, as
+/// the engine's wait does (`TIGHT_SPIN` there): with other processes on the cores, a rank
+/// that spun all of `FERRY_SPIN_US` would keep the one that publishes the flag from running.
+const TIGHT_SPIN: Duration = Duration::from_micros(3);
 
 /// Whether the ranks of `comm` all share this host's memory (so that its blocking calls may
 /// run the shared-memory algorithms); looked at once per communicator.
@@ -202,6 +206,7 @@ pub(super) fn run(rt: &mut Locked, mut p: Prepared) -> MpiResult<()> {
                 drive(rt, comm, |run, s| unsafe { steps::allreduce(run, s, input, recv, block, &mut combine) })
             }
         }
+        Collective::Gather | Collective::Scatter | Collective::Alltoall => super::onhost_movers::run_blocks(rt, &p, root, block, in_place),
         c => err(MPI_ERR_INTERN, format!("no shared-memory algorithm for {}", c.name())),
     };
     result?;
@@ -221,7 +226,7 @@ fn combine_with(red: &Reduction, src: *const u8, dst: *mut u8, len: usize) {
 
 /// Run one call on `comm`'s area: begin it, step it until done, waiting for flags between.
 #[inline]
-fn drive(rt: &mut Locked, comm: MPI_Comm, mut step: impl FnMut(&mut Run, &mut &HostArea) -> Step) -> MpiResult<()> {
+pub(super) fn drive(rt: &mut Locked, comm: MPI_Comm, mut step: impl FnMut(&mut Run, &mut &HostArea) -> Step) -> MpiResult<()> {
     let Some(HostColl::Ready(ca)) = rt.comms.get_mut(&comm).map(|c| &mut c.host) else {
         return err(MPI_ERR_INTERN, "the communicator's host area is gone");
     };
@@ -242,7 +247,7 @@ fn drive(rt: &mut Locked, comm: MPI_Comm, mut step: impl FnMut(&mut Run, &mut &H
 #[inline]
 fn outcome(end: Step) -> MpiResult<()> {
     match end {
-        Step::Truncated { rank, sent } => err(MPI_ERR_TRUNCATE, format!("rank {rank} put {sent} bytes in its slot, more than this rank's buffer takes (the ranks disagree on the counts)")),
+        Step::Truncated { rank, sent } => err(MPI_ERR_TRUNCATE, format!("rank {rank} sent {sent} bytes through the slots, more than this rank's buffer takes (the ranks disagree on the counts)")),
         _ => Ok(()),
     }
 }
@@ -274,6 +279,7 @@ fn wait_flag(rt: &mut Locked, area: &HostArea, rank: usize, seq: u64) -> MpiResu
     // ends; whether the flag is there.
     let wait = |spin: Duration, nap: Duration| {
         loop {
+            let yielding = yielding || start.elapsed() >= TIGHT_SPIN;
             for _ in 0..64 {
                 if ready() {
                     return true;
@@ -302,6 +308,7 @@ fn wait_flag(rt: &mut Locked, area: &HostArea, rank: usize, seq: u64) -> MpiResu
         }
     }
     loop {
+        let yielding = yielding || start.elapsed() >= TIGHT_SPIN;
         for _ in 0..64 {
             if ready() {
                 return Ok(());
@@ -332,7 +339,7 @@ fn wait_flag(rt: &mut Locked, area: &HostArea, rank: usize, seq: u64) -> MpiResu
 
 /// The communicator's area, when the direct path may run a call of `size` ranks there.
 #[inline]
-fn ready_area(rt: &mut Runtime, comm: MPI_Comm) -> Option<&mut CommArea> {
+pub(super) fn ready_area(rt: &mut Runtime, comm: MPI_Comm) -> Option<&mut CommArea> {
     match &mut rt.comms.get_mut(&comm)?.host {
         HostColl::Ready(ca) => Some(ca),
         _ => None,
@@ -342,7 +349,7 @@ fn ready_area(rt: &mut Runtime, comm: MPI_Comm) -> Option<&mut CommArea> {
 /// Count the call as the general path does (`coll::begin`), raise the tools event, and say
 /// whether the table picks the shared-memory algorithm for it.
 #[inline]
-fn take_call(rt: &mut Runtime, comm: MPI_Comm, coll: Collective, bytes: usize) -> bool {
+pub(super) fn take_call(rt: &mut Runtime, comm: MPI_Comm, coll: Collective, bytes: usize) -> bool {
     let Some(c) = rt.comms.get_mut(&comm) else { return false };
     let (size, rank) = (c.group.len(), c.rank);
     let info = rt.coll.pick(CallKind { collective: coll, varying: false }, true, true, false, size, bytes);
@@ -357,7 +364,7 @@ fn take_call(rt: &mut Runtime, comm: MPI_Comm, coll: Collective, bytes: usize) -
 
 /// Size of a contiguous datatype's data, if `dt` is one (the type's shape is cached).
 #[inline]
-fn contiguous(rt: &mut Runtime, dt: MPI_Datatype) -> Option<usize> {
+pub(super) fn contiguous(rt: &mut Runtime, dt: MPI_Datatype) -> Option<usize> {
     match rt.type_shape(dt) {
         Ok((size, true)) => Some(size),
         _ => None,
@@ -366,7 +373,7 @@ fn contiguous(rt: &mut Runtime, dt: MPI_Datatype) -> Option<usize> {
 
 /// `count` elements of `size` bytes that fit a slot, with a buffer where there is data.
 #[inline]
-fn fits(buf: *const c_void, count: c_int, size: usize) -> Option<usize> {
+pub(super) fn fits(buf: *const c_void, count: c_int, size: usize) -> Option<usize> {
     let bytes = (count as usize).checked_mul(size)?;
     (count >= 0 && bytes <= SLOT_BYTES && (!buf.is_null() || bytes == 0)).then_some(bytes)
 }

@@ -1,7 +1,8 @@
 //! Collective communication (MPI-4.1 chapter 6): the blocking and non-blocking collectives,
 //! `MPI_Alltoallw` and its non-blocking form, and user-defined reduction operations. The
-//! small blocking barrier, bcast, reduce, allreduce and allgather of a communicator on one
-//! host try the shared-memory collectives' direct path first (`coll::onhost`).
+//! small blocking barrier, bcast, reduce, allreduce, allgather, gather, scatter and alltoall
+//! of a communicator on one host try the shared-memory collectives' direct path first
+//! (`coll::onhost`, `coll::onhost_movers`).
 
 use std::os::raw::{c_int, c_void};
 
@@ -11,7 +12,7 @@ use ferry_data::reduce_op::PredefinedOp;
 use crate::boundary::call;
 use crate::coll::{BLOCKING, Counts, Displs, req_out};
 use crate::coll::alltoallw::*;
-use crate::coll::onhost;
+use crate::coll::{onhost, onhost_movers};
 use crate::coll::movers::*;
 use crate::coll::reductions::*;
 use crate::consts::*;
@@ -32,7 +33,9 @@ crate::mpi_export! { MPI_Ibcast, PMPI_Ibcast, (buf: *mut c_void, count: c_int, d
 }}
 crate::mpi_export! { MPI_Gather, PMPI_Gather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Gather", comm, move |rt| gather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, BLOCKING))
+    call("MPI_Gather", comm, move |rt| {
+        onhost_movers::try_rooted(rt, true, sbuf, scount, stype, rbuf, rcount, rtype, root, comm).unwrap_or_else(|| gather_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, BLOCKING))
+    })
 }}
 crate::mpi_export! { MPI_Igather, PMPI_Igather, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
@@ -66,7 +69,9 @@ crate::mpi_export! { MPI_Iallgatherv, PMPI_Iallgatherv, (sbuf: *const c_void, sc
 }}
 crate::mpi_export! { MPI_Scatter, PMPI_Scatter, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
-    call("MPI_Scatter", comm, move |rt| scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, BLOCKING))
+    call("MPI_Scatter", comm, move |rt| {
+        onhost_movers::try_rooted(rt, false, sbuf, scount, stype, rbuf, rcount, rtype, root, comm).unwrap_or_else(|| scatter_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, BLOCKING))
+    })
 }}
 crate::mpi_export! { MPI_Iscatter, PMPI_Iscatter, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, root: c_int, comm: MPI_Comm, req: *mut MPI_Request) {
@@ -82,7 +87,9 @@ crate::mpi_export! { MPI_Iscatterv, PMPI_Iscatterv, (sbuf: *const c_void, scount
 }}
 crate::mpi_export! { MPI_Alltoall, PMPI_Alltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm) {
-    call("MPI_Alltoall", comm, move |rt| alltoall_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
+    call("MPI_Alltoall", comm, move |rt| {
+        onhost_movers::try_alltoall(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm).unwrap_or_else(|| alltoall_args(rt, sbuf, scount, stype, rbuf, rcount, rtype, comm, BLOCKING))
+    })
 }}
 crate::mpi_export! { MPI_Ialltoall, PMPI_Ialltoall, (sbuf: *const c_void, scount: c_int, stype: MPI_Datatype, rbuf: *mut c_void,
         rcount: c_int, rtype: MPI_Datatype, comm: MPI_Comm, req: *mut MPI_Request) {
