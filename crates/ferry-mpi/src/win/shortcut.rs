@@ -28,30 +28,12 @@ struct Spot {
 
 impl Spot {
     /// Apply `action` with the origin's element `src`, the old element into `old`.
-    fn update(&self, action: Action, src: &[u8], mut old: Option<&mut [u8]>) {
-        // SAFETY: `spot` checked that the element lies in the target's part of the
-        // shared memory, which this process maps while the window lives; `src` and `old` are
-        // ours.
-        if unsafe { atomic::element(self.at, self.prim, action, src, old.as_deref_mut()) } {
-            return;
-        }
-        if self.prim == Primitive::Double && matches!(action, Action::Op(PredefinedOp::Sum)) {
-            // The commonest sum under the lock, without the kernel's dispatch.
-            let _held = self.control.acc_lock(self.target);
-            let at = self.at as *mut f64;
-            // SAFETY: as above; the lock is held, and every updater of a double takes it.
-            let cur = unsafe { std::ptr::read_unaligned(at) };
-            if let Some(o) = old {
-                o[..8].copy_from_slice(&cur.to_ne_bytes());
-            }
-            let add = f64::from_ne_bytes(src[..8].try_into().expect("8 bytes"));
-            // SAFETY: as for the read.
-            unsafe { std::ptr::write_unaligned(at, add + cur) };
-            return;
-        }
-        let run = [(0i64, self.prim.size() as u64)];
-        // SAFETY: as above.
-        unsafe { atomic::update(self.at, &run, Some(ElemType::Prim(self.prim)), action, src, old, || self.control.acc_lock(self.target)) };
+    fn update(&self, action: Action, src: &[u8], old: Option<&mut [u8]>) {
+        let _held = self.control.acc_lock(self.target);
+        // SAFETY: `spot` checked that the element lies in the target's part of the shared
+        // memory, which this process maps while the window lives; `src` and `old` are ours;
+        // the lock is held, and every updater of window elements takes it.
+        unsafe { atomic::element(self.at, self.prim, action, src, old) };
     }
 }
 
