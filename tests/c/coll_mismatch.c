@@ -8,8 +8,9 @@
  * MPI_ERR_TRUNCATE through MPI_ERRORS_RETURN, also those that would only have heard from a
  * failed rank (a failed rank releases the ones behind it), blocking and non-blocking, and
  * the communicator stays usable. The same buffer as send and receive buffer (not
- * MPI_IN_PLACE) is MPI_ERR_BUFFER at the call. Nothing is written to stderr about errors
- * the program takes back.
+ * MPI_IN_PLACE) is MPI_ERR_BUFFER at the call. An allgather whose receive blocks at one rank
+ * exceed the send blocks is an error there and leaves the communicator usable. Nothing is
+ * written to stderr about errors the program takes back.
  */
 #define TEST_NAME "coll_mismatch"
 #include "testutil.h"
@@ -65,6 +66,24 @@ int main(int argc, char **argv)
     CHECK(cls == MPI_ERR_BUFFER, "aliased MPI_Allgather gave class %d", cls);
     cls = error_class(MPI_Alltoall(all, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD));
     CHECK(cls == MPI_ERR_BUFFER, "aliased MPI_Alltoall gave class %d", cls);
+    /* Rank 0's receive blocks (16 KiB) larger than the send blocks everyone sends (8 bytes,
+     * which would run through the shared-memory slots of 4 KiB on one host): an error, in
+     * step with the others, and nothing written beyond the slots. Its send buffer is as long
+     * as its receive blocks, since a rank may read that much of it. */
+    {
+        int big = me == 0 ? 4096 : 2;
+        int *sb = xmalloc(sizeof(int) * 4096), *rb = xmalloc(sizeof(int) * 4096 * (size_t)np);
+        for (int i = 0; i < 4096; i++)
+            sb[i] = me;
+        cls = error_class(MPI_Allgather(sb, 2, MPI_INT, rb, big, MPI_INT, MPI_COMM_WORLD));
+        CHECK(cls != MPI_SUCCESS || me != 0, "mismatched MPI_Allgather succeeded at the rank that expected more");
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+        CALL(MPI_Allgather(sb, 2, MPI_INT, rb, 2, MPI_INT, MPI_COMM_WORLD));
+        for (int r = 0; r < np; r++)
+            CHECK(rb[2 * r] == r && rb[2 * r + 1] == r, "allgather after the mismatch: block %d holds %d", r, rb[2 * r]);
+        free(sb);
+        free(rb);
+    }
     /* MPI_IN_PLACE is the way to say it, and works. */
     CALL(MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CHECK(x[0] == np * (np - 1) / 2, "in-place sum %d", x[0]);

@@ -193,8 +193,17 @@ pub(super) fn run(rt: &mut Locked, mut p: Prepared) -> MpiResult<()> {
         // fits the slots (the algorithm applied).
         Collective::Bcast => drive(rt, comm, |run, s| unsafe { steps::bcast(run, s, root, recv, block) }),
         Collective::Allgather => {
+            // The table chose from the send side; a receive block beyond the slots (the
+            // rank's two sides disagree: an erroneous program) moves what the slots hold, in
+            // step with the others, and then reports the truncation.
+            let len = block.min(SLOT_BYTES);
             let input = if in_place { recv.wrapping_add(p.call.rank * block) as *const u8 } else { send as *const u8 };
-            drive(rt, comm, |run, s| unsafe { steps::allgather(run, s, input, recv, block) })
+            drive(rt, comm, |run, s| unsafe { steps::allgather(run, s, input, recv, len) }).and_then(|()| {
+                if len < block {
+                    return err(MPI_ERR_TRUNCATE, format!("allgather: receive blocks of {block} bytes, more than the send side that chose the shared-memory algorithm"));
+                }
+                Ok(())
+            })
         }
         Collective::Reduce | Collective::Allreduce => {
             let red = p.red.as_ref().expect("a reduction has its operation");
