@@ -21,34 +21,59 @@ pub fn dims_create(nnodes: i32, dims: &mut [i32]) -> MpiResult<()> {
     if nnodes as i64 % fixed != 0 {
         return err(MPI_ERR_DIMS, format!("{nnodes} nodes do not divide into the fixed dimensions (product {fixed})"));
     }
-    let mut rest = (nnodes as i64 / fixed) as i32;
+    let rest = (nnodes as i64 / fixed) as i32;
     let free: Vec<usize> = (0..dims.len()).filter(|&i| dims[i] == 0).collect();
     if free.is_empty() {
         return if rest == 1 { Ok(()) } else { err(MPI_ERR_DIMS, format!("the fixed dimensions do not multiply to {nnodes}")) };
     }
-    let mut primes = Vec::new();
-    let mut f = 2;
-    while f * f <= rest {
-        while rest % f == 0 {
-            primes.push(f);
-            rest /= f;
-        }
-        f += 1;
-    }
-    if rest > 1 {
-        primes.push(rest);
-    }
-    primes.sort_unstable_by(|a, b| b.cmp(a));
-    let mut got = vec![1; free.len()];
-    for p in primes {
-        let smallest = (0..got.len()).min_by_key(|&i| got[i]).expect("at least one free dimension");
-        got[smallest] *= p;
-    }
+    let mut got = balanced(rest as u64, free.len());
     got.sort_unstable_by(|a, b| b.cmp(a));
     for (i, g) in free.into_iter().zip(got) {
-        dims[i] = g;
+        dims[i] = g as i32;
     }
     Ok(())
+}
+
+/// `n` as a product of `k` factors as close to each other as possible (MPI's "balanced"
+/// decomposition): the smallest difference between the largest and the smallest factor, and
+/// of those the smallest largest factor; in non-increasing order.
+fn balanced(n: u64, k: usize) -> Vec<u64> {
+    let mut divisors: Vec<u64> = (1..).take_while(|d| d * d <= n).filter(|d| n % d == 0).flat_map(|d| [d, n / d]).collect();
+    divisors.sort_unstable();
+    divisors.dedup();
+    let mut best: Option<Vec<u64>> = None;
+    let mut cur = Vec::with_capacity(k);
+    search(n, k, u64::MAX, &divisors, &mut cur, &mut best);
+    best.expect("1 x ... x n is always a decomposition")
+}
+
+/// Depth-first over the factors in non-increasing order, each at most `cap`, keeping in
+/// `best` the most balanced complete decomposition found.
+fn search(n: u64, k: usize, cap: u64, divisors: &[u64], cur: &mut Vec<u64>, best: &mut Option<Vec<u64>>) {
+    let key = |v: &[u64]| (v[0] - v[v.len() - 1], v[0]);
+    if k == 1 {
+        if n > cap {
+            return;
+        }
+        cur.push(n);
+        if best.as_deref().is_none_or(|b| key(cur) < key(b)) {
+            *best = Some(cur.clone());
+        }
+        cur.pop();
+        return;
+    }
+    for &d in divisors.iter().rev() {
+        // The remaining k - 1 factors are at most d, so d^k must reach n.
+        if d > cap || n % d != 0 {
+            continue;
+        }
+        if d.checked_pow(k as u32).is_some_and(|p| p < n) {
+            break;
+        }
+        cur.push(d);
+        search(n / d, k - 1, d, divisors, cur, best);
+        cur.pop();
+    }
 }
 
 pub(crate) fn cart(rt: &Runtime, comm: MPI_Comm) -> MpiResult<(Vec<i32>, Vec<bool>)> {
@@ -107,5 +132,16 @@ mod tests {
         assert_eq!(dims(12, vec![0, 3]), vec![4, 3]);
         assert_eq!(dims(1, vec![0, 0, 0]), vec![1, 1, 1]);
         assert!(dims_create(10, &mut [0, 3]).is_err());
+        // As close to each other as possible, not a greedy split of the primes (12 x 6).
+        assert_eq!(dims(72, vec![0, 0]), vec![9, 8]);
+        assert_eq!(dims(1323, vec![0, 0]), vec![49, 27]);
+        assert_eq!(dims(888000, vec![0, 0, 0]), vec![111, 100, 80]);
+        assert_eq!(dims(888720, vec![0, 0, 0]), vec![105, 92, 92]);
+        assert_eq!(dims(887850, vec![0, 0, 0]), vec![1973, 25, 18]);
+        assert_eq!(dims(8, vec![0, 0, 0]), vec![2, 2, 2]);
+        assert_eq!(dims(1 << 20, vec![0; 20]), vec![2; 20]);
+        assert_eq!(dims(360, vec![0, 5, 0]), vec![9, 5, 8]);
+        // Many divisors and dimensions (the search stays small).
+        assert_eq!(dims(720720, vec![0; 8]), vec![13, 11, 7, 5, 4, 4, 3, 3]);
     }
 }
