@@ -53,11 +53,11 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Locked) -> Res
                     e.class
                 } else {
                     let msg = format!("Fatal error in {name}: {e}");
-                    if e.consequence {
+                    if let Some(grace) = e.consequence {
                         // Give the failed process's own report (or the launcher's verdict on
                         // it) the time to arrive first; the launcher stops this rank anyway.
                         eprintln!("ferry[rank {}]: {msg}", rt.world_rank);
-                        std::thread::sleep(std::time::Duration::from_millis(1500));
+                        std::thread::sleep(grace);
                     }
                     rt.abort_job(&msg, e.class.max(1));
                 }
