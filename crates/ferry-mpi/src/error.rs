@@ -71,7 +71,8 @@ impl From<ferry_core::engine::EngineError> for MpiError {
         use ferry_core::engine::EngineError;
         use std::time::Duration;
         let consequence = match e {
-            EngineError::PeerLost(_) => Some(Duration::from_millis(1500)),
+            // A remote peer's own report travels further (its launcher agent, the network).
+            EngineError::PeerLost(_) => Some(Duration::from_millis(1000)),
             // A local peer's death: its launcher, when it watches, has seen it by now; when it
             // does not (Slurm without --kill-on-bad-exit, a launcher that started a wrapper),
             // this rank's own abort is what ends the job, so it must come soon.

@@ -575,6 +575,9 @@ impl Engine {
             if !self.proto.said_bye(peer) {
                 debug!("tcp", "connection to rank {peer} closed without goodbye");
                 self.proto.peer_lost(peer);
+                // A wait on no request of this peer's (a receive from any source, a
+                // collective on other ranks' messages) would never end: the job ends here.
+                self.fatal.get_or_insert(EngineError::PeerLost(peer));
             }
         } else if self.proto.said_bye(peer) {
             self.peer_left(peer);
