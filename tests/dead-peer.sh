@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A rank killed with SIGKILL while the others wait for it (tests/c/dead_peer.c: a receive from
 # it or from any source, a wait on a non-blocking receive, an allreduce on the shared segment
-# and as messages, a barrier, a window lock it holds, a flush of a get from it), under each
-# launcher that can run here:
+# and as messages, a barrier, a window lock it holds, a flush of a get from it, locks and puts
+# on its shared window that never wait), under each launcher that can run here:
 #   ferry    ferry run (which sees the death itself)
 #   hydra    MPICH's Hydra (/usr/bin/mpiexec.hydra), which stops the job on a bad exit itself
 #            (even with -disable-auto-cleanup), often before a survivor's report gets out
@@ -10,8 +10,9 @@
 #            (`sh -c 'PROGRAM; exec sleep 30'`): the launcher sees no death, so nothing but
 #            Ferry's engine notices it, and a survivor's abort is what ends the job
 # Each case must end non-zero within LIMIT seconds (default 2) of the kill, measured from the
-# line rank 1 prints as it kills itself to the launcher's exit, with rank 1 named on stderr
-# (under plain Hydra, whose own report names a pid, by Ferry's engine when it is first).
+# time rank 1 writes into a file as it kills itself to the launcher's exit, with rank 1 named
+# on stderr (under plain Hydra, whose own report names a pid, by Ferry's engine when it is
+# first).
 # Slurm's cases are in tests/slurm.sh (they need its throwaway cluster).
 # Usage: tests/dead-peer.sh [FILTER...]   (FILTER matches "launcher:case"; needs `make build`)
 set -u
@@ -34,6 +35,7 @@ cases=(
   "barrier|DEAD_PEER_WAIT=barrier"
   "lock|DEAD_PEER_WAIT=lock"
   "flush|DEAD_PEER_WAIT=flush"
+  "lockloop|DEAD_PEER_WAIT=lockloop"
   "any-tcp|DEAD_PEER_WAIT=any FERRY_TRANSPORTS=tcp"
 )
 launchers=(ferry hydra ferry-blind hydra-blind)
@@ -67,14 +69,15 @@ for l in "${launchers[@]}"; do
     label="$l:$name"
     selected "$label" "$@" || continue
     err=$work/$l.$name.err
+    rm -f "$work/stamp"
     # shellcheck disable=SC2086 # words of NAME=VALUE
-    ( export $assigns; launch "$l" ) >/dev/null 2>"$err"
+    ( export $assigns DEAD_PEER_STAMP="$work/stamp"; launch "$l" ) >/dev/null 2>"$err"
     rc=$?
     end=$(date +%s.%N)
-    killed=$(sed -n 's/^dead_peer: rank 1 killed at \([0-9.]*\)$/\1/p' "$err" | head -n 1)
+    killed=$(cat "$work/stamp" 2>/dev/null)
     why=""
     if [ -z "$killed" ]; then
-      why="rank 1 never reached its kill"
+      why="rank 1 never reached its kill (no $work/stamp)"
     elif [ $rc = 0 ]; then
       why="exit status 0 (wanted a failure)"
     fi

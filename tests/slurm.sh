@@ -201,17 +201,18 @@ for n in 2 4; do
 done
 # A killed task noticed by Ferry's engine itself: without --kill-on-bad-exit Slurm lets the
 # step run on, so a survivor's abort through PMI is what ends it. Each case must end within
-# 2 s of the kill (rank 1 prints the time it kills itself), naming rank 1.
-for c in recv any irecv allreduce barrier lock flush "any FERRY_TRANSPORTS=tcp"; do
+# 2 s of the kill (rank 1 writes the time it kills itself into a file), naming rank 1.
+for c in recv any irecv allreduce barrier lock flush lockloop "any FERRY_TRANSPORTS=tcp"; do
   w=${c%% *}
   label="dead_peer $w${c#"$w"}"
   out=$work/dead_peer.out err=$work/dead_peer.err
   # shellcheck disable=SC2086 # words of NAME=VALUE
   assigns="DEAD_PEER_WAIT=$c"
-  ( export $assigns; timeout 40 srun --mpi=pmi2 -n 3 --time=1 "$work/bin/dead_peer" >"$out" 2>"$err" )
+  rm -f "$work/stamp"
+  ( export $assigns DEAD_PEER_STAMP="$work/stamp"; timeout 40 srun --mpi=pmi2 -n 3 --time=1 "$work/bin/dead_peer" >"$out" 2>"$err" )
   rc=$?
   end=$(date +%s.%N)
-  killed=$(sed -n 's/^dead_peer: rank 1 killed at \([0-9.]*\)$/\1/p' "$err" | head -n 1)
+  killed=$(cat "$work/stamp" 2>/dev/null)
   secs=$(awk -v a="$end" -v b="${killed:-0}" 'BEGIN { printf "%.2f", a - b }')
   if [ -n "$killed" ] && [ $rc != 0 ] && [ $rc != 124 ] && awk -v s="$secs" 'BEGIN { exit !(s < 2) }' &&
     grep -v '^dead_peer: ' "$err" | grep -q 'rank 1 '; then

@@ -8,6 +8,7 @@
 /* env: DEAD_PEER_WAIT=barrier */
 /* env: DEAD_PEER_WAIT=lock */
 /* env: DEAD_PEER_WAIT=flush */
+/* env: DEAD_PEER_WAIT=lockloop */
 /* env: FERRY_TRANSPORTS=tcp DEAD_PEER_WAIT=any */
 /*
  * A rank killed with SIGKILL while the others wait for it, in the wait that
@@ -20,13 +21,16 @@
  *   barrier    MPI_Barrier
  *   lock       MPI_Win_lock on rank 1's window, which rank 1 holds exclusively
  *   flush      MPI_Win_flush of a get from rank 1 (window of the user's memory)
+ *   lockloop   no wait at all: MPI_Win_lock, MPI_Put, MPI_Win_unlock on rank 1's
+ *              window over and over (its memory is shared, so no lock waits)
  * The job must end promptly, non-zero, with rank 1 named. The engine notices by
  * itself (a local peer's process watched, a connection closed), so the job ends
  * even under a launcher that does not (tests/dead-peer.sh runs it under Hydra
  * with -disable-auto-cleanup and under Slurm, and times it).
  *
  * Rank 1 prints "dead_peer: rank 1 killed at <seconds since the epoch>" just
- * before it kills itself, so that a script can time the detection.
+ * before it kills itself, so that a script can time the detection, and writes
+ * the time alone into the file DEAD_PEER_STAMP names, if set.
  */
 #include <signal.h>
 #include <sys/time.h>
@@ -44,6 +48,13 @@ static void die_soon(void)
     gettimeofday(&tv, NULL);
     fprintf(stderr, "dead_peer: rank 1 killed at %ld.%06ld\n", (long)tv.tv_sec, (long)tv.tv_usec);
     fflush(stderr);
+    /* A launcher that stops the job at once may drop what the rank wrote last. */
+    const char *stamp = getenv("DEAD_PEER_STAMP");
+    FILE *f = stamp ? fopen(stamp, "w") : NULL;
+    if (f) {
+        fprintf(f, "%ld.%06ld\n", (long)tv.tv_sec, (long)tv.tv_usec);
+        fclose(f);
+    }
     kill(getpid(), SIGKILL);
 }
 
@@ -95,6 +106,18 @@ int main(int argc, char **argv)
         }
         CALL(MPI_Barrier(MPI_COMM_WORLD));
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    } else if (!strcmp(wait, "lockloop")) {
+        int *base;
+        MPI_Win win;
+        CALL(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+        if (me == 1)
+            die_soon();
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+        for (;;) {
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+            MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+            MPI_Win_unlock(1, win);
+        }
     } else if (!strcmp(wait, "flush")) {
         int mem[4] = {0};
         MPI_Win win;
