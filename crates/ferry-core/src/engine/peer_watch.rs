@@ -11,7 +11,7 @@ use mio::{Interest, Token};
 
 use super::{Engine, EngineError};
 use crate::transport::shm::ProcessWatch;
-use crate::{debug, error, warn};
+use crate::{debug, warn};
 
 /// Poller tokens of the watches: peer `r`'s is `WATCH_TOKENS + r` (below the tokens of
 /// connections being set up, above those of routes).
@@ -127,10 +127,9 @@ impl Engine {
         let pid = self.watches.by_rank[r as usize].as_ref().map_or(self.cards[r as usize].id.pid, |w| w.pid());
         let e = EngineError::PeerDied { rank: r, pid };
         if self.lost_peer_fatal {
-            if self.fatal.is_none() {
-                error!("engine", "{e}");
-                self.fatal = Some(e);
-            }
+            // The call that waits reports it (once, through its error handler).
+            debug!("engine", "{e}");
+            self.fatal.get_or_insert(e);
         } else {
             self.lose_peer(r, "its process ended");
         }
