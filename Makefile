@@ -131,6 +131,7 @@ test: deps-test build
 	bash tests/install.sh
 	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
+	bash tests/dead-peer.sh
 	bash tests/shm.sh
 	$(SUDO) bash tests/topology-check.sh
 	$(SUDO) bash tests/clusters.sh

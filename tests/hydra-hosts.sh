@@ -4,8 +4,9 @@
 # tests/hydra/netns-launcher.sh (its `ssh`), which gives each namespace its own FERRY_HOST_ID.
 # Each case runs a point-to-point and a collective C test on 4 ranks and checks that every rank
 # joined one job, advertised its own host's address, and shared memory only with the ranks of
-# its own host (so that ranks of different hosts talked over TCP). The topology is torn down on
-# any exit, and nothing of it may be left.
+# its own host (so that ranks of different hosts talked over TCP); then that a rank killed on
+# one host ends the job within 2 s though Hydra does not see it die. The topology is torn down
+# on any exit, and nothing of it may be left.
 # Usage: tests/hydra-hosts.sh   (root; iproute2, nftables, python3, mpich)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -44,7 +45,7 @@ ok() { echo "ok   hydra-hosts: $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL hydra-hosts: $*"; fail=$((fail + 1)); }
 
 [ -e lib/libmpi.so.12 ] || { echo "FAIL hydra-hosts: Ferry is not built (make build)"; exit 1; }
-for p in p2p_basic coll_allgather; do
+for p in p2p_basic coll_allgather dead_peer; do
   bin/mpicc -O2 -Wall -o "$work/$p" "tests/c/$p.c" || { echo "FAIL hydra-hosts: cannot compile $p"; exit 1; }
 done
 bash "$topo" up >/dev/null || { echo "FAIL hydra-hosts: topology up"; exit 1; }
@@ -101,6 +102,28 @@ run_case public fy-p-n1 198.51.100.21 fy-p-n1,fy-p-n2
 run_case private fy-p-n1 198.51.100.21 fy-c1-n1,fy-c1-n2
 # Three hosts of one cluster, one of them its front node (two interfaces), mpiexec there.
 run_case front fy-c1-front 10.1.0.1 fy-c1-front,fy-c1-n1,fy-c1-n2
+
+# A rank killed across hosts (tests/c/dead_peer.c on 4 ranks over two public hosts: rank 1
+# shares its host with rank 3, ranks 0 and 2 reach it over TCP), each rank started by a shell
+# that goes on after it, so that Hydra sees no death and only Ferry's engines notice: the job
+# must end within 2 s of the kill, non-zero, naming rank 1.
+for w in any allreduce; do
+  out=$work/dead_peer.$w.out err=$work/dead_peer.$w.err
+  rm -f "$work/stamp"
+  DEAD_PEER_WAIT=$w DEAD_PEER_STAMP=$work/stamp timeout -k 5 60 ip netns exec fy-p-n1 "$HYDRA" -launcher ssh -launcher-exec "$launcher" \
+    -localhost 198.51.100.21 -hosts fy-p-n1,fy-p-n2 -n 4 sh -c "$work/dead_peer; exec sleep 30" >"$out" 2>"$err"
+  rc=$?
+  end=$(date +%s.%N)
+  killed=$(cat "$work/stamp" 2>/dev/null)
+  secs=$(awk -v a="$end" -v b="${killed:-0}" 'BEGIN { printf "%.2f", a - b }')
+  if [ -n "$killed" ] && [ $rc != 0 ] && [ $rc != 124 ] && awk -v s="$secs" 'BEGIN { exit !(s < 2) }' &&
+    grep -v '^dead_peer: ' "$err" | grep -q 'rank 1 '; then
+    ok "dead_peer $w -n 4 on fy-p-n1,fy-p-n2, rank 1 killed: ends $secs s after the kill, exit $rc"
+  else
+    bad "dead_peer $w -n 4 on fy-p-n1,fy-p-n2: exit $rc, $secs s after the kill (wanted non-zero within 2 s, naming rank 1)"
+    tail -n 12 "$out" "$err" | sed 's/^/    | /'
+  fi
+done
 
 total=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { printf "%.1f", a - b }')
 echo "$pass passed, $fail failed ($total s)"

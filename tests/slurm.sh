@@ -3,7 +3,8 @@
 # throwaway one-node cluster (munged, slurmctld and slurmd on this machine, everything in a
 # temporary directory), checks that every task joined one job of the size asked for, that the
 # programs pass, and that a job whose rank calls MPI_Abort or is killed ends with a non-zero
-# exit instead of hanging. Every daemon is stopped and its state removed on any exit.
+# exit instead of hanging (a killed rank within 2 s, even without --kill-on-bad-exit). Every
+# daemon is stopped and its state removed on any exit.
 # Usage: tests/slurm.sh   (root; slurm-wlm and munge; prints `skip` where Slurm cannot run)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -127,7 +128,7 @@ echo "slurm: one-node cluster up on $host ($(awk -v a="$(date +%s.%N)" -v b="$st
 
 [ -e lib/libmpi.so.12 ] || die "Ferry is not built (make build)"
 mkdir -p "$work/bin"
-for p in p2p_basic coll_allgather coll_reduce abort sigkill; do
+for p in p2p_basic coll_allgather coll_reduce abort sigkill dead_peer; do
   bin/mpicc -O2 -Wall -o "$work/bin/$p" "tests/c/$p.c" || die "cannot compile tests/c/$p.c"
 done
 
@@ -180,8 +181,7 @@ done
 
 # Failure paths: within the time limit, with a non-zero exit, and no task left running.
 # MPI_Abort reaches Slurm through PMI, which kills the step (exit 137: SIGKILL). A task killed
-# by a signal ends the step through Slurm's --kill-on-bad-exit (without it, ranks blocked in
-# MPI_ANY_SOURCE receives on shared memory would wait for the time limit).
+# by a signal ends the step through Slurm's --kill-on-bad-exit here, and without it below.
 failure() {
   local p=$1 n=$2 label=$3 t0 secs
   shift 3
@@ -198,6 +198,28 @@ failure() {
 for n in 2 4; do
   failure abort "$n" ""
   failure sigkill "$n" " --kill-on-bad-exit" --kill-on-bad-exit=1
+done
+# A killed task noticed by Ferry's engine itself: without --kill-on-bad-exit Slurm lets the
+# step run on, so a survivor's abort through PMI is what ends it. Each case must end within
+# 2 s of the kill (rank 1 writes the time it kills itself into a file), naming rank 1.
+for c in recv any irecv allreduce barrier lock flush lockloop "any FERRY_TRANSPORTS=tcp"; do
+  w=${c%% *}
+  label="dead_peer $w${c#"$w"}"
+  out=$work/dead_peer.out err=$work/dead_peer.err
+  # shellcheck disable=SC2086 # words of NAME=VALUE
+  assigns="DEAD_PEER_WAIT=$c"
+  rm -f "$work/stamp"
+  ( export $assigns DEAD_PEER_STAMP="$work/stamp"; timeout 40 srun --mpi=pmi2 -n 3 --time=1 "$work/bin/dead_peer" >"$out" 2>"$err" )
+  rc=$?
+  end=$(date +%s.%N)
+  killed=$(cat "$work/stamp" 2>/dev/null)
+  secs=$(awk -v a="$end" -v b="${killed:-0}" 'BEGIN { printf "%.2f", a - b }')
+  if [ -n "$killed" ] && [ $rc != 0 ] && [ $rc != 124 ] && awk -v s="$secs" 'BEGIN { exit !(s < 2) }' &&
+    grep -v '^dead_peer: ' "$err" | grep -q 'rank 1 '; then
+    ok "$label -n 3 ends $secs s after the kill, exit $rc"
+  else
+    bad "$label -n 3: exit $rc, $secs s after the kill (wanted non-zero within 2 s, naming rank 1)"; show
+  fi
 done
 if [ -n "$(live "$work/bin/")" ]; then
   bad "tasks left running after their steps ended: $(live "$work/bin/" | tr '\n' ' ')"

@@ -52,14 +52,7 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Locked) -> Res
                     user_handler = Some((f, target, e.class));
                     e.class
                 } else {
-                    let msg = format!("Fatal error in {name}: {e}");
-                    if e.consequence {
-                        // Give the failed process's own report (or the launcher's verdict on
-                        // it) the time to arrive first; the launcher stops this rank anyway.
-                        eprintln!("ferry[rank {}]: {msg}", rt.world_rank);
-                        std::thread::sleep(std::time::Duration::from_millis(1500));
-                    }
-                    rt.abort_job(&msg, e.class.max(1));
+                    fatal(rt, name, &e);
                 }
             }
         }
@@ -78,6 +71,18 @@ pub fn call(name: &'static str, comm: i32, body: impl FnOnce(&mut Locked) -> Res
             die(&format!("internal error in {name}: {what}"), 1)
         }
     }
+}
+
+/// The fatal error handler: report `e`, raised in the MPI function `name`, and end the job.
+pub(crate) fn fatal(rt: &mut runtime::Runtime, name: &str, e: &MpiError) -> ! {
+    let msg = format!("Fatal error in {name}: {e}");
+    if let Some(grace) = e.consequence {
+        // Give the failed process's own report (or the launcher's verdict on it) the time to
+        // arrive first; the launcher stops this rank anyway. Said now, in case it does.
+        eprintln!("ferry[rank {}]: {msg}", rt.world_rank);
+        std::thread::sleep(grace);
+    }
+    rt.abort_job(&msg, e.class.max(1))
 }
 
 /// Like [`call`] for the few functions MPI allows before `MPI_Init` / after `MPI_Finalize`.

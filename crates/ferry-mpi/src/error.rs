@@ -19,15 +19,16 @@ pub struct ErrorInfo {
     /// The communicator whose error handler applies, when not the call's own (an error found
     /// while completing a request uses the request's communicator).
     pub comm: Option<i32>,
-    /// The error follows from another process's failure (a lost connection): that process,
-    /// or the launcher, is the one to report the cause.
-    pub consequence: bool,
+    /// The error follows from another process's failure (a lost connection, a local peer's
+    /// death): that process, or the launcher, is the one to report the cause, and is given
+    /// this long to do it before this rank ends the job itself.
+    pub consequence: Option<std::time::Duration>,
 }
 
 impl MpiError {
     #[cold]
     pub fn new(class: i32, msg: impl Into<String>) -> MpiError {
-        MpiError(Box::new(ErrorInfo { class, msg: msg.into(), comm: None, consequence: false }))
+        MpiError(Box::new(ErrorInfo { class, msg: msg.into(), comm: None, consequence: None }))
     }
 }
 
@@ -67,7 +68,17 @@ pub fn err<T>(class: i32, msg: impl Into<String>) -> MpiResult<T> {
 
 impl From<ferry_core::engine::EngineError> for MpiError {
     fn from(e: ferry_core::engine::EngineError) -> Self {
-        let consequence = matches!(e, ferry_core::engine::EngineError::PeerLost(_));
+        use ferry_core::engine::EngineError;
+        use std::time::Duration;
+        let consequence = match e {
+            // A remote peer's own report travels further (its launcher agent, the network).
+            EngineError::PeerLost(_) => Some(Duration::from_millis(1000)),
+            // A local peer's death: its launcher, when it watches, has seen it by now; when it
+            // does not (Slurm without --kill-on-bad-exit, a launcher that started a wrapper),
+            // this rank's own abort is what ends the job, so it must come soon.
+            EngineError::PeerDied { .. } => Some(Duration::from_millis(300)),
+            EngineError::Transport(_) => None,
+        };
         let mut m = MpiError::new(MPI_ERR_OTHER, e.to_string());
         m.consequence = consequence;
         m

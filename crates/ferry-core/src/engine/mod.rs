@@ -15,11 +15,13 @@
 //! job ([`EngineConfig::lost_peer_fatal`]). An MCAPI node goes on without it: the requests
 //! that involve the peer complete with [`EngineError::PeerLost`], so do later ones, and
 //! [`Engine::take_lost_peers`] names it once. A peer that left after its goodbye is gone the
-//! same way, but not reported as lost.
+//! same way, but not reported as lost. A peer behind a ring has no connection to close: its
+//! process is watched instead (`peer_watch.rs`), and its death ends an MPI job the same way.
 
 pub mod collective;
 pub mod matching;
 mod peer_route;
+mod peer_watch;
 mod progress;
 mod recv_now;
 pub mod protocol;
@@ -48,6 +50,7 @@ pub use matching::{Envelope, Pattern};
 /// collectives' flags and slots), made and named through [`Engine::host_area_name`].
 pub use crate::transport::shm::{HostArea, ShmError};
 use peer_route::PeerRoute;
+use peer_watch::Watches;
 
 use protocol::Protocol;
 pub use request::{EngineError, ReqId, Status};
@@ -134,6 +137,8 @@ pub struct Engine {
     schedules: Schedules,
     /// The upper layer's message consumer run on every pass (see [`Service`]).
     service: Option<Box<dyn Service>>,
+    /// The processes of the peers behind rings (see `peer_watch.rs`).
+    watches: Watches,
 }
 
 // SAFETY: the raw pointers an engine holds are user buffers that the MPI contract keeps valid
@@ -169,7 +174,7 @@ impl Engine {
         }
         let mut waiting = Vec::with_capacity(cfg.size as usize);
         waiting.resize_with(cfg.size as usize, VecDeque::new);
-        Ok(Engine {
+        let mut engine = Engine {
             proto,
             size: cfg.size,
             cards: cfg.cards,
@@ -193,7 +198,10 @@ impl Engine {
             tight_spin: progress::TIGHT_SPIN,
             schedules: Schedules::default(),
             service: None,
-        })
+            watches: Watches::default(),
+        };
+        engine.watch_local_peers();
+        Ok(engine)
     }
 
     /// On a host with more ranks than cores the rank a wait depends on may need this core:
@@ -589,6 +597,9 @@ impl Engine {
             if !self.proto.said_bye(peer) {
                 debug!("tcp", "connection to rank {peer} closed without goodbye");
                 self.proto.peer_lost(peer);
+                // A wait on no request of this peer's (a receive from any source, a
+                // collective on other ranks' messages) would never end: the job ends here.
+                self.fatal.get_or_insert(EngineError::PeerLost(peer));
             }
         } else if self.proto.said_bye(peer) {
             self.peer_left(peer);

@@ -141,6 +141,7 @@ impl Engine {
                     }
                 }
                 WAKER => {}
+                t if self.watches.peer_of(t).is_some() => self.on_peer_ended(self.watches.peer_of(t).expect("just matched")),
                 t if self.connector.owns(t) => self.connector.on_event(self.poll.registry(), t, readable, writable),
                 t => {
                     let peer = (t.0 - 1) as u32;
@@ -163,6 +164,9 @@ impl Engine {
             self.connector_events();
         }
         self.ready = ready;
+        if self.watches.any_ended() {
+            self.settle_ended();
+        }
         self.poll_rings();
         self.pump();
         // Until nothing moves: one collective's step may complete what another waits for.

@@ -22,6 +22,8 @@ pub struct Status {
 pub enum EngineError {
     /// The connection to this world rank was lost without an orderly goodbye.
     PeerLost(u32),
+    /// The process of this world rank (a peer on this host) ended without a goodbye.
+    PeerDied { rank: u32, pid: u32 },
     /// A transport failure that ends communication (message names the cause).
     Transport(String),
 }
@@ -30,6 +32,7 @@ impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EngineError::PeerLost(r) => write!(f, "connection to rank {r} lost (the process died or closed its socket)"),
+            EngineError::PeerDied { rank, pid } => write!(f, "rank {rank} (pid {pid}) died: its process ended without finalizing"),
             EngineError::Transport(s) => f.write_str(s),
         }
     }

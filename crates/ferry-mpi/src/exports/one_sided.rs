@@ -22,7 +22,7 @@ pub(crate) fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut 
         Err(e) => match crate::win::wins(rt).table.get(&win).map(|w| w.errhandler) {
             None => Err(e),
             // MPI_ERRORS_ABORT may end all the job's processes, as the fatal handler does.
-            Some(eh) if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT => rt.abort_job(&format!("Fatal error in {name}: {e}"), e.class.max(1)),
+            Some(eh) if eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT => crate::boundary::fatal(rt, name, &e),
             Some(eh) => {
                 raised = Some((crate::errhandler::user_handler(eh), e.class));
                 Ok(())

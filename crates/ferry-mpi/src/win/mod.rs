@@ -123,6 +123,9 @@ pub struct Win {
     /// Plain stores went into the shared memory since the last fence of `MPI_Win_flush`
     /// (the atomic instructions and lock releases of the accumulates are fences themselves).
     pub unfenced: bool,
+    /// Locks taken in the shared control block since the window was made (see
+    /// `sync::LOCKS_PER_PASS`).
+    pub quiet_locks: u32,
 }
 
 impl Win {
@@ -291,6 +294,7 @@ fn make(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, dis
         posted: None,
         served: false,
         unfenced: false,
+        quiet_locks: 0,
     };
     Ok(wins_mut(rt).table.add(w))
 }

@@ -22,6 +22,10 @@ use crate::objects::Runtime;
 /// Longest sleep while waiting for a lock in a window's control block, between two passes
 /// of the engine (the holder may be waiting for a message from this process).
 const LOCK_NAP: std::time::Duration = std::time::Duration::from_millis(1);
+/// A lock of a shared window that is free costs no wait, so no pass of the engine: a rank that
+/// only locks, stores and unlocks would never learn that a peer died (its engine's watch
+/// says so in a pass). Every so many such locks run one pass.
+const LOCKS_PER_PASS: u32 = 256;
 
 const MODES: c_int = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 
@@ -147,7 +151,14 @@ pub(crate) fn lock(rt: &mut Runtime, win: MPI_Win, lock_type: c_int, rank: c_int
     let exclusive = lock_type == MPI_LOCK_EXCLUSIVE;
     if !nocheck {
         match control(rt, win)? {
-            Some(ctl) => take(rt, ctl, t, exclusive)?,
+            Some(ctl) => {
+                let w = rt.win_mut(win)?;
+                w.quiet_locks = w.quiet_locks.wrapping_add(1);
+                if w.quiet_locks % LOCKS_PER_PASS == 0 {
+                    rt.progress_once()?;
+                }
+                take(rt, ctl, t, exclusive)?
+            }
             None => ask_all(rt, win, &[t], Kind::Lock, exclusive as u8)?,
         }
     }

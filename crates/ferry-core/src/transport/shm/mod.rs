@@ -18,6 +18,7 @@ pub mod ring;
 pub mod route;
 pub mod segment;
 pub mod status;
+pub mod watch;
 
 #[cfg(test)]
 mod tests;
@@ -33,6 +34,7 @@ pub use route::ShmRoute;
 pub use ring::{heap_ring, Consumer, PartialWrite, Piece, Producer, RingPair, RECORD_PREFIX};
 pub use segment::{segment_name, unlink, Segment, SegmentLayout};
 pub use status::{StatusBoard, TransferGuard};
+pub use watch::ProcessWatch;
 
 /// Why a shared-memory operation failed.
 #[derive(Debug, thiserror::Error)]
