@@ -76,13 +76,16 @@ pub struct CollRun {
     recv_blocked: Vec<usize>,
     /// A reduction's copy of its source, kept to be reused.
     operand: Vec<u8>,
-    /// Whether this rank's sends are offered for the single copy at any size: it moves
+    /// Up to which size this rank's sends to local peers are offered for the single copy
+    /// (`None`: the engine's limit, 64 KiB by default). At any size where the rank moves
     /// data besides each send (sends to several peers, receives, copies) and reduces
-    /// nothing, so a receiver reading the sender's buffer leaves it free to do the rest,
-    /// where the pipelined copy would keep it busy copying into the ring. Measured on one
-    /// host (docs/performance.md): scatter, allgather and alltoall of 1 MiB gain, a
-    /// broadcast from a root that only sends, and the reductions, lose.
-    single_copy_any: bool,
+    /// nothing: a receiver reading the sender's buffer leaves it free to do the rest, where
+    /// the pipelined copy would keep it busy copying into the ring. Never where it reduces:
+    /// its exchanges go faster pipelined. Measured on one host, 2 ranks
+    /// (docs/performance.md): scatter, allgather and alltoall of 1 MiB gain; an allreduce
+    /// of 64 KiB loses with the single copy (24 against 16 us); a broadcast from a root that
+    /// only sends keeps the limit.
+    single_copy_max: Option<usize>,
     /// Cancelled with requests the engine could not take back: buffers they may touch
     /// are never freed.
     abandoned: bool,
@@ -119,13 +122,12 @@ impl From<EngineError> for CollError {
     }
 }
 
-/// Whether a rank running `sched` sends and moves other data too, reducing nothing (see
-/// `CollRun::single_copy_any`).
-fn busy_sender(sched: &Schedule) -> bool {
+/// The single copy a rank running `sched` offers (see `CollRun::single_copy_max`).
+fn single_copy_max(sched: &Schedule) -> Option<usize> {
     let (mut sends, mut moves) = (0, 0);
     for node in sched.nodes() {
         match node.op {
-            Op::Reduce { .. } => return false,
+            Op::Reduce { .. } => return Some(0),
             Op::Send { .. } => {
                 sends += 1;
                 moves += 1;
@@ -133,7 +135,7 @@ fn busy_sender(sched: &Schedule) -> bool {
             Op::Recv { .. } | Op::RecvAny { .. } | Op::Copy { .. } => moves += 1,
         }
     }
-    sends > 0 && moves > 1
+    (sends > 0 && moves > 1).then_some(usize::MAX)
 }
 
 impl CollRun {
@@ -167,9 +169,9 @@ impl CollRun {
             recv_blocked: Vec::new(),
             operand: Vec::new(),
             abandoned: false,
-            single_copy_any: false,
+            single_copy_max: None,
         };
-        run.single_copy_any = busy_sender(&run.sched);
+        run.single_copy_max = single_copy_max(&run.sched);
         if recv.is_null() && run.recv_len > 0 {
             run.own_recv = vec![0; run.recv_len];
             run.recv = run.own_recv.as_mut_ptr();
@@ -405,11 +407,11 @@ impl CollRun {
                     let (req, keep) = if data.len() == 1 {
                         let b = self.slice(&data[0]);
                         // SAFETY: the range stays valid and unwritten until completion (above).
-                        (unsafe { engine.isend_offering(to, self.ctx, self.tag, b.as_ptr(), b.len(), false, self.single_copy_any) }, None)
+                        (unsafe { engine.isend_offering(to, self.ctx, self.tag, b.as_ptr(), b.len(), false, self.single_copy_max) }, None)
                     } else {
                         let packed = self.gather(data);
                         // SAFETY: `packed` is kept in `pending` until the request completes.
-                        (unsafe { engine.isend_offering(to, self.ctx, self.tag, packed.as_ptr(), packed.len(), false, self.single_copy_any) }, Some(packed))
+                        (unsafe { engine.isend_offering(to, self.ctx, self.tag, packed.as_ptr(), packed.len(), false, self.single_copy_max) }, Some(packed))
                     };
                     match req {
                         Some(req) => {
@@ -625,4 +627,26 @@ pub unsafe fn run_blocking(
         run.cancel(engine);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::single_copy_max;
+    use ferry_coll::{algorithm, Params};
+
+    fn offer(id: &str, q: Params) -> Option<usize> {
+        single_copy_max(&(algorithm(id).expect("registered").schedule)(&q))
+    }
+
+    #[test]
+    fn the_single_copy_goes_to_busy_senders_and_not_to_reductions() {
+        let n = 1 << 20;
+        // A root that only sends keeps the engine's limit; one with a copy to make too, any size.
+        assert_eq!(offer("bcast.binomial", Params::uniform(0, 2, 0, n)), None);
+        assert_eq!(offer("scatter.linear", Params::uniform(0, 2, 0, n)), Some(usize::MAX));
+        assert_eq!(offer("alltoall.pairwise", Params::alltoall(1, 4, n)), Some(usize::MAX));
+        // A receiver sends nothing; a reduction never offers it.
+        assert_eq!(offer("bcast.binomial", Params::uniform(1, 2, 0, n)), None);
+        assert_eq!(offer("allreduce.recursive_doubling", Params::uniform(0, 2, 0, n).elem_size(8)), Some(0));
+    }
 }

@@ -293,20 +293,20 @@ impl Engine {
     #[inline]
     pub unsafe fn isend(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool) -> Option<ReqId> {
         // SAFETY: passed on from our caller.
-        unsafe { self.isend_offering(dst, ctx, tag, ptr, len, sync, false) }
+        unsafe { self.isend_offering(dst, ctx, tag, ptr, len, sync, None) }
     }
 
-    /// [`isend`](Self::isend) for a sender that has other copies to make meanwhile (a
-    /// collective whose rank sends to several peers, or sends and receives): with
-    /// `single_copy_any`, a large message to a local peer is offered for the single copy at
-    /// any size, which leaves this rank free to make them (the pipelined copy would keep it
-    /// copying into the ring), where the rank's limit applies otherwise.
+    /// [`isend`](Self::isend) with the sender's own choice of the single copy for a large
+    /// message to a local peer: offered up to `single_copy_max` bytes (`usize::MAX`: a
+    /// collective's rank that has other copies to make meanwhile, which the single copy
+    /// leaves it free to make; 0: a reduction's, whose exchanges the pipelined copy moves
+    /// faster), or up to the rank's limit with `None`.
     ///
     /// # Safety
     /// As [`isend`](Self::isend)'s.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub unsafe fn isend_offering(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool, single_copy_any: bool) -> Option<ReqId> {
+    pub unsafe fn isend_offering(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool, single_copy_max: Option<usize>) -> Option<ReqId> {
         if !sync {
             if let (Some(seq), Some(route)) = (self.proto.eager_seq(dst, len), self.routes[dst as usize].as_mut()) {
                 // SAFETY: the caller guarantees the buffer for the duration of the call.
@@ -324,10 +324,9 @@ impl Engine {
         }
         // SAFETY: passed on from our caller.
         let rid = unsafe {
-            if single_copy_any {
-                self.proto.isend_up_to(dst, ctx, tag, ptr, len, sync, usize::MAX)
-            } else {
-                self.proto.isend(dst, ctx, tag, ptr, len, sync)
+            match single_copy_max {
+                Some(max) => self.proto.isend_up_to(dst, ctx, tag, ptr, len, sync, max),
+                None => self.proto.isend(dst, ctx, tag, ptr, len, sync),
             }
         };
         self.pump();
