@@ -40,7 +40,7 @@ for p in stress async_progress ring_rounds coll_rounds; do
     "$MPICC" -O2 -Wall -Wextra -Werror -o "$out/$p" "tests/shm/$p.c" || { echo "cannot build tests/shm/$p.c"; exit 1; }
 done
 "$MPICC" -O2 -o "$out/abort" tests/c/abort.c && "$MPICC" -O2 -o "$out/sigkill" tests/c/sigkill.c || exit 1
-for p in coll_shm coll_shm_blocks coll_shm_sigkill coll_shm_gather_sigkill; do
+for p in coll_shm coll_shm_blocks coll_shm_sigkill coll_shm_gather_sigkill coll_algorithms; do
     "$MPICC" -O2 -o "$out/$p" "tests/c/$p.c" || exit 1
 done
 
@@ -98,6 +98,8 @@ run "hierarchical collectives, table's choice (3 hosts x 2 ranks, round-robin)" 
 run "hierarchical collectives forced (2 hosts x 2 ranks)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 4 "$out/two-hosts" "$out/coll_shm"
 run "hierarchical collectives forced (3 hosts x 2 ranks, round-robin)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 6 "$out/three-hosts" "$out/coll_shm"
 run "hierarchical collectives forced (hosts of 1 and 4 ranks)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 5 "$out/uneven-hosts" "$out/coll_shm"
+run "every collective, hierarchical ones forced (3 hosts x 2 ranks, round-robin)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 6 "$out/three-hosts" "$out/coll_algorithms"
+run "every collective, hierarchical ones forced (hosts of 1 and 4 ranks)" FERRY_TRANSPORTS=shm,tcp $hier -- -n 5 "$out/uneven-hosts" "$out/coll_algorithms"
 run "8 ranks on $(nproc) cores, shared-memory collectives" FERRY_TRANSPORTS=shm,tcp -- -n 8 "$out/coll_rounds"
 
 # Leftovers: the checks above ended normally; now an abort and SIGKILLs.
