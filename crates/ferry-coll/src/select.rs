@@ -524,16 +524,17 @@ mod tests {
     fn hierarchical_algorithms_run_only_across_hosts() {
         let t = Table::builtin();
         let across = |call| Facts { several_hosts: true, ..facts(call, true) };
-        for name in ["bcast", "allreduce"] {
+        for (name, bytes) in [("bcast", 1 << 20), ("allreduce", 64 << 10)] {
             let call = CallKind::from_name(name).unwrap();
             let hier = format!("{name}.hier");
-            assert_eq!(select(t, None, &across(call), 4, 8).id, hier);
-            assert_ne!(select(t, None, &facts(call, true), 4, 8).id, hier);
+            assert_eq!(select(t, None, &across(call), 4, bytes).id, hier);
+            assert_ne!(select(t, None, &facts(call, true), 4, bytes).id, hier);
             let forced = parse_list(call.collective, "hier").unwrap();
-            assert_ne!(select(t, Some(&forced), &facts(call, true), 4, 8).id, hier, "not across hosts");
+            assert_eq!(select(t, Some(&forced), &across(call), 4, 8).id, hier);
+            assert_ne!(select(t, Some(&forced), &facts(call, true), 4, bytes).id, hier, "not across hosts");
         }
         let allreduce = CallKind::from_name("allreduce").unwrap();
-        assert_ne!(select(t, None, &Facts { several_hosts: true, ..facts(allreduce, false) }, 4, 8).id, "allreduce.hier", "non-commutative");
+        assert_ne!(select(t, None, &Facts { several_hosts: true, ..facts(allreduce, false) }, 4, 64 << 10).id, "allreduce.hier", "non-commutative");
     }
 
     #[test]
