@@ -250,7 +250,8 @@ fn tune(a: &TuneArgs) -> Result<(), String> {
             let spans = table::size_spans(&work.iter().map(|w| w.cell.bytes).collect::<Vec<_>>());
             for (w, span) in work.iter().zip(spans) {
                 let o = decide(w, a.simulate_only, a.margin / 100.0);
-                tuned.push(TunedRow { call, ranks, bytes: span, winner: o.winner });
+                let bytes = table::clip(span, &p.base, call, ranks, w.cell.bytes);
+                tuned.push(TunedRow { call, ranks, bytes, winner: o.winner });
                 outcomes.push(o);
             }
         }

@@ -87,6 +87,19 @@ pub fn size_spans(sizes: &[usize]) -> Vec<Span> {
     bounds.windows(2).map(|w| Span { lo: w[0], hi: Some(w[1]) }).collect()
 }
 
+/// `span` cut to the bytes over which `base` decides as it does at `bytes` (the base row
+/// that holds the cell), so that a tuned row never changes sizes where the base table had
+/// another choice than at the size measured; those fall through to the base rows.
+pub fn clip(span: Span, base: &Table, call: CallKind, ranks: usize, bytes: usize) -> Span {
+    let Some(row) = base.lookup(call, ranks, bytes) else { return span };
+    let lo = span.lo.max(row.bytes.lo);
+    let hi = match (span.hi, row.bytes.hi) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    Span { lo, hi }
+}
+
 /// One tuned row: the winner of the cell for `ranks` ranks and the bytes of `bytes`.
 #[derive(Clone, Debug)]
 pub struct TunedRow {
@@ -254,6 +267,17 @@ mod tests {
         }
         assert_eq!(size_spans(&[0]).iter().map(|s| s.to_string()).collect::<Vec<_>>(), ["0..1"]);
         assert_eq!(size_spans(&[4, 8]).iter().map(|s| s.to_string()).collect::<Vec<_>>(), ["2..8", "8..16"]);
+    }
+
+    #[test]
+    fn a_tuned_span_stays_within_the_base_row_of_its_size() {
+        let base = Table::parse("bcast * 0..4K shm, binomial\nbcast * 4K.. binomial\n").unwrap();
+        let bcast = call("bcast");
+        let s = |lo, hi| Span { lo, hi: Some(hi) };
+        assert_eq!(clip(s(1024, 128 << 10), &base, bcast, 2, 65536), s(4096, 128 << 10));
+        assert_eq!(clip(s(4, 1024), &base, bcast, 2, 8), s(4, 1024));
+        assert_eq!(clip(s(128, 8192), &base, bcast, 2, 1024), s(128, 4096));
+        assert_eq!(clip(s(4, 8), &Table::parse("").unwrap(), bcast, 2, 4), s(4, 8), "no base row: as it was");
     }
 
     #[test]
