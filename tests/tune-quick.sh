@@ -28,7 +28,7 @@ else
     sed 's/^/    | /' "$out/err" | tail -n 20
 fi
 # Both cells measured: a time in both US columns and an error in percent.
-cells=$(grep -cE '^  (barrier n=2 -|bcast n=2 1K) .* [0-9.]+ .* [0-9.]+ +[0-9.]+ +[-+][0-9]+%$' "$out/report")
+cells=$(grep -cE '^  (barrier n=2 -|bcast n=2 1K) .* [0-9.]+ .* [0-9.]+ +[0-9.]+ +[-+][0-9]+% +(-|held .*|dropped .*)$' "$out/report")
 if [ "$cells" = 2 ]; then ok "both cells measured and predicted"; else bad "report lacks measured cells:"; sed 's/^/    | /' "$out/report"; fi
 if grep -q '^prediction error of the tuned choices: median' "$out/report"; then ok "prediction error summarised"; else bad "no prediction error summary"; fi
 if head -n 3 "$table" 2>/dev/null | grep -q '^# machine: .*, [0-9]* cores$'; then ok "table says on which machine"; else bad "table header lacks the machine"; fi

@@ -248,8 +248,11 @@ fn tune(a: &TuneArgs) -> Result<(), String> {
                 measure_all(bench, call, ranks, a.runs, &mut work)?;
             }
             let spans = table::size_spans(&work.iter().map(|w| w.cell.bytes).collect::<Vec<_>>());
-            for (w, span) in work.iter().zip(spans) {
-                let o = decide(w, a.simulate_only, a.margin / 100.0);
+            let mut decided: Vec<Outcome> = work.iter().map(|w| decide(w, a.simulate_only, a.margin / 100.0)).collect();
+            if let Some(bench) = &bench {
+                recheck(bench, call, ranks, a.runs, a.margin / 100.0, &mut decided)?;
+            }
+            for ((w, span), o) in work.iter().zip(spans).zip(decided) {
                 let bytes = table::clip(span, &p.base, call, ranks, w.cell.bytes);
                 tuned.push(TunedRow { call, ranks, bytes, winner: o.winner });
                 outcomes.push(o);
@@ -297,17 +300,42 @@ fn measure_all(bench: &Bench, call: CallKind, ranks: usize, runs: u32, work: &mu
     Ok(())
 }
 
+/// Measures every changed cell again in runs of their own (the proposed winner against the
+/// base choice, alternating), and gives back to the base choice each change that does not
+/// hold there: a change then rests on two separate measurements, not on one lucky set.
+fn recheck(bench: &Bench, call: CallKind, ranks: usize, runs: u32, margin: f64, decided: &mut [Outcome]) -> Result<(), String> {
+    let changed: Vec<usize> = (0..decided.len()).filter(|&i| decided[i].winner.id != decided[i].current.id).collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    let mut work: Vec<Work> = changed
+        .iter()
+        .map(|&i| {
+            let o = &decided[i];
+            Work { cell: o.cell, predicted: Vec::new(), current: o.current, measure: vec![o.current, o.winner], samples: HashMap::new() }
+        })
+        .collect();
+    measure_all(bench, call, ranks, runs, &mut work)?;
+    for (w, &i) in work.iter().zip(&changed) {
+        let us = |a: &AlgorithmInfo| table::median(w.samples.get(a.id).map_or(&[][..], Vec::as_slice));
+        let o = decided[i].clone();
+        let r = table::Recheck::new(o.winner, us(o.winner), o.current, us(o.current), margin);
+        decided[i] = o.rechecked(r);
+    }
+    Ok(())
+}
+
 fn decide(w: &Work, simulate_only: bool, margin: f64) -> Outcome {
     let predicted_of = |alg: &AlgorithmInfo| w.predicted.iter().find(|(b, _)| b.id == alg.id).map_or(f64::NAN, |(_, t)| *t);
     if simulate_only {
         let winner = table::choose(&w.predicted, w.current, margin);
         let (current_us, winner_us) = (Some(predicted_of(w.current)), Some(predicted_of(winner)));
-        return Outcome { cell: w.cell, current: w.current, current_us, winner, winner_us, predicted_us: predicted_of(winner), measured: false };
+        return Outcome { cell: w.cell, current: w.current, current_us, winner, winner_us, predicted_us: predicted_of(winner), current_predicted_us: predicted_of(w.current), measured: false, recheck: None };
     }
     let measured: Vec<(&'static AlgorithmInfo, f64)> = w.measure.iter().map(|alg| (*alg, table::median(w.samples.get(alg.id).map_or(&[][..], Vec::as_slice)))).collect();
     let winner = table::choose(&measured, w.current, margin);
     let time_of = |alg: &AlgorithmInfo| measured.iter().find(|(b, _)| b.id == alg.id).map(|(_, t)| *t).filter(|t| t.is_finite());
-    Outcome { cell: w.cell, current: w.current, current_us: time_of(w.current), winner, winner_us: time_of(winner), predicted_us: predicted_of(winner), measured: true }
+    Outcome { cell: w.cell, current: w.current, current_us: time_of(w.current), winner, winner_us: time_of(winner), predicted_us: predicted_of(winner), current_predicted_us: predicted_of(w.current), measured: true, recheck: None }
 }
 
 /// The table's header: on which machine, when and how it was made.

@@ -163,13 +163,43 @@ pub struct Outcome {
     pub current_us: Option<f64>,
     pub winner: &'static AlgorithmInfo,
     pub winner_us: Option<f64>,
-    /// The simulator's time for the winner (us).
+    /// The simulator's time for the winner (us), and for the base choice.
     pub predicted_us: f64,
+    pub current_predicted_us: f64,
     /// Whether the US columns were measured (else they are the simulator's).
     pub measured: bool,
+    /// For a changed cell: the second, separate measurement of the change.
+    pub recheck: Option<Recheck>,
+}
+
+/// A change measured again in runs of its own, the proposed winner against the base
+/// choice, alternating: it holds only if the winner is again faster by the margin.
+#[derive(Clone, Copy, Debug)]
+pub struct Recheck {
+    pub proposed: &'static AlgorithmInfo,
+    pub proposed_us: f64,
+    pub current_us: f64,
+    pub held: bool,
+}
+
+impl Recheck {
+    pub fn new(proposed: &'static AlgorithmInfo, proposed_us: f64, current: &'static AlgorithmInfo, current_us: f64, margin: f64) -> Recheck {
+        let held = choose(&[(current, current_us), (proposed, proposed_us)], current, margin).id == proposed.id;
+        Recheck { proposed, proposed_us, current_us, held }
+    }
 }
 
 impl Outcome {
+    /// The outcome once its change was measured again: a change that did not hold gives
+    /// the cell back to the base choice.
+    pub fn rechecked(self, r: Recheck) -> Outcome {
+        if r.held {
+            Outcome { recheck: Some(r), ..self }
+        } else {
+            Outcome { winner: self.current, winner_us: self.current_us, predicted_us: self.current_predicted_us, recheck: Some(r), ..self }
+        }
+    }
+
     /// (predicted - measured) / measured, in percent, when measured.
     pub fn error_pct(&self) -> Option<f64> {
         self.winner_us.filter(|m| self.measured && *m > 0.0).map(|m| (self.predicted_us - m) / m * 100.0)
@@ -181,7 +211,7 @@ impl Outcome {
 pub fn report(outcomes: &[Outcome]) -> String {
     let us = |t: Option<f64>| t.map_or("-".to_owned(), |t| format!("{t:.2}"));
     let short = |a: &AlgorithmInfo| a.id.split_once('.').map_or(a.id, |(_, n)| n).to_owned();
-    let mut rows = vec![["CELL", "BUILTIN", "US", "TUNED", "US", "PREDICTED_US", "ERROR"].map(str::to_owned).to_vec()];
+    let mut rows = vec![["CELL", "BUILTIN", "US", "TUNED", "US", "PREDICTED_US", "ERROR", "RECHECK"].map(str::to_owned).to_vec()];
     for o in outcomes {
         let size = if o.cell.call.sized() && o.cell.call.collective != ferry_coll::Collective::Barrier { select::show_size(o.cell.bytes) } else { "-".to_owned() };
         rows.push(vec![
@@ -192,11 +222,22 @@ pub fn report(outcomes: &[Outcome]) -> String {
             us(o.winner_us),
             format!("{:.2}", o.predicted_us),
             o.error_pct().map_or("-".to_owned(), |e| format!("{e:+.0}%")),
+            match o.recheck {
+                None => "-".to_owned(),
+                Some(r) if r.held => format!("held {:.2} < {:.2}", r.proposed_us, r.current_us),
+                Some(r) => format!("dropped {} {:.2} vs {:.2}", short(r.proposed), r.proposed_us, r.current_us),
+            },
         ]);
     }
     let mut out = crate::info::table(&rows);
     let changed = outcomes.iter().filter(|o| o.winner.id != o.current.id).count();
-    out.push_str(&format!("{changed} of {} cells changed (TUNED \"=\": the base table's choice kept)\n", outcomes.len()));
+    out.push_str(&format!("{changed} of {} cells changed (TUNED \"=\": the base table's choice kept)", outcomes.len()));
+    let rechecked: Vec<&Recheck> = outcomes.iter().filter_map(|o| o.recheck.as_ref()).collect();
+    if !rechecked.is_empty() {
+        let held = rechecked.iter().filter(|r| r.held).count();
+        out.push_str(&format!("; of {} changes measured again in separate runs, {held} held and {} were dropped", rechecked.len(), rechecked.len() - held));
+    }
+    out.push('\n');
     let mut errs: Vec<f64> = outcomes.iter().filter_map(Outcome::error_pct).map(f64::abs).collect();
     if !errs.is_empty() {
         errs.sort_by(f64::total_cmp);
@@ -316,14 +357,24 @@ mod tests {
             winner: alg(w),
             winner_us: Some(wus),
             predicted_us: 1.5,
+            current_predicted_us: 1.0,
             measured: true,
+            recheck: None,
         };
         let r = report(&[o("bcast.shm", 2.0), o("bcast.binomial", 1.0)]);
         let lines: Vec<&str> = r.lines().collect();
-        assert_eq!(lines[1].split_whitespace().collect::<Vec<_>>(), ["bcast", "n=2", "1K", "shm", "2.00", "=", "2.00", "1.50", "-25%"]);
-        assert_eq!(lines[2].split_whitespace().collect::<Vec<_>>(), ["bcast", "n=2", "1K", "shm", "2.00", "binomial", "1.00", "1.50", "+50%"]);
+        assert_eq!(lines[1].split_whitespace().collect::<Vec<_>>(), ["bcast", "n=2", "1K", "shm", "2.00", "=", "2.00", "1.50", "-25%", "-"]);
+        assert_eq!(lines[2].split_whitespace().collect::<Vec<_>>(), ["bcast", "n=2", "1K", "shm", "2.00", "binomial", "1.00", "1.50", "+50%", "-"]);
         assert!(r.contains("1 of 2 cells changed"), "{r}");
         assert!(r.contains("median 38%, largest 50%; within 25%: 1 of 2, within 100%: 2 of 2"), "{r}");
+        let (shm, binomial) = (alg("bcast.shm"), alg("bcast.binomial"));
+        let held = o("bcast.binomial", 1.0).rechecked(Recheck::new(binomial, 1.2, shm, 2.1, 0.05));
+        let dropped = o("bcast.binomial", 1.0).rechecked(Recheck::new(binomial, 2.05, shm, 2.1, 0.05));
+        assert_eq!((held.winner.id, dropped.winner.id, dropped.winner_us), ("bcast.binomial", "bcast.shm", Some(2.0)));
+        let r = report(&[o("bcast.shm", 2.0), held, dropped]);
+        assert!(r.lines().nth(2).unwrap().split_whitespace().collect::<Vec<_>>().ends_with(&["+50%", "held", "1.20", "<", "2.10"]), "{r}");
+        assert!(r.lines().nth(3).unwrap().split_whitespace().collect::<Vec<_>>().ends_with(&["=", "2.00", "1.00", "-50%", "dropped", "binomial", "2.05", "vs", "2.10"]), "{r}");
+        assert!(r.contains("1 of 3 cells changed (TUNED \"=\": the base table's choice kept); of 2 changes measured again in separate runs, 1 held and 1 were dropped\n"), "{r}");
         let predicted_only = report(&[Outcome { measured: false, ..o("bcast.binomial", 1.0) }]);
         assert!(predicted_only.lines().nth(1).unwrap().ends_with(" -") && !predicted_only.contains("prediction error"), "{predicted_only}");
     }
