@@ -59,3 +59,19 @@ fn bad_options_are_refused() {
         assert!(err.contains(why), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_parameter_file_from_ferry_fit_drives_the_predictions() {
+    let params = tmp("p.toml");
+    std::fs::write(&params, "[loggp]\nL = 1.0\no = 0.0\ng = 1.0\nG = 0.0\n").unwrap();
+    let out = tmp("p.table");
+    let o = ferry(&["tune", "--simulate-only", "--ranks", "2", "--sizes", "64K", "--collectives", "bcast", "--params", params.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.starts_with(&format!("# predicted only (--simulate-only): US columns are the simulator's, parameters {}", params.display())), "{stdout}");
+    // One message of L = 1 us, nothing per byte: the built-in choice (binomial) takes 1 us.
+    let row: Vec<&str> = stdout.lines().find(|l| l.starts_with("  bcast n=2 64K")).unwrap().split_whitespace().collect();
+    assert_eq!(&row[3..5], ["binomial", "1.00"], "{stdout}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains(&format!("chosen by prediction alone (parameters {})", params.display())), "{text}");
+}
