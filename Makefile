@@ -140,6 +140,7 @@ test: deps-test build
 	bash tests/hostile-peers.sh
 	bash tests/fit.sh
 	bash tests/bench-quick.sh
+	bash tests/tune-quick.sh
 	bash tests/mcapi.sh
 	bash tests/mcapi-bench-quick.sh
 	bash tests/mpi4py.sh -q -n "1 2"

@@ -70,16 +70,33 @@ fn algorithms_section() -> String {
     )
 }
 
-/// The built-in decision table, row by row, first match wins.
+/// The decision table in force (the built-in one, or the file `FERRY_COLL_TABLE` names),
+/// row by row, first match wins.
 fn decisions_section() -> String {
+    decisions_for(&ferry_core::config::COLL_TABLE.value())
+}
+
+/// The decision-table section when `FERRY_COLL_TABLE` is `path` (empty: the built-in table).
+fn decisions_for(path: &str) -> String {
     use ferry_coll::select::Table;
+    use ferry_core::config::load_coll_table;
+    let (source, loaded) = if path.trim().is_empty() {
+        ("built-in (crates/ferry-coll/decisions.table)".to_owned(), Ok(Table::builtin().clone()))
+    } else {
+        (format!("file {} (FERRY_COLL_TABLE)", path.trim()), load_coll_table(path.trim()))
+    };
+    let in_force = match loaded {
+        Ok(t) => t,
+        Err(e) => return format!("Decision table in force: none: {e}; MPI_Init fails with this message\n"),
+    };
     let mut rows = vec![["CALL", "RANKS", "BYTES", "ALGORITHMS"].map(str::to_owned).to_vec()];
-    for row in Table::builtin().rows() {
+    for row in in_force.rows() {
         let names: Vec<&str> = row.algorithms.iter().map(|a| a.id.split_once('.').map_or(a.id, |(_, n)| n)).collect();
         rows.push(vec![row.call.name().to_owned(), row.ranks.to_string(), row.bytes.to_string(), names.join(", ")]);
     }
     format!(
-        "Decision table: the first row that matches decides; of its algorithms the first that applies\n\
+        "Decision table in force: {source}\n\
+         The first row that matches decides; of its algorithms the first that applies\n\
          runs (FERRY_<COLL>_ALGORITHM replaces the list). BYTES is the bytes of one rank's block: the\n\
          message (bcast), one rank's block (scatter, gather, allgather), each rank's vector (reduce,\n\
          allreduce, scan, exscan), one rank's share (reduce_scatter_block; reduce_scatter and\n\
@@ -130,7 +147,23 @@ mod tests {
         for a in ferry_coll::algorithms() {
             assert!(report.lines().any(|l| l.trim_start().starts_with(&format!("{} ", a.id))), "{}", a.id);
         }
-        assert!(report.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["bcast", "*", "0..4K", "shm,", "binomial"]));
+        assert!(report.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["bcast", "*", "0..4K", "shm,", "hier,", "binomial"]));
+    }
+
+    #[test]
+    fn says_which_decision_table_is_in_force() {
+        let builtin = decisions_for("");
+        assert!(builtin.starts_with("Decision table in force: built-in (crates/ferry-coll/decisions.table)\n"), "{builtin}");
+        let path = std::env::temp_dir().join(format!("ferry-info-table-{}", std::process::id()));
+        std::fs::write(&path, "bcast * * binomial\n").unwrap();
+        let file = decisions_for(path.to_str().unwrap());
+        assert!(file.starts_with(&format!("Decision table in force: file {} (FERRY_COLL_TABLE)\n", path.display())), "{file}");
+        assert!(file.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["bcast", "*", "*", "binomial"]), "{file}");
+        assert_eq!(file.lines().filter(|l| l.starts_with("  ")).count(), 2, "the header and the file's one row: {file}");
+        std::fs::write(&path, "bcast * * binomial\nbcast x * binomial\n").unwrap();
+        let bad = decisions_for(path.to_str().unwrap());
+        assert!(bad.contains(&format!("FERRY_COLL_TABLE={}: line 2: ranks:", path.display())), "{bad}");
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod info;
 mod launcher;
 mod proxy;
 mod sim;
+mod tune;
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -60,6 +61,15 @@ enum Commands {
     /// Exit status: 0; 1 when a build or run failed (the others still count); 2 when nothing
     /// could start (bad options, no implementation).
     Bench(bench::BenchArgs),
+    /// Build a decision table for this machine: predict, measure, pick the fastest.
+    ///
+    /// For each collective, rank count and size: every candidate algorithm in the simulator
+    /// (--params from `ferry fit`, else --preset), then the --top fastest predicted and the
+    /// base table's choice measured with bench/coll.c under `ferry run`, alternating, median
+    /// of --runs. Writes the winners as a table for FERRY_COLL_TABLE (the base table's rows
+    /// after them) and prints predicted against measured times. Exit status: 0; 2 when the
+    /// options are bad or a build or run failed.
+    Tune(tune::TuneArgs),
     /// Relay connections into this private cluster for registered jobs (run on its front node).
     Proxy(proxy::ProxyArgs),
     /// The agent of a job across hosts, started by `ferry run` on each host through the
@@ -193,6 +203,7 @@ fn main() {
         Commands::Sim(cmd) => sim::run(cmd),
         Commands::Fit(args) => fit::run(&args),
         Commands::Bench(args) => bench::run(args),
+        Commands::Tune(args) => tune::run(&args),
         Commands::Proxy(args) => proxy::run(args),
     };
     std::process::exit(code);

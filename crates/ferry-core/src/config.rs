@@ -133,6 +133,11 @@ pub const COLL_STATS: Knob = Knob {
     default: "0",
     meaning: "1: at MPI_Finalize every rank prints to stderr which collective algorithm ran how often, by call and size class",
 };
+pub const COLL_TABLE: Knob = Knob {
+    name: "FERRY_COLL_TABLE",
+    default: "",
+    meaning: "a decision table file (the format of crates/ferry-coll/decisions.table, as `ferry tune` writes it) read at MPI_Init instead of the built-in table; a file that does not parse fails MPI_Init with its line (empty: the built-in table)",
+};
 pub const MCAPI_HOSTS: Knob = Knob {
     name: "FERRY_MCAPI_HOSTS",
     default: "",
@@ -202,11 +207,19 @@ pub const KNOBS: &[Knob] = &[
     ALLGATHER_RADIX,
     STATUS_SOURCE,
     COLL_STATS,
+    COLL_TABLE,
     MCAPI_HOSTS,
     MCAPI_RENDEZVOUS,
     MCAPI_MAX_NODES,
     LOG,
 ];
+
+/// The decision table that `path` (the value of `FERRY_COLL_TABLE`) holds; Err says which
+/// file and which line is wrong, in the words `MPI_Init` and `ferry info` print.
+pub fn load_coll_table(path: &str) -> Result<ferry_coll::select::Table, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}={path}: cannot read the decision table: {e}", COLL_TABLE.name))?;
+    ferry_coll::select::Table::parse(&text).map_err(|e| format!("{}={path}: line {}: {}", COLL_TABLE.name, e.line, e.message))
+}
 
 /// A knob whose value could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]

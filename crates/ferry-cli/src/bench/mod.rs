@@ -7,7 +7,7 @@
 mod aggregate;
 mod charts;
 mod implementations;
-mod layout;
+pub(crate) mod layout;
 mod output;
 mod programs;
 mod progress;

@@ -1,11 +1,13 @@
 //! The collective knobs as this process reads them once, at `MPI_Init`: the override lists
 //! (`FERRY_<COLL>_ALGORITHM`), the radix of `allgather.k_bruck` (`FERRY_ALLGATHER_RADIX`),
-//! the status source (`FERRY_STATUS_SOURCE`) and the statistics switch (`FERRY_COLL_STATS`).
+//! the status source (`FERRY_STATUS_SOURCE`), the statistics switch (`FERRY_COLL_STATS`)
+//! and the decision table (`FERRY_COLL_TABLE`: a file, else the built-in one).
 //! A bad value fails `MPI_Init` with a message that says what is valid. Choosing an
 //! algorithm for a call is `ferry_coll::select`'s business; this adds the counts that
 //! `FERRY_COLL_STATS=1` prints at `MPI_Finalize`: every rank prints its own, one line per
 //! call, algorithm and size class, to stderr.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use ferry_coll::select::{self, CallKind, Facts, Table};
@@ -24,7 +26,8 @@ pub enum StatusSource {
 
 /// The knobs of the collective layer, and the statistics.
 pub struct Selection {
-    table: &'static Table,
+    /// The built-in table, or the one `FERRY_COLL_TABLE` names.
+    table: Cow<'static, Table>,
     overrides: HashMap<Collective, Vec<&'static AlgorithmInfo>>,
     pub radix: usize,
     pub status_source: StatusSource,
@@ -97,7 +100,11 @@ impl Selection {
             "1" => Some(BTreeMap::new()),
             other => return Err(format!("{}={other:?} is invalid: expected 0 or 1", config::COLL_STATS.name)),
         };
-        Ok(Selection { table: Table::builtin(), overrides, radix, status_source, stats, recent: [None; RECENT], next: 0 })
+        let table = match vars.get(config::COLL_TABLE.name).map(|v| v.trim()).filter(|v| !v.is_empty()) {
+            Some(path) => Cow::Owned(config::load_coll_table(path)?),
+            None => Cow::Borrowed(Table::builtin()),
+        };
+        Ok(Selection { table, overrides, radix, status_source, stats, recent: [None; RECENT], next: 0 })
     }
 
     /// Whether [`Selection::set`] can change the knob `name` while the job runs.
@@ -137,7 +144,7 @@ impl Selection {
             Some(&(_, a)) => a,
             None => {
                 let over = self.overrides.get(&call.collective).map(Vec::as_slice);
-                let a = select::select(self.table, over, &Facts { call, commutative, one_host, several_hosts }, ranks, bytes);
+                let a = select::select(&self.table, over, &Facts { call, commutative, one_host, several_hosts }, ranks, bytes);
                 self.recent[self.next] = Some((q, a));
                 self.next = (self.next + 1) % RECENT;
                 a
@@ -194,6 +201,27 @@ mod tests {
             let e = Selection::from_vars(vars(v)).err().unwrap_or_else(|| panic!("{v:?} accepted"));
             assert!(e.contains(want), "{v:?}: {e}");
         }
+    }
+
+    #[test]
+    fn a_table_file_replaces_the_builtin_and_a_bad_one_names_its_line() {
+        let dir = std::env::temp_dir().join(format!("ferry-coll-table-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.table");
+        std::fs::write(&good, "# forced\nbcast * * binomial\n").unwrap();
+        let bad = dir.join("bad.table");
+        std::fs::write(&bad, "bcast * * binomial\n\nbcast * * nonsense\n").unwrap();
+        let bcast = CallKind::from_name("bcast").unwrap();
+        let mut s = Selection::from_vars(vars(&[("FERRY_COLL_TABLE", good.to_str().unwrap())])).unwrap();
+        assert_eq!(s.pick(bcast, true, true, false, 2, 8).id, "bcast.binomial", "the file's row, not the builtin's shm");
+        // Calls the file has no row for fall to the first registered algorithm that applies.
+        let barrier = CallKind::from_name("barrier").unwrap();
+        assert_eq!(s.pick(barrier, true, false, false, 2, 0).id, select::select(&Table::parse("").unwrap(), None, &Facts { call: barrier, commutative: true, one_host: false, several_hosts: false }, 2, 0).id);
+        let e = Selection::from_vars(vars(&[("FERRY_COLL_TABLE", bad.to_str().unwrap())])).err().expect("a bad table is refused");
+        assert!(e.contains(&format!("FERRY_COLL_TABLE={}: line 3: ", bad.display())) && e.contains("nonsense"), "{e}");
+        let e = Selection::from_vars(vars(&[("FERRY_COLL_TABLE", "/nonexistent/t")])).err().expect("a missing file is refused");
+        assert!(e.contains("FERRY_COLL_TABLE=/nonexistent/t: cannot read"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
