@@ -37,9 +37,10 @@ if FERRY_COLL_TABLE="$table" "$FERRY" info | grep -q "^Decision table in force: 
 else
     bad "ferry info does not show the tuned table"
 fi
-# The winner of bcast at 1K is the tuned row's second algorithm (after hier, which needs
-# several hosts); a job under the table runs it.
-winner=$(awk '$1 == "bcast" && $2 == "2..3" { sub(/,/, "", $5); print $5; exit }' "$table")
+# The winner of bcast at 1K is the tuned row's first algorithm but a hierarchical one (which
+# needs several hosts, and stays ahead when the built-in row has it); a job under the table
+# runs it.
+winner=$(awk '$1 == "bcast" && $2 == "2..3" { for (i = 4; i <= NF; i++) { a = $i; sub(/,/, "", a); if (a != "hier") { print a; exit } } }' "$table")
 if [ -n "$winner" ] && FERRY_COLL_TABLE="$table" FERRY_COLL_STATS=1 timeout 60 "$FERRY" run -n 2 build/tune/coll \
         -c bcast -s 1K -i 10 -t 0.01 2>&1 >/dev/null | grep -q "coll-stats: bcast bcast.$winner bytes=1K-2K"; then
     ok "a job under the tuned table runs its winner (bcast.$winner)"
