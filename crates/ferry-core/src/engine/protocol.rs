@@ -27,6 +27,7 @@ use crate::fastmap::FastMap;
 use crate::transport::{Deliver, OutFrame, Payload, Sink};
 
 mod departed;
+mod rendezvous;
 mod unexpected;
 
 /// Rendezvous data travels in frames of at most this many bytes.
@@ -407,49 +408,6 @@ impl Protocol {
         let st = Status { source: env.src, tag: env.tag, bytes: n, cancelled: false, truncated: total > r.cap as u64 };
         if complete(req, Ok(st), &mut self.busy_delta) {
             self.reqs.remove(rid);
-        }
-    }
-
-    fn start_rndv_recv(&mut self, rid: ReqId, env: Envelope, len: u64, cookie: u64, addr: Option<u64>) {
-        let Some(r) = self.recv_mut(rid) else { return };
-        r.state = RecvState::Rndv { total: len, got: 0 };
-        r.status = Status { source: env.src, tag: env.tag, bytes: (len as usize).min(r.cap), cancelled: false, truncated: len > r.cap as u64 };
-        let (buf, n) = (r.buf, r.status.bytes);
-        self.mark_busy(rid);
-        if let Some(addr) = addr.filter(|_| self.single_copy && self.peers[env.src as usize].local) {
-            self.reads.push_back(RemoteRead { rid, peer: env.src, addr, buf, len: n, cookie });
-            return;
-        }
-        self.send_cts(env.src, cookie, rid);
-    }
-
-    fn send_cts(&mut self, peer: u32, cookie: u64, rid: ReqId) {
-        let mut h = Header::new(Kind::Cts);
-        h.src = self.me;
-        h.dst = peer;
-        h.len = 16;
-        let mut p = cookie.to_le_bytes().to_vec();
-        p.extend_from_slice(&rid.to_le_bytes());
-        self.outbox.push_back((peer, OutFrame::new(&h, Payload::Owned(p), None)));
-    }
-
-    /// The driver performed (`Ok`) or could not perform a [`RemoteRead`]. On failure the
-    /// sender still holds its buffer: the data comes through the route instead, and every
-    /// later rendezvous too.
-    pub fn read_done(&mut self, read: RemoteRead, result: Result<(), String>) {
-        match result {
-            Ok(()) => {
-                self.finish_received(read.rid);
-                let mut h = Header::new(Kind::RndvFin);
-                h.src = self.me;
-                h.dst = read.peer;
-                h.seq = read.cookie;
-                self.outbox.push_back((read.peer, OutFrame::new(&h, Payload::None, None)));
-            }
-            Err(_) => {
-                self.single_copy = false;
-                self.send_cts(read.peer, read.cookie, read.rid);
-            }
         }
     }
 
