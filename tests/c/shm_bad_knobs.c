@@ -4,6 +4,7 @@
 /* env: FERRY_SHM_RING_SIZE=1000 */
 /* env: FERRY_SHM_EAGER_LIMIT=lots */
 /* env: FERRY_SHM_SINGLE_COPY=yes */
+/* env: FERRY_SHM_SINGLE_COPY_MAX=abc */
 /* env: FERRY_ASYNC_PROGRESS=2 */
 /* expect: fail exit=1 stderr="is invalid: expected" within=20 */
 /* mpich: skip these variables are Ferry's own */
