@@ -170,8 +170,8 @@ impl Job {
         if node.is_some() {
             knobs = knobs.with_header(MCAPI_HEADER);
         }
-        let locals = local_ranks(&cards, rank);
         let hosts = host_numbers(&cards);
+        let locals = local_of(&hosts, rank);
         // More ranks than cores on this host: waits give the core away from the start.
         let oversubscribed = is_oversubscribed(locals.len(), std::thread::available_parallelism().map_or(1, |n| n.get()));
         // Shared memory needs a job name common to the host's ranks: a singleton has no peers.
@@ -355,11 +355,10 @@ fn card_key(rank: u32) -> String {
     format!("ferry-card-{rank}")
 }
 
-/// The ranks on `me`'s host, ascending: those whose global id names the same front node and
-/// host (pids differ; a host name alone may repeat behind two front nodes).
-fn local_ranks(cards: &[BusinessCard], me: u32) -> Vec<u32> {
-    let mine = &cards[me as usize].id;
-    (0..cards.len() as u32).filter(|&r| cards[r as usize].id.front == mine.front && cards[r as usize].id.host == mine.host).collect()
+/// The ranks on `me`'s host, ascending, by their host numbers (`host_numbers`: the same
+/// front node and host; pids differ, and a host name alone may repeat behind two front nodes).
+fn local_of(hosts: &[u32], me: u32) -> Vec<u32> {
+    (0..hosts.len() as u32).filter(|&r| hosts[r as usize] == hosts[me as usize]).collect()
 }
 
 /// For every rank, the lowest rank whose global id names the same host (front node and
@@ -430,6 +429,10 @@ mod tests {
 
     fn card(front: &str, host: &str, pid: u32) -> BusinessCard {
         BusinessCard { addr: SocketAddr::from(([10, 0, 0, 1], 4000 + pid as u16)), id: GlobalId { front: front.into(), host: host.into(), pid } }
+    }
+
+    fn local_ranks(cards: &[BusinessCard], me: u32) -> Vec<u32> {
+        local_of(&host_numbers(cards), me)
     }
 
     #[test]
