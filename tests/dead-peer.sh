@@ -12,7 +12,7 @@
 # Each case must end non-zero within LIMIT seconds (default 2) of the kill, measured from the
 # time rank 1 writes into a file as it kills itself to the launcher's exit, with rank 1 named
 # on stderr (under plain Hydra, whose own report names a pid, by Ferry's engine when it is
-# first).
+# first). A case over the limit runs once more, and fails only if that run is over it too.
 # Slurm's cases are in tests/slurm.sh (they need its throwaway cluster).
 # Usage: tests/dead-peer.sh [FILTER...]   (FILTER matches "launcher:case"; needs `make build`)
 set -u
@@ -57,6 +57,28 @@ launch() {
   esac
 }
 
+# Runs one case; sets err, rc, secs and why (empty when the timing and exit status are right).
+run_case() {
+  local l=$1 assigns=$2 end killed
+  err=$work/$l.$name.err
+  rm -f "$work/stamp"
+  # shellcheck disable=SC2086 # words of NAME=VALUE
+  ( export $assigns DEAD_PEER_STAMP="$work/stamp"; launch "$l" ) >/dev/null 2>"$err"
+  rc=$?
+  end=$(date +%s.%N)
+  killed=$(cat "$work/stamp" 2>/dev/null)
+  why=""
+  if [ -z "$killed" ]; then
+    why="rank 1 never reached its kill (no $work/stamp)"
+  elif [ $rc = 0 ]; then
+    why="exit status 0 (wanted a failure)"
+  fi
+  secs=$(awk -v a="$end" -v b="${killed:-$end}" 'BEGIN { printf "%.2f", a - b }')
+  if [ -z "$why" ] && awk -v s="$secs" -v l="$LIMIT" 'BEGIN { exit !(s > l) }'; then
+    why="the job ended $secs s after the kill (limit $LIMIT s)"
+  fi
+}
+
 pass=0 fail=0 skip=0
 for l in "${launchers[@]}"; do
   if [[ $l == hydra* ]] && [ ! -x "$HYDRA" ]; then
@@ -68,23 +90,15 @@ for l in "${launchers[@]}"; do
     name=${c%%|*} assigns=${c#*|}
     label="$l:$name"
     selected "$label" "$@" || continue
-    err=$work/$l.$name.err
-    rm -f "$work/stamp"
-    # shellcheck disable=SC2086 # words of NAME=VALUE
-    ( export $assigns DEAD_PEER_STAMP="$work/stamp"; launch "$l" ) >/dev/null 2>"$err"
-    rc=$?
-    end=$(date +%s.%N)
-    killed=$(cat "$work/stamp" 2>/dev/null)
-    why=""
-    if [ -z "$killed" ]; then
-      why="rank 1 never reached its kill (no $work/stamp)"
-    elif [ $rc = 0 ]; then
-      why="exit status 0 (wanted a failure)"
-    fi
-    secs=$(awk -v a="$end" -v b="${killed:-$end}" 'BEGIN { printf "%.2f", a - b }')
-    if [ -z "$why" ] && awk -v s="$secs" -v l="$LIMIT" 'BEGIN { exit !(s > l) }'; then
-      why="the job ended $secs s after the kill (limit $LIMIT s)"
-    fi
+    # A timing over the limit is taken again once: a shared machine can stall any process for a
+    # moment, so only a second run over the limit fails the case.
+    first=""
+    for attempt in 1 2; do
+      run_case "$l" "$assigns"
+      [ -n "$why" ] || break
+      [[ $why == "the job ended "* ]] && [ $attempt = 1 ] || break
+      first=" (the first run took $secs s)"
+    done
     named=$(grep -v '^dead_peer: ' "$err" | grep -c 'rank 1\b')
     if [ -z "$why" ] && [ "$named" = 0 ] && [ "$l" != hydra ]; then
       why="no message names rank 1"
@@ -92,10 +106,10 @@ for l in "${launchers[@]}"; do
     if [ -z "$why" ]; then
       note=""
       [ "$named" = 0 ] && note=", named by Hydra's own report only"
-      echo "ok   dead-peer: $label ended $secs s after the kill, exit $rc$note"
+      echo "ok   dead-peer: $label ended $secs s after the kill, exit $rc$note$first"
       pass=$((pass + 1))
     else
-      echo "FAIL dead-peer: $label: $why"
+      echo "FAIL dead-peer: $label: $why$first"
       sed 's/^/    | /' "$err" | tail -n 12
       fail=$((fail + 1))
     fi
