@@ -14,6 +14,12 @@ fn block(rank: usize, len: usize) -> Vec<u8> {
 /// Run algorithm `id` on `n` ranks with per-rank blocks of `len` bytes; return every
 /// rank's receive buffer.
 fn run(id: &'static str, n: usize, root: usize, len: usize) -> Vec<Vec<u8>> {
+    run_as(id, n, root, len, true)
+}
+
+/// As [`run`]; `commutative` tells the run whether it may swap a reduction's operands
+/// (the sum is commutative, so the results must not depend on it).
+fn run_as(id: &'static str, n: usize, root: usize, len: usize, commutative: bool) -> Vec<Vec<u8>> {
     let info = algorithm(id).unwrap_or_else(|| panic!("{id} is registered"));
     let handles: Vec<_> = engines(n as u32, 1024, b"k")
         .into_iter()
@@ -34,7 +40,7 @@ fn run(id: &'static str, n: usize, root: usize, len: usize) -> Vec<Vec<u8>> {
                     }
                     Ok(())
                 };
-                unsafe { run_blocking(&mut e, sched, group, 1, 77, send.as_ptr(), recv.as_mut_ptr(), &mut add) }.unwrap();
+                unsafe { run_blocking(&mut e, sched, group, 1, 77, send.as_ptr(), recv.as_mut_ptr(), &mut add, commutative) }.unwrap();
                 e.finalize().unwrap();
                 recv
             })
@@ -76,6 +82,24 @@ fn allreduce_sums() {
             let want: Vec<u8> = (0..1000).map(|i| (0..n).fold(0u8, |acc, r| acc.wrapping_add(block(r, 1000)[i]))).collect();
             for (r, got) in out.iter().enumerate() {
                 assert!(*got == want, "{id} on {n} ranks: rank {r} differs");
+            }
+        }
+    }
+}
+
+#[test]
+fn reductions_give_the_same_sums_with_and_without_swapped_operands() {
+    let ids = ["reduce.binomial", "reduce.rabenseifner", "allreduce.recursive_doubling", "allreduce.ring"];
+    for id in ids {
+        for (n, root) in [(1, 0), (2, 0), (2, 1), (3, 2), (4, 0), (5, 3)] {
+            let want: Vec<u8> = (0..1000).map(|i| (0..n).fold(0u8, |acc, r| acc.wrapping_add(block(r, 1000)[i]))).collect();
+            for commutative in [false, true] {
+                let out = run_as(id, n, root, 1000, commutative);
+                for (r, got) in out.iter().enumerate() {
+                    if id.starts_with("allreduce.") || r == root {
+                        assert!(*got == want, "{id} on {n} ranks root {root} (commutative {commutative}): rank {r} differs");
+                    }
+                }
             }
         }
     }
@@ -127,7 +151,7 @@ fn run_ordered(id: &'static str, n: usize, root: usize, len: usize) -> Vec<Vec<u
                 let send = operand(rank, sched.send_len());
                 let mut recv = vec![0u8; sched.recv_len()];
                 let group: Vec<u32> = (0..n as u32).collect();
-                unsafe { run_blocking(&mut e, sched, group, 1, 78, send.as_ptr(), recv.as_mut_ptr(), &mut matmul) }.unwrap();
+                unsafe { run_blocking(&mut e, sched, group, 1, 78, send.as_ptr(), recv.as_mut_ptr(), &mut matmul, false) }.unwrap();
                 e.finalize().unwrap();
                 recv
             })
@@ -138,9 +162,11 @@ fn run_ordered(id: &'static str, n: usize, root: usize, len: usize) -> Vec<Vec<u
 
 #[test]
 fn ordered_reductions_keep_rank_order_over_the_engine() {
-    for n in [3, 5] {
-        let out = run_ordered("reduce.binomial", n, n - 1, 400);
-        assert!(out[n - 1] == product(0, n, 400), "reduce.binomial on {n} ranks");
+    for n in [2, 3, 4, 5] {
+        for root in [0, 1, n - 1] {
+            let out = run_ordered("reduce.binomial", n, root, 400);
+            assert!(out[root] == product(0, n, 400), "reduce.binomial on {n} ranks, root {root}");
+        }
         for (r, got) in run_ordered("allreduce.recursive_doubling", n, 0, 400).iter().enumerate() {
             assert!(*got == product(0, n, 400), "allreduce.recursive_doubling on {n} ranks: rank {r}");
         }

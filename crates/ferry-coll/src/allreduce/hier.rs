@@ -43,7 +43,7 @@ pub fn schedule(q: &Params) -> Schedule {
         rounds.reduce(space.sub(i * n, n), acc, Operands::SrcDst);
         rounds.next();
     }
-    recursive_doubling::among(&mut rounds, &h.leaders, me, acc, space.sub(0, n));
+    recursive_doubling::among(&mut rounds, &h.leaders, me, acc, space.sub(0, n), None);
     rounds.next();
     for &f in &h.followers {
         rounds.send(f, vec![acc]);

@@ -20,3 +20,10 @@ pub(crate) fn start(q: &Params) -> (Schedule, Range, Vec<OpId>) {
     };
     (s, acc, copied)
 }
+
+/// As [`start`], without the copy: `Recv` holds nothing yet (the input stays in `Send`).
+pub(crate) fn start_empty(q: &Params) -> (Schedule, Range, Vec<OpId>) {
+    let n = q.blocks[0];
+    let s = Schedule::new(q.rank, q.size, if q.in_place { 0 } else { n }, n);
+    (s, Range::new(BufferId::Recv, 0, n), vec![])
+}

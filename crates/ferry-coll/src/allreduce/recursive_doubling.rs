@@ -8,9 +8,9 @@
 //! Restrictions: none; keeps operand order. Steps: log2 p, or floor(log2 p) + 2.
 //! Bytes: n per step: log p (alpha + n beta). Short messages.
 
-use super::start;
+use super::{start, start_empty};
 use crate::shape::floor_pow2;
-use crate::{Cost, Operands, Params, Range, Rounds, Schedule};
+use crate::{BufferId, Cost, Operands, Params, Range, Rounds, Schedule};
 
 pub const ID: &str = "allreduce.recursive_doubling";
 pub const DESCRIPTION: &str = "recursive doubling, whole vector per step; keeps operand order";
@@ -20,35 +20,53 @@ pub const IN_PLACE: bool = true;
 
 pub fn schedule(q: &Params) -> Schedule {
     let (p, r, n) = (q.size, q.rank, q.blocks[0]);
-    let (mut s, acc, copied) = start(q);
+    // Out of place, the input goes out from the send buffer and the first partner's
+    // operand comes straight into the receive buffer: no copy of the input first.
+    let direct = !q.in_place && n > 0 && p > 1;
+    let (mut s, acc, copied) = if direct { start_empty(q) } else { start(q) };
     if n == 0 || p == 1 {
         return s;
     }
-    let tmp = Range::new(s.scratch(n), 0, n);
+    // A rank that exchanges once, with its operand still in the send buffer, receives
+    // straight into the receive buffer and needs no scratch space.
+    let tmp = if direct && exchanges(p, r) == 1 { Range::new(BufferId::Recv, 0, 0) } else { Range::new(s.scratch(n), 0, n) };
+    let input = direct.then(|| Range::new(BufferId::Send, 0, n));
     let mut rounds = Rounds::new(&mut s, &copied);
     let all: Vec<usize> = (0..p).collect();
-    among(&mut rounds, &all, r, acc, tmp);
+    among(&mut rounds, &all, r, acc, tmp, input);
     s
 }
 
 /// Recursive doubling among `members` (ranks of the call, in the order whose operands are
-/// combined), of which this rank is `members[me]`: `acc` holds its operand and ends with the
-/// result; `tmp` (as long) receives the partners'.
-pub(crate) fn among(rounds: &mut Rounds<'_>, members: &[usize], me: usize, acc: Range, tmp: Range) {
+/// combined), of which this rank is `members[me]`: `acc` ends with the result; `tmp` (as
+/// long) receives the partners' operands. This rank's operand is in `input` when that is
+/// given (and `acc` then holds nothing yet), else in `acc`.
+pub(crate) fn among(rounds: &mut Rounds<'_>, members: &[usize], me: usize, acc: Range, tmp: Range, input: Option<Range>) {
     let p = members.len();
     let q2 = floor_pow2(p);
     let rem = p - q2;
     let r = me;
+    let mut input = input;
     if r < 2 * rem && r % 2 == 1 {
-        rounds.send(members[r - 1], vec![acc]);
+        rounds.send(members[r - 1], vec![input.unwrap_or(acc)]);
         rounds.next();
         rounds.recv(members[r - 1], vec![acc]);
         return;
     }
     if r < 2 * rem {
-        rounds.recv(members[r + 1], vec![tmp]);
-        rounds.next();
-        rounds.reduce(tmp, acc, Operands::DstSrc);
+        match input.take() {
+            // acc = input (op) the higher rank's operand, received into acc.
+            Some(own) => {
+                rounds.recv(members[r + 1], vec![acc]);
+                rounds.next();
+                rounds.reduce(own, acc, Operands::SrcDst);
+            }
+            None => {
+                rounds.recv(members[r + 1], vec![tmp]);
+                rounds.next();
+                rounds.reduce(tmp, acc, Operands::DstSrc);
+            }
+        }
         rounds.next();
     }
     let me = if r < 2 * rem { r / 2 } else { r - rem };
@@ -56,17 +74,29 @@ pub(crate) fn among(rounds: &mut Rounds<'_>, members: &[usize], me: usize, acc: 
     let mut mask = 1;
     while mask < q2 {
         let peer = me ^ mask;
-        rounds.send(real(peer), vec![acc]);
-        rounds.recv(real(peer), vec![tmp]);
-        rounds.next();
-        let order = if peer > me {
-            Operands::DstSrc
-        } else {
-            Operands::SrcDst
-        };
-        rounds.reduce(tmp, acc, order);
+        match input.take() {
+            // The partner's operand lands in acc; the lower rank's operand goes first.
+            Some(own) => {
+                rounds.send(real(peer), vec![own]);
+                rounds.recv(real(peer), vec![acc]);
+                rounds.next();
+                let order = if peer > me { Operands::SrcDst } else { Operands::DstSrc };
+                rounds.reduce(own, acc, order);
+            }
+            None => {
+                rounds.send(real(peer), vec![acc]);
+                rounds.recv(real(peer), vec![tmp]);
+                rounds.next();
+                let order = if peer > me { Operands::DstSrc } else { Operands::SrcDst };
+                rounds.reduce(tmp, acc, order);
+            }
+        }
         rounds.next();
         mask <<= 1;
+    }
+    if let Some(own) = input {
+        // Alone (one member): the result is the operand.
+        rounds.copy(own, acc);
     }
     if r < 2 * rem {
         rounds.send(members[r + 1], vec![acc]);

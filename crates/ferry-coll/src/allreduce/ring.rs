@@ -7,8 +7,8 @@
 //! Restrictions: commutative operations (chunk c is combined starting at rank c).
 //! Steps: 2 (p - 1). Bytes: 2 n (p - 1)/p per rank: 2 (p-1) alpha + 2 n (p-1)/p beta.
 
-use super::start;
-use crate::{Cost, Operands, Params, Range, Rounds, Schedule};
+use super::{start, start_empty};
+use crate::{BufferId, Cost, Operands, Params, Range, Rounds, Schedule};
 
 pub const ID: &str = "allreduce.ring";
 pub const DESCRIPTION: &str = "ring reduce-scatter then ring allgather; bandwidth optimal";
@@ -27,24 +27,39 @@ fn chunk(q: &Params, c: usize) -> (usize, usize) {
 
 pub fn schedule(q: &Params) -> Schedule {
     let (p, r, n) = (q.size, q.rank, q.blocks[0]);
-    let (mut s, acc, copied) = start(q);
+    // Out of place, the input stays where it is: its first chunk goes out from the send
+    // buffer, and each chunk received in the reduce-scatter lands in the receive buffer,
+    // where the input's chunk is combined into it. Every chunk of the receive buffer is
+    // first written by a receive, so nothing is copied first.
+    let direct = !q.in_place && n > 0 && p > 1;
+    let (mut s, acc, copied) = if direct { start_empty(q) } else { start(q) };
     if n == 0 || p == 1 {
         return s;
     }
-    let part = |c: usize| {
+    let span = |buf: Range, c: usize| {
         let (off, len) = chunk(q, c % p);
-        acc.sub(off, len)
+        buf.sub(off, len)
     };
-    let tmp_buf = s.scratch(chunk(q, 0).1);
+    let part = |c: usize| span(acc, c);
+    let input = Range::new(BufferId::Send, 0, n);
+    // Only the copying form receives into scratch space.
+    let tmp_buf = if direct { BufferId::Recv } else { s.scratch(chunk(q, 0).1) };
     let tmp = |c: usize| Range::new(tmp_buf, 0, chunk(q, c % p).1);
     let (right, left) = ((r + 1) % p, (r + p - 1) % p);
     let mut rounds = Rounds::new(&mut s, &copied);
     for step in 0..p - 1 {
         let (out, inn) = (r + p - step, r + 2 * p - step - 1);
-        rounds.send(right, vec![part(out)]);
-        rounds.recv(left, vec![tmp(inn)]);
-        rounds.next();
-        rounds.reduce(tmp(inn), part(inn), Operands::SrcDst);
+        if direct {
+            rounds.send(right, vec![if step == 0 { span(input, out) } else { part(out) }]);
+            rounds.recv(left, vec![part(inn)]);
+            rounds.next();
+            rounds.reduce(span(input, inn), part(inn), Operands::SrcDst);
+        } else {
+            rounds.send(right, vec![part(out)]);
+            rounds.recv(left, vec![tmp(inn)]);
+            rounds.next();
+            rounds.reduce(tmp(inn), part(inn), Operands::SrcDst);
+        }
         rounds.next();
     }
     for step in 0..p - 1 {

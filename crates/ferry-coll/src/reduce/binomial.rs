@@ -38,31 +38,57 @@ pub fn schedule(q: &Params) -> Schedule {
     } else {
         input
     };
-    let tmp = if has_children {
+    // Children's partial results go to `tmp`, but for the first one when `acc` is not the
+    // input (it is received into `acc`, below).
+    let mut children = 0;
+    let mut mask = 1;
+    while mask < p && r & mask == 0 {
+        children += (r + mask < p) as usize;
+        mask <<= 1;
+    }
+    let tmp = if children > (acc != input) as usize {
         Some(Range::new(s.scratch(n), 0, n))
     } else {
         None
     };
     let mut rounds = Rounds::new(&mut s, &[]);
-    if acc != input {
-        rounds.copy(input, acc);
-        rounds.next();
-    }
+    // Until the first child's partial result arrives, `acc` holds nothing: that result is
+    // received straight into it and the input reduced into it (`acc = input (op) acc`), which
+    // saves copying the input first. An input that already is `acc` (the root in place)
+    // receives into `tmp` like every later step.
+    let mut acc_empty = acc != input;
     let mut mask = 1;
     while mask < p {
         if r & mask != 0 {
+            if acc_empty {
+                rounds.copy(input, acc);
+                rounds.next();
+            }
             rounds.send(r - mask, vec![acc]);
             rounds.next();
+            acc_empty = false;
             break;
         }
         if r + mask < p {
-            let tmp = tmp.expect("a rank with children has a receive buffer");
-            rounds.recv(r + mask, vec![tmp]);
-            rounds.next();
-            rounds.reduce(tmp, acc, Operands::DstSrc);
+            if acc_empty {
+                rounds.recv(r + mask, vec![acc]);
+                rounds.next();
+                rounds.reduce(input, acc, Operands::SrcDst);
+                acc_empty = false;
+            } else {
+                let tmp = tmp.expect("a rank with children has a receive buffer");
+                rounds.recv(r + mask, vec![tmp]);
+                rounds.next();
+                rounds.reduce(tmp, acc, Operands::DstSrc);
+            }
             rounds.next();
         }
         mask <<= 1;
+    }
+    if acc_empty {
+        // A root with no children (p = 1, or root 0 alone at the top of nothing).
+        rounds.copy(input, acc);
+        rounds.next();
     }
     if root != 0 && r == 0 {
         rounds.send(root, vec![acc]);

@@ -174,12 +174,38 @@ pub(super) trait Num1: Elem {
     fn c_eq(self, o: Self) -> bool;
 }
 
-/// The loop every element-wise kernel runs: `dst[k] = f(src[k], dst[k])`.
+/// The loop every element-wise kernel runs: `dst[k] = f(src[k], dst[k])`. On a CPU with
+/// AVX2, vectors of [`WIDE`] bytes or more run a copy of the loop compiled for it, which
+/// the compiler vectorises twice as wide as the baseline's SSE2 (the same operation on
+/// each element, so the results are the same bits).
 #[inline(always)]
 pub(super) fn each<T: Elem>(src: &[u8], dst: &mut [u8], f: impl Fn(T, T) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    if src.len() >= WIDE && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { each_avx2(src, dst, f) };
+    }
+    each_loop(src, dst, f)
+}
+
+/// Below this many bytes the plain loop is as fast as the wide one.
+const WIDE: usize = 256;
+
+#[inline(always)]
+fn each_loop<T: Elem>(src: &[u8], dst: &mut [u8], f: impl Fn(T, T) -> T) {
     for (s, d) in src.chunks_exact(T::SIZE).zip(dst.chunks_exact_mut(T::SIZE)) {
         f(T::load(s), T::load(d)).store(d);
     }
+}
+
+/// [`each_loop`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn each_avx2<T: Elem>(src: &[u8], dst: &mut [u8], f: impl Fn(T, T) -> T) {
+    each_loop(src, dst, f)
 }
 
 /// A fixed-size array from a slice of that length; the optimiser sees through it.

@@ -377,7 +377,8 @@ fn launch(
     // counts; a null `recv`, where the caller has none, gets the run's own space); the
     // regions and user buffers stay valid until the call completes (blocking calls wait;
     // non-blocking ones keep the regions in the request, MPI keeps the user's).
-    let run = unsafe { CollRun::new(sched, call.group, call.ctx, tag, send.ptr, recv.ptr) };
+    let mut run = unsafe { CollRun::new(sched, call.group, call.ctx, tag, send.ptr, recv.ptr) };
+    run.set_commutative(red.as_ref().is_some_and(|r| r.commutative()));
     let reduce: Reduce = Box::new(move |s: &[u8], d: &mut [u8]| match &red {
         Some(r) => r.apply(s, d),
         None => Err("this collective does not reduce".into()),

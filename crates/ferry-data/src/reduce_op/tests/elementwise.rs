@@ -195,3 +195,30 @@ macro_rules! complex_suite {
 }
 complex_suite!(ops_on_float_complex, f32, P::CFloatComplex);
 complex_suite!(ops_on_double_complex, f64, P::CDoubleComplex);
+
+/// Vectors long enough for the wide loop (on CPUs that have it) give the element-wise
+/// definition's results at every length around its threshold, remainders included.
+#[test]
+fn long_vectors_give_the_element_wise_results() {
+    for n in [7, 31, 32, 33, 63, 64, 65, 1003] {
+        let a: Vec<f64> = (0..n).map(|i| i as f64 * 0.37 - 11.0).collect();
+        let b: Vec<f64> = (0..n).map(|i| 5.0 - i as f64 * 1.13).collect();
+        let zip = |f: fn(f64, f64) -> f64| -> Vec<f64> { a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect() };
+        assert_eq!(run(Sum, P::Double, &a, &b), zip(|x, y| x + y), "{n}");
+        assert_eq!(run(Prod, P::Double, &a, &b), zip(|x, y| x * y), "{n}");
+        assert_eq!(run(Max, P::Double, &a, &b), zip(f64::max), "{n}");
+        assert_eq!(run(Min, P::Double, &a, &b), zip(f64::min), "{n}");
+        let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 3.0).collect();
+        let b: Vec<f32> = (0..n).map(|i| 1.5 - i as f32).collect();
+        assert_eq!(run(Sum, P::Float, &a, &b), a.iter().zip(&b).map(|(&x, &y)| x + y).collect::<Vec<_>>(), "{n}");
+        let a: Vec<i32> = (0..n).map(|i| (i * 7919) as i32 - 4000).collect();
+        let b: Vec<i32> = (0..n).map(|i| i32::MAX - (i * 31) as i32).collect();
+        let zip = |f: fn(i32, i32) -> i32| -> Vec<i32> { a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect() };
+        assert_eq!(run(Sum, P::Int, &a, &b), zip(i32::wrapping_add), "{n}");
+        assert_eq!(run(Max, P::Int, &a, &b), zip(i32::max), "{n}");
+        assert_eq!(run(Bxor, P::Int, &a, &b), zip(|x, y| x ^ y), "{n}");
+        let a: Vec<u8> = (0..n).map(|i| (i * 37) as u8).collect();
+        let b: Vec<u8> = (0..n).map(|i| (i * 11 + 200) as u8).collect();
+        assert_eq!(run(Sum, P::UInt8, &a, &b), a.iter().zip(&b).map(|(&x, &y)| x.wrapping_add(y)).collect::<Vec<_>>(), "{n}");
+    }
+}
