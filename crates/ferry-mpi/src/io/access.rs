@@ -189,7 +189,7 @@ pub fn done_request(rt: &mut Runtime, o: Outcome) -> MPI_Request {
 /// `_begin` of a split collective: the access, kept for `_end`.
 pub fn begin_split(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiResult<()> {
     if file(rt, fh)?.split.is_some() {
-        return err(MPI_ERR_OTHER, "a split collective is active on this file already (one at a time: MPI-4.0 14.4.5)");
+        return err(MPI_ERR_IO, "a split collective is active on this file already (one at a time: MPI-4.0 14.4.5)");
     }
     let o = access(rt, fh, dir, at, b)?;
     file(rt, fh)?.split = Some(o);
@@ -198,7 +198,7 @@ pub fn begin_split(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> 
 
 /// `_end` of a split collective: the outcome of its `_begin`.
 pub fn end_split(rt: &mut Runtime, fh: MPI_File) -> MpiResult<Outcome> {
-    file(rt, fh)?.split.take().ok_or_else(|| crate::error::MpiError::new(MPI_ERR_OTHER, "no split collective was begun on this file"))
+    file(rt, fh)?.split.take().ok_or_else(|| crate::error::MpiError::new(MPI_ERR_IO, "no split collective was begun on this file"))
 }
 
 /// `MPI_File_seek` (`shared`: `MPI_File_seek_shared`, collective).

@@ -126,3 +126,16 @@ pub fn set_atomicity(rt: &mut Runtime, fh: MPI_File, flag: c_int) -> MpiResult<(
     file(rt, fh)?.atomic = on;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn native_and_internal_are_written_and_external32_is_not_yet() {
+        assert!(datarep_ok("native").is_ok());
+        assert!(datarep_ok("internal").is_ok());
+        assert_eq!(datarep_ok("external32").unwrap_err().class, MPI_ERR_UNSUPPORTED_DATAREP);
+        assert_eq!(datarep_ok("NATIVE").unwrap_err().class, MPI_ERR_UNSUPPORTED_DATAREP);
+    }
+}
