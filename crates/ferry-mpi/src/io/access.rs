@@ -10,9 +10,10 @@ use std::os::unix::io::AsRawFd;
 
 use super::errno::file_error;
 use super::shared_fp::lock_range;
-use super::{amode, exchange, file, File};
+use super::{amode, file, File};
 use crate::consts::*;
-use crate::error::{err, MpiResult};
+use crate::error::{err, MpiError, MpiResult};
+use ferry_data::datatype::Datatype;
 use crate::objects::comm::Ranks;
 use crate::objects::request::{ApiReq, Body, Outcome};
 use crate::objects::Runtime;
@@ -46,35 +47,25 @@ pub struct Buf {
 
 /// Read or write `b` on `fh` from `at`; the outcome holds the bytes moved.
 pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiResult<Outcome> {
-    let f = file(rt, fh)?;
-    match dir {
-        Dir::Read if !amode::can_read(f.amode) => return err(MPI_ERR_ACCESS, "the file was opened with MPI_MODE_WRONLY"),
-        Dir::Write if !amode::can_write(f.amode) => return err(MPI_ERR_READ_ONLY, "the file was opened with MPI_MODE_RDONLY"),
-        _ => {}
-    }
-    if f.amode & MPI_MODE_SEQUENTIAL != 0 && matches!(at, At::Explicit(_) | At::Individual) {
-        return err(MPI_ERR_UNSUPPORTED_OPERATION, "a file opened with MPI_MODE_SEQUENTIAL is accessed through the shared file pointer only");
-    }
-    let esize = f.view.esize;
-    if b.count < 0 {
-        return err(MPI_ERR_COUNT, format!("count {} is negative", b.count));
-    }
-    let t = rt.datatype(b.dt)?;
-    let total = (t.size() as u64).checked_mul(b.count as u64).filter(|&n| n <= isize::MAX as u64).ok_or_else(|| crate::error::MpiError::new(MPI_ERR_COUNT, "count * datatype size overflows"))?;
-    if t.size() as u64 % esize != 0 {
-        return err(MPI_ERR_TYPE, format!("the datatype's size {} is not a multiple of the view's etype size {esize}", t.size()));
-    }
-    if b.ptr.is_null() && total > 0 {
-        return err(MPI_ERR_BUFFER, "buf is NULL");
-    }
-    let etypes = total / esize;
+    let checked = check(rt, fh, dir, at, b);
+    let esize = file(rt, fh)?.view.esize;
     let pos = match at {
-        At::Explicit(off) if off < 0 => return err(MPI_ERR_ARG, format!("offset {off} is negative")),
-        At::Explicit(off) => off as u64,
-        At::Individual => file(rt, fh)?.pointer,
-        At::Shared => file(rt, fh)?.shared.fetch_add(etypes)?,
-        At::Ordered => ordered_start(rt, fh, etypes)?,
+        // Collective: a member whose checks failed still takes part in the exchange.
+        At::Ordered => ordered_start(rt, fh, checked.as_ref().map(|c| c.1 / esize).map_err(|e| e.clone()))?,
+        At::Explicit(off) => {
+            checked.as_ref().map_err(|e| e.clone())?;
+            off as u64
+        }
+        At::Individual => {
+            checked.as_ref().map_err(|e| e.clone())?;
+            file(rt, fh)?.pointer
+        }
+        At::Shared => {
+            let etypes = checked.as_ref().map_err(|e| e.clone())?.1 / esize;
+            file(rt, fh)?.shared.fetch_add(etypes)?
+        }
     };
+    let (t, total) = checked?;
     let f = file(rt, fh)?;
     let extents = f.view.extents(pos * esize, total);
     let contiguous = t.is_contiguous() || total == 0;
@@ -116,23 +107,50 @@ pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiRe
     Ok(Outcome { bytes: moved as usize, ..Outcome::empty() })
 }
 
+/// The checks of an access that need no other member: the access mode, the count, the
+/// datatype against the view's etype, the buffer, the offset. The datatype and the bytes.
+fn check(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiResult<(Datatype, u64)> {
+    let f = file(rt, fh)?;
+    match dir {
+        Dir::Read if !amode::can_read(f.amode) => return err(MPI_ERR_ACCESS, "the file was opened with MPI_MODE_WRONLY"),
+        Dir::Write if !amode::can_write(f.amode) => return err(MPI_ERR_READ_ONLY, "the file was opened with MPI_MODE_RDONLY"),
+        _ => {}
+    }
+    if f.amode & MPI_MODE_SEQUENTIAL != 0 && matches!(at, At::Explicit(_) | At::Individual) {
+        return err(MPI_ERR_UNSUPPORTED_OPERATION, "a file opened with MPI_MODE_SEQUENTIAL is accessed through the shared file pointer only");
+    }
+    let esize = f.view.esize;
+    if b.count < 0 {
+        return err(MPI_ERR_COUNT, format!("count {} is negative", b.count));
+    }
+    if let At::Explicit(off) = at {
+        if off < 0 {
+            return err(MPI_ERR_ARG, format!("offset {off} is negative"));
+        }
+    }
+    let t = rt.datatype(b.dt)?;
+    let total = (t.size() as u64).checked_mul(b.count as u64).filter(|&n| n <= isize::MAX as u64).ok_or_else(|| MpiError::new(MPI_ERR_COUNT, "count * datatype size overflows"))?;
+    if t.size() as u64 % esize != 0 {
+        return err(MPI_ERR_TYPE, format!("the datatype's size {} is not a multiple of the view's etype size {esize}", t.size()));
+    }
+    if b.ptr.is_null() && total > 0 {
+        return err(MPI_ERR_BUFFER, "buf is NULL");
+    }
+    Ok((t, total))
+}
+
 /// Where this member's part of an ordered access starts: the members' sizes go round, rank 0
 /// advances the shared pointer by their sum, and tells everyone where it stood.
-fn ordered_start(rt: &mut Runtime, fh: MPI_File, etypes: u64) -> MpiResult<u64> {
-    let all = exchange(rt, fh, &etypes.to_le_bytes())?;
+fn ordered_start(rt: &mut Runtime, fh: MPI_File, etypes: MpiResult<u64>) -> MpiResult<u64> {
+    let mine = *etypes.as_ref().unwrap_or(&0);
+    let all = super::checked_exchange(rt, fh, etypes.map(|_| ()), &mine.to_le_bytes())?;
     let sizes: Vec<u64> = all.iter().map(|b| u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))).collect();
     let f = file(rt, fh)?;
     let me = f.rank;
     let base = if me == 0 { f.shared.fetch_add(sizes.iter().sum()) } else { Ok(0) };
-    let class = base.as_ref().err().map_or(MPI_SUCCESS, |e| e.class);
-    let mut mine = class.to_le_bytes().to_vec();
-    mine.extend_from_slice(&base.as_ref().map_or(0, |v| *v).to_le_bytes());
-    let all = exchange(rt, fh, &mine)?;
-    let class = c_int::from_le_bytes(all[0][..4].try_into().expect("4 bytes"));
-    if class != MPI_SUCCESS {
-        return base.and_then(|_| err(class, "rank 0 could not move the shared file pointer"));
-    }
-    let base = u64::from_le_bytes(all[0][4..12].try_into().expect("8 bytes"));
+    let at = *base.as_ref().unwrap_or(&0);
+    let all = super::checked_exchange(rt, fh, base.map(|_| ()), &at.to_le_bytes())?;
+    let base = u64::from_le_bytes(all[0][..8].try_into().expect("8 bytes"));
     Ok(base + sizes[..me].iter().sum::<u64>())
 }
 
@@ -203,17 +221,30 @@ pub fn end_split(rt: &mut Runtime, fh: MPI_File) -> MpiResult<Outcome> {
 
 /// `MPI_File_seek` (`shared`: `MPI_File_seek_shared`, collective).
 pub fn seek(rt: &mut Runtime, fh: MPI_File, offset: MPI_Offset, whence: c_int, shared: bool) -> MpiResult<()> {
+    let target = seek_target(rt, fh, offset, whence, shared);
+    if !shared {
+        file(rt, fh)?.pointer = target?;
+        return Ok(());
+    }
+    let mut mine = offset.to_le_bytes().to_vec();
+    mine.extend_from_slice(&whence.to_le_bytes());
+    let to = *target.as_ref().unwrap_or(&0);
+    super::same(rt, fh, target.map(|_| ()), &mine, "the offset or whence of MPI_File_seek_shared")?;
+    let f = file(rt, fh)?;
+    let r = if f.rank == 0 { f.shared.set(to).map(|_| ()) } else { Ok(()) };
+    super::agree(rt, fh, r, "moving the shared file pointer")
+}
+
+/// Where a seek goes, in etypes of the view.
+fn seek_target(rt: &mut Runtime, fh: MPI_File, offset: MPI_Offset, whence: c_int, shared: bool) -> MpiResult<u64> {
     let f = file(rt, fh)?;
     if !shared && f.amode & MPI_MODE_SEQUENTIAL != 0 {
         return err(MPI_ERR_UNSUPPORTED_OPERATION, "a file opened with MPI_MODE_SEQUENTIAL has no individual file pointer");
     }
-    let now = if shared { None } else { Some(f.pointer) };
     let base = match whence {
         MPI_SEEK_SET => 0i128,
-        MPI_SEEK_CUR => match now {
-            Some(p) => p as i128,
-            None => file(rt, fh)?.shared.get()? as i128,
-        },
+        MPI_SEEK_CUR if shared => f.shared.get()? as i128,
+        MPI_SEEK_CUR => f.pointer as i128,
         MPI_SEEK_END => {
             let size = super::open::size(rt, fh)?;
             let f = file(rt, fh)?;
@@ -225,14 +256,5 @@ pub fn seek(rt: &mut Runtime, fh: MPI_File, offset: MPI_Offset, whence: c_int, s
     if to < 0 {
         return err(MPI_ERR_ARG, format!("the file pointer would go to {to}, before the view's start"));
     }
-    if shared {
-        let mut mine = offset.to_le_bytes().to_vec();
-        mine.extend_from_slice(&whence.to_le_bytes());
-        super::same(rt, fh, &mine, "the offset or whence of MPI_File_seek_shared")?;
-        let f = file(rt, fh)?;
-        let r = if f.rank == 0 { f.shared.set(to as u64).map(|_| ()) } else { Ok(()) };
-        return super::agree(rt, fh, r, "moving the shared file pointer");
-    }
-    file(rt, fh)?.pointer = to as u64;
-    Ok(())
+    Ok(to as u64)
 }

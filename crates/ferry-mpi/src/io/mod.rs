@@ -128,9 +128,26 @@ pub fn agree(rt: &mut Runtime, fh: MPI_File, result: MpiResult<()>, what: &str) 
     }
 }
 
-/// Whether every member gave the same `mine`; `MPI_ERR_NOT_SAME` naming `what` if not.
-pub fn same(rt: &mut Runtime, fh: MPI_File, mine: &[u8], what: &str) -> MpiResult<()> {
-    let all = exchange(rt, fh, mine)?;
+/// A collective step whose local checks may have failed: every member sends its outcome with
+/// `mine`, so that a member that failed its checks still takes part (no other member waits
+/// for it forever). Fails on every member when any failed; otherwise every member's `mine`,
+/// in rank order.
+pub fn checked_exchange(rt: &mut Runtime, fh: MPI_File, local: MpiResult<()>, mine: &[u8]) -> MpiResult<Vec<Vec<u8>>> {
+    let class = local.as_ref().err().map_or(MPI_SUCCESS, |e| e.class);
+    let mut msg = class.to_le_bytes().to_vec();
+    msg.extend_from_slice(mine);
+    let all = exchange(rt, fh, &msg)?;
+    local?;
+    if let Some((r, c)) = first_error(&all) {
+        return err(c, format!("the call failed on rank {r} of the file's group"));
+    }
+    Ok(all.into_iter().map(|b| b[4..].to_vec()).collect())
+}
+
+/// Whether every member gave the same `mine` (after its own checks, `local`);
+/// `MPI_ERR_NOT_SAME` naming `what` if not.
+pub fn same(rt: &mut Runtime, fh: MPI_File, local: MpiResult<()>, mine: &[u8], what: &str) -> MpiResult<()> {
+    let all = checked_exchange(rt, fh, local, mine)?;
     if all.iter().any(|b| b != mine) {
         return err(MPI_ERR_NOT_SAME, format!("{what} differs between the members of the file's group"));
     }

@@ -138,25 +138,20 @@ pub fn delete(path: &str) -> MpiResult<()> {
     std::fs::remove_file(path).map_err(|e| file_error("cannot delete", path, &e))
 }
 
-fn check_writable(rt: &mut Runtime, fh: MPI_File) -> MpiResult<()> {
-    if !amode::can_write(file(rt, fh)?.amode) {
-        return err(MPI_ERR_READ_ONLY, "the file was opened with MPI_MODE_RDONLY");
-    }
-    Ok(())
-}
-
 /// `MPI_File_set_size` (`grow_only`: `MPI_File_preallocate`, which never shrinks and
 /// allocates the blocks). The same size on every member; rank 0 changes the file.
 pub fn set_size(rt: &mut Runtime, fh: MPI_File, size: MPI_Offset, grow_only: bool) -> MpiResult<()> {
-    if size < 0 {
-        return err(MPI_ERR_ARG, format!("size {size} is negative"));
-    }
     let mode = file(rt, fh)?.amode;
-    if mode & MPI_MODE_SEQUENTIAL != 0 {
-        return err(MPI_ERR_UNSUPPORTED_OPERATION, "the file was opened with MPI_MODE_SEQUENTIAL");
-    }
-    check_writable(rt, fh)?;
-    same(rt, fh, &size.to_le_bytes(), "the size")?;
+    let local = if size < 0 {
+        err(MPI_ERR_ARG, format!("size {size} is negative"))
+    } else if mode & MPI_MODE_SEQUENTIAL != 0 {
+        err(MPI_ERR_UNSUPPORTED_OPERATION, "the file was opened with MPI_MODE_SEQUENTIAL")
+    } else if !amode::can_write(mode) {
+        err(MPI_ERR_READ_ONLY, "the file was opened with MPI_MODE_RDONLY")
+    } else {
+        Ok(())
+    };
+    same(rt, fh, local, &size.to_le_bytes(), "the size")?;
     let f = file(rt, fh)?;
     let result = if f.rank != 0 {
         Ok(())

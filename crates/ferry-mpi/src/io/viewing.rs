@@ -122,7 +122,7 @@ pub fn position(rt: &mut Runtime, fh: MPI_File, shared: bool) -> MpiResult<MPI_O
 /// `MPI_File_set_atomicity`: the same flag on every member.
 pub fn set_atomicity(rt: &mut Runtime, fh: MPI_File, flag: c_int) -> MpiResult<()> {
     let on = flag != 0;
-    super::same(rt, fh, &[on as u8], "the atomicity flag")?;
+    super::same(rt, fh, Ok(()), &[on as u8], "the atomicity flag")?;
     file(rt, fh)?.atomic = on;
     Ok(())
 }
