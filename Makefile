@@ -93,7 +93,7 @@ install: build
 	install -m 755 $(LIBDIR)/libmpifort.so.12 "$(PREFIX)/lib/.libmpifort.so.12.new"
 	mv -f "$(PREFIX)/lib/.libmpifort.so.12.new" "$(PREFIX)/lib/libmpifort.so.12"
 	for l in libmpifort.so libmpichfort.so.12 libmpichfort.so; do ln -sfn libmpifort.so.12 "$(PREFIX)/lib/$$l"; done
-	install -m 644 include/mpi.h include/ferry_mpi_functions.h include/ferry_pmpi_functions.h include/ferry_mpi_large_count.h include/mpif.h include/mcapi.h include/mca.h "$(PREFIX)/include/"
+	install -m 644 include/mpi.h include/ferry_mpi_functions.h include/ferry_pmpi_functions.h include/ferry_mpi_large_count.h include/ferry_mpi_io.h include/mpif.h include/mcapi.h include/mca.h "$(PREFIX)/include/"
 	if [ -f include/mpi.mod ]; then install -m 644 include/mpi.mod "$(PREFIX)/include/"; fi
 	install -m 644 bench/*.c bench/*.h "$(PREFIX)/share/ferry/bench/"
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/ferry-mpi.pc.in > "$(PREFIX)/lib/pkgconfig/ferry-mpi.pc"

@@ -15,8 +15,8 @@
 extern "C" {
 #endif
 
-/* Version of the standard whose interface this header declares: MPI-4.0 without its I/O
- * (MPI_File_*) and dynamic processes (spawn, ports), as README.md says. */
+/* Version of the standard whose interface this header declares: MPI-4.0 without dynamic
+ * processes (spawn, ports) and with part of its I/O (ferry_mpi_io.h), as README.md says. */
 #define MPI_VERSION    4
 #define MPI_SUBVERSION 0
 
@@ -554,6 +554,7 @@ typedef void (MPI_T_event_dropped_cb_function)(MPI_Count count,
 #include "ferry_mpi_functions.h"
 #include "ferry_pmpi_functions.h"
 #include "ferry_mpi_large_count.h"
+#include "ferry_mpi_io.h"
 
 #if defined(__cplusplus)
 }

@@ -12,9 +12,8 @@
 # mpi4py would run. Dynamic processes (spawn, ports) are not in Ferry: mpi4py's own switch
 # (MPI4PY_TEST_SPAWN=0) skips the spawn tests, and test_dynproc, which asks for a port as it
 # is imported, is left out of both builds. The MPICH build calls whatever MPICH has, so what
-# would call MPI-IO (which Ferry does not have either) is left out of it too: the I/O modules,
-# test_subclass (it opens a file when it is imported) and the file test cases of three other
-# modules; the Ferry build's I/O tests skip themselves.
+# would call user data representations (MPI_Register_datarep, which Ferry does not have) is
+# left out of it too: test_io's TestDatarep; the Ferry build's datarep test skips itself.
 #
 # -q runs a quick subset (make test): a few modules that cover point-to-point, collectives,
 # communicators, datatypes and attributes.
@@ -46,10 +45,10 @@ only=${1:-}
 case $build in
   ferry) cc=$repo/bin/mpicc skip_modules="test_dynproc"
          # It asks the extension to reference every MPI-4.0 function: Ferry's lacks exactly
-         # MPI-IO and the dynamic processes (tests/abi/symbols.sh lists what is missing).
+         # MPI_Register_datarep and the dynamic processes (tests/abi/symbols.sh lists them).
          excludes=(-x testSymbolCoverage) ;;
-  mpich) cc=mpicc.mpich skip_modules="test_io test_file test_subclass test_dynproc"
-         excludes=(-x TestErrhandlerFile -x TestHandleFile -x testSafeFreeCreated) ;;
+  mpich) cc=mpicc.mpich skip_modules="test_dynproc"
+         excludes=(-x TestDatarep) ;;
   *) usage ;;
 esac
 if [ -n "$quick" ] && [ -z "$only" ]; then
@@ -86,9 +85,9 @@ if [ ! -f "$stamp" ] || [ -n "$newer" ]; then
   touch "$stamp"
 fi
 # Python loads extension modules with every symbol bound at once (RTLD_NOW). The MPICH build
-# references MPICH's I/O and dynamic-process functions, which Ferry does not have, so it is
-# loaded with lazy binding, as a C program is by default; the modules that would call those
-# functions are left out above.
+# references MPICH's user data representation and dynamic-process functions, which Ferry does
+# not have, so it is loaded with lazy binding, as a C program is by default; the modules and
+# cases that would call those functions are left out above.
 main=(main.py)
 [ "$build" = mpich ] && main=(-c 'import os, runpy, sys; sys.setdlopenflags(os.RTLD_LAZY | os.RTLD_GLOBAL); sys.argv[0] = "main.py"; runpy.run_path("main.py", run_name="__main__")')
 # Ferry has no dynamic processes: mpi4py's own switch skips the tests that would spawn (at one

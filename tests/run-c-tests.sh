@@ -124,7 +124,8 @@ read -r -a extra_cflags <<< "${CFLAGS:-}"
 # in the hydra case, with their rank counts.
 abi_cases=("p2p_basic 4" "datatypes 2" "probe 2" "errors 2" "coll_user_ops 3" "coll_alltoall 4" "rma_fence 4" "rma_passive 4"
            "large_count_p2p 4" "large_count_coll 4" "large_count_types 2" "large_count_big 2"
-           "mpi1_names 2" "tools 2" "tools_events 2" "intercomm_from_groups 5" "float16 2" "real16 2")
+           "mpi1_names 2" "tools 2" "tools_events 2" "intercomm_from_groups 5" "float16 2" "real16 2"
+           "io_files 2" "io_errors 2" "io_views 4")
 hydra_cases=("p2p_basic 4" "sizes 2")
 
 build_root=build/tests

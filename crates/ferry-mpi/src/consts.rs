@@ -436,8 +436,29 @@ constants! {
         MPI_SESSION_NULL: MPI_Session = 0x38000000;
         MPI_MAX_PSET_NAME_LEN: c_int = 256;
         MPI_MAX_STRINGTAG_LEN: c_int = 256;
+        // Files (MPI-IO): access modes, seek origins, the view's current displacement.
+        MPI_MODE_CREATE: c_int = 1;
+        MPI_MODE_RDONLY: c_int = 2;
+        MPI_MODE_WRONLY: c_int = 4;
+        MPI_MODE_RDWR: c_int = 8;
+        MPI_MODE_DELETE_ON_CLOSE: c_int = 16;
+        MPI_MODE_UNIQUE_OPEN: c_int = 32;
+        MPI_MODE_EXCL: c_int = 64;
+        MPI_MODE_APPEND: c_int = 128;
+        MPI_MODE_SEQUENTIAL: c_int = 256;
+        MPI_SEEK_SET: c_int = 600;
+        MPI_SEEK_CUR: c_int = 602;
+        MPI_SEEK_END: c_int = 604;
+        MPI_DISPLACEMENT_CURRENT: c_int = -54278278;
+        MPI_MAX_DATAREP_STRING: c_int = 128;
     }
 }
+
+/// A file handle: pointer-sized, as in MPICH's ABI (`struct ADIOI_FileD *`); Ferry's values
+/// are numbers, never addresses.
+pub type MPI_File = usize;
+/// `MPI_FILE_NULL`: `(MPI_File)0`.
+pub const MPI_FILE_NULL: MPI_File = 0;
 
 /// `MPI_BOTTOM`: address 0, for absolute displacements.
 pub const MPI_BOTTOM: *mut c_void = std::ptr::null_mut();
@@ -450,6 +471,7 @@ pub const MPI_STATUSES_IGNORE: *mut MPI_Status = std::ptr::without_provenance_mu
 
 /// The pointer constants of `include/mpi.h`, by name, as the integer the pointer holds.
 pub const HEADER_POINTERS: &[(&str, i64)] = &[
+    ("MPI_FILE_NULL", 0),
     ("MPI_BOTTOM", 0),
     ("MPI_IN_PLACE", -1),
     ("MPI_STATUS_IGNORE", 1),

@@ -35,6 +35,7 @@ mod generalized;
 mod group;
 mod info;
 mod internal;
+mod io;
 mod lifecycle;
 mod misc;
 mod names;

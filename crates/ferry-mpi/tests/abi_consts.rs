@@ -191,6 +191,13 @@ fn constants_beyond_the_header_have_mpich_values() {
         return;
     }
     let mut defs: HashMap<String, String> = defines(&mpich).into_iter().collect();
+    // The I/O constants are in mpio.h, which MPICH's mpi.h includes.
+    let mpio = mpich.with_file_name("mpio.h");
+    if mpio.exists() {
+        for (k, v) in defines(&mpio) {
+            defs.entry(k).or_insert(v);
+        }
+    }
     // MPICH declares some constants as enumerators: `NAME = value,` one a line (the
     // combiners) or several on one line (`{ MPI_GRAPH=1, MPI_CART=2, ... }`); an enumerator
     // without a value is the one before it plus one (the MPI_T_ verbosities), and a value may

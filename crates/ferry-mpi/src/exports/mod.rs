@@ -12,6 +12,8 @@ pub(crate) mod external;
 pub(crate) mod groups;
 pub(crate) mod info;
 pub(crate) mod intercomms;
+pub(crate) mod io;
+pub(crate) mod io_access;
 pub(crate) mod language;
 pub(crate) mod large_count;
 pub(crate) mod mpi1_names;

@@ -158,6 +158,9 @@ pub struct Runtime {
     /// which holds the target side it shares with the engine's service; the runtime owns it
     /// and drops it with the engine, and only `win` looks inside.
     pub wins: Box<dyn Any + Send>,
+    /// Open files: the state of the I/O feature (`io::Files`), made when the first file
+    /// opens; only `io` looks inside.
+    pub files: Box<dyn Any + Send>,
     /// What the features above lend the requests, the communicators and the runtime's end.
     pub hooks: Hooks,
 }
@@ -201,6 +204,7 @@ impl Runtime {
             next_op: 0,
             coll,
             wins,
+            files: Box::new(()),
             hooks,
         }
     }
