@@ -61,15 +61,30 @@ pub struct Comm {
 pub struct CollSeq {
     blocking: u32,
     nonblocking: u32,
+    /// The number of the persistent collective being started, which its non-blocking call
+    /// takes in place of the next one (`coll/persistent.rs`).
+    pinned: Option<u32>,
 }
 
 impl CollSeq {
-    /// The next call's number in its sequence.
+    /// The next call's number in its sequence (a persistent start's own number, while one is
+    /// pinned).
     pub fn next(&mut self, blocking: bool) -> u32 {
+        if !blocking {
+            if let Some(seq) = self.pinned.take() {
+                return seq;
+            }
+        }
         let n = if blocking { &mut self.blocking } else { &mut self.nonblocking };
         let seq = *n;
         *n = n.wrapping_add(1);
         seq
+    }
+
+    /// Let the next non-blocking call take `seq` (a persistent collective's number, taken at
+    /// its init) instead of a new number; None takes back what no call took.
+    pub fn pin(&mut self, seq: Option<u32>) {
+        self.pinned = seq;
     }
 
     /// Calls begun in both sequences (modulo 2^32).
