@@ -167,6 +167,10 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 #define MPI_DOUBLE                 ((MPI_Datatype)0x4c00080b)
 #define MPI_LONG_DOUBLE            ((MPI_Datatype)0x4c00100c)
 #define MPI_PACKED                 ((MPI_Datatype)0x4c00010f)
+/* MPI-1's bound markers (removed in MPI-3; MPICH's header keeps them): MPI_Type_struct and
+   MPI_Type_create_struct take their displacements as the lower and upper bound. */
+#define MPI_LB                     ((MPI_Datatype)0x4c000010)
+#define MPI_UB                     ((MPI_Datatype)0x4c000011)
 
 #define MPI_INT8_T                 ((MPI_Datatype)0x4c000137)
 #define MPI_INT16_T                ((MPI_Datatype)0x4c000238)

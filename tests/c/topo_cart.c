@@ -6,7 +6,8 @@
  * dimension) and over a grid smaller than the world (MPI_COMM_NULL for the
  * rest), Topo_test, Cartdim_get, Cart_get, Cart_rank / Cart_coords round
  * trips (wrapping in a periodic dimension), Cart_shift in both kinds of
- * dimension, Cart_map, Cart_sub into rows and columns, the topology kept by
+ * dimension, Cart_map, Cart_sub into rows and columns and into no dimension
+ * (rank 0 alone, the others MPI_COMM_NULL), the topology kept by
  * Comm_dup, and MPI_ERR_TOPOLOGY on a communicator without a topology.
  */
 #include <string.h>
@@ -106,6 +107,21 @@ int main(int argc, char **argv)
     CALL(MPI_Cartdim_get(col, &nd));
     CALL(MPI_Cart_get(col, 1, gd, gp, gc));
     CHECK(nd == 1 && gd[0] == dims[0] && gp[0] == 1 && gc[0] == cr, "column grid %d: %d periodic %d at %d", nd, gd[0], gp[0], gc[0]);
+
+    /* Keeping no dimension: a zero-dimensional grid of one process, the grid's rank 0,
+     * congruent to MPI_COMM_SELF; every other rank gets MPI_COMM_NULL. */
+    MPI_Comm none;
+    CALL(MPI_Cart_sub(cart, (int[]){0, 0}, &none));
+    if (me == 0) {
+        int cmp = -1;
+        CHECK(none != MPI_COMM_NULL, "rank 0 got no zero-dimensional grid");
+        CALL(MPI_Comm_compare(MPI_COMM_SELF, none, &cmp));
+        CALL(MPI_Cartdim_get(none, &nd));
+        CHECK(cmp == MPI_CONGRUENT && nd == 0, "zero-dimensional grid: compare %d, ndims %d", cmp, nd);
+        CALL(MPI_Comm_free(&none));
+    } else {
+        CHECK(none == MPI_COMM_NULL, "rank %d got a zero-dimensional grid too", me);
+    }
 
     /* The topology travels with Comm_dup. */
     MPI_Comm dup;

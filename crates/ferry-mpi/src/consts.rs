@@ -172,6 +172,9 @@ constants! {
         MPI_DOUBLE: MPI_Datatype = 0x4c00080b;
         MPI_LONG_DOUBLE: MPI_Datatype = 0x4c00100c;
         MPI_PACKED: MPI_Datatype = 0x4c00010f;
+        // MPI-1's bound markers, removed in MPI-3; MPICH's header still has them.
+        MPI_LB: MPI_Datatype = 0x4c000010;
+        MPI_UB: MPI_Datatype = 0x4c000011;
         MPI_INT8_T: MPI_Datatype = 0x4c000137;
         MPI_INT16_T: MPI_Datatype = 0x4c000238;
         MPI_INT32_T: MPI_Datatype = 0x4c000439;

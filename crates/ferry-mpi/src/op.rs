@@ -256,6 +256,33 @@ pub(crate) fn reduce_local(rt: &mut Locked, inbuf: *const c_void, inoutbuf: *mut
     Ok(())
 }
 
+/// The value and index types of the pair type `h` is (`MPI_2INT`, `MPI_DOUBLE_INT`...) or is
+/// built of alone (a vector of `MPI_LONG_DOUBLE_INT`...): MAXLOC and MINLOC then combine its
+/// pairs. Read from the constructor calls that made it.
+pub fn pair_of(rt: &Runtime, h: MPI_Datatype) -> Option<(ferry_data::datatype::Primitive, ferry_data::datatype::Primitive)> {
+    fn pair_in(c: &crate::objects::records::Contents) -> Option<MPI_Datatype> {
+        let mut found = None;
+        for t in &c.types {
+            let p = match t {
+                crate::objects::records::Child::Named(h) => crate::predefined::pair_type(*h).map(|_| *h)?,
+                crate::objects::records::Child::Derived(_, Some(inner)) => pair_in(inner)?,
+                crate::objects::records::Child::Derived(_, None) => return None,
+            };
+            if found.is_some_and(|f| f != p) {
+                return None;
+            }
+            found = Some(p);
+        }
+        found
+    }
+    if let Some(p) = crate::predefined::pair_type(h) {
+        return Some(p);
+    }
+    let contents = rt.type_info.get(&h)?.contents.clone()?;
+    crate::predefined::pair_type(pair_in(&contents)?)
+}
+
+
 #[cfg(test)]
 mod tests {
     use super::*;

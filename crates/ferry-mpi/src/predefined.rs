@@ -13,9 +13,12 @@ enum Kind {
     Basic(Primitive),
     /// A value-and-index pair (`struct { value; index; }`).
     Pair(Primitive, Primitive),
+    /// MPI-1's `MPI_LB` or `MPI_UB`: no data, extent 0; a struct given one takes its bound
+    /// from it (`types::create_struct`).
+    Marker,
 }
 
-use Kind::{Basic, Pair};
+use Kind::{Basic, Marker, Pair};
 use Primitive as P;
 
 /// Every predefined datatype handle with its canonical name. Aliases (`MPI_LONG_LONG`,
@@ -39,6 +42,8 @@ const DATATYPES: &[(MPI_Datatype, &str, Kind)] = &[
     (MPI_DOUBLE, "MPI_DOUBLE", Basic(P::Double)),
     (MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", Basic(P::LongDouble)),
     (MPI_PACKED, "MPI_PACKED", Basic(P::Packed)),
+    (MPI_LB, "MPI_LB", Marker),
+    (MPI_UB, "MPI_UB", Marker),
     (MPI_INT8_T, "MPI_INT8_T", Basic(P::Int8)),
     (MPI_INT16_T, "MPI_INT16_T", Basic(P::Int16)),
     (MPI_INT32_T, "MPI_INT32_T", Basic(P::Int32)),
@@ -101,6 +106,7 @@ fn table() -> &'static [(MPI_Datatype, &'static str, Datatype)] {
                 let datatype = match kind {
                     Basic(p) => Datatype::primitive(p),
                     Pair(value, index) => Datatype::pair(value, index),
+                    Marker => Datatype::contiguous(0, &Datatype::primitive(P::Byte)).expect("no copies cannot overflow"),
                 };
                 (handle, name, datatype)
             })
@@ -127,7 +133,7 @@ pub fn predefined_datatypes() -> impl Iterator<Item = (MPI_Datatype, &'static st
 pub fn pair_type(handle: MPI_Datatype) -> Option<(Primitive, Primitive)> {
     DATATYPES.iter().find(|e| e.0 == handle).and_then(|e| match e.2 {
         Pair(value, index) => Some((value, index)),
-        Basic(_) => None,
+        Basic(_) | Marker => None,
     })
 }
 

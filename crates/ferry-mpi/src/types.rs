@@ -3,7 +3,7 @@
 
 use std::os::raw::c_int;
 
-use ferry_data::datatype::{Datatype, Distribution, Order};
+use ferry_data::datatype::{Datatype, Distribution, Order, TypeError};
 
 use crate::error::{out_arg, slice};
 use crate::consts::*;
@@ -25,6 +25,31 @@ pub(crate) fn made(rt: &mut Runtime, t: Result<Datatype, ferry_data::datatype::T
     *o = rt.add_type(t);
     rt.type_info.insert(*o, TypeInfo { contents: Some(std::sync::Arc::new(contents)), name: None });
     Ok(())
+}
+
+/// `MPI_Type_create_struct` (and MPI-1's `MPI_Type_struct`) given MPI-1's bound markers, as
+/// MPICH-built programs still pass them: an `MPI_LB` entry sets the lower bound (the least
+/// such displacement, beside any bound a child set explicitly), an `MPI_UB` entry the upper;
+/// the other entries make the type map, whose own bound stands where no marker set one (0
+/// when no entry holds data). The result keeps its bounds in the types built from it, as the
+/// markers did.
+pub(crate) fn create_struct(bl: &[usize], ds: &[isize], handles: &[MPI_Datatype], ts: &[Datatype]) -> Result<Datatype, TypeError> {
+    let is_marker = |i: usize| handles[i] == MPI_LB || handles[i] == MPI_UB;
+    let at = |h: MPI_Datatype| (0..handles.len()).filter(move |&i| handles[i] == h && bl[i] > 0).map(|i| ds[i]);
+    let data: Vec<usize> = (0..handles.len()).filter(|&i| !is_marker(i)).collect();
+    let t = Datatype::create_struct(
+        &data.iter().map(|&i| bl[i]).collect::<Vec<_>>(),
+        &data.iter().map(|&i| ds[i]).collect::<Vec<_>>(),
+        &data.iter().map(|&i| &ts[i]).collect::<Vec<_>>(),
+    )?;
+    let (lbs, ubs): (Vec<isize>, Vec<isize>) = (at(MPI_LB).collect(), at(MPI_UB).collect());
+    if lbs.is_empty() && ubs.is_empty() {
+        return Ok(t);
+    }
+    let explicit = t.has_markers();
+    let lb = if lbs.is_empty() { t.lb() } else { lbs.into_iter().chain(explicit.then(|| t.lb())).min().expect("one marker at least") };
+    let ub = if ubs.is_empty() { t.ub() } else { ubs.into_iter().chain(explicit.then(|| t.ub())).max().expect("one marker at least") };
+    Datatype::resized(&t, lb, ub.checked_sub(lb).ok_or(TypeError::Overflow)?)
 }
 
 pub(crate) fn with_handle(h: *mut MPI_Datatype) -> MpiResult<i32> {

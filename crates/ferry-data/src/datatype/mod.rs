@@ -167,6 +167,12 @@ impl Datatype {
         self.0.ub
     }
 
+    /// Whether the bounds were set explicitly ([`Datatype::resized`], or a child so made), and
+    /// so hold in the types built from this one as MPI-1's bound markers did.
+    pub fn has_markers(&self) -> bool {
+        self.0.has_markers
+    }
+
     /// Offset of the first byte of data (`MPI_Type_get_true_extent`); 0 for size 0.
     pub fn true_lb(&self) -> isize {
         self.0.true_lb

@@ -68,7 +68,7 @@ pub(crate) fn alltoallw(
     let in_place = in_place(sbuf);
     no_in_place(rbuf, "receive buffer")?;
     let recv = side(rt, n, rbuf, rcounts, rdispls, rtypes, "recv")?;
-    no_alias(sbuf, rbuf, recv.iter().any(|b| b.count > 0))?;
+    no_alias(rt, &call, sbuf, &[rbuf], recv.iter().any(|b| b.count > 0))?;
     let (rb, rd) = packed_layout(&recv);
     let mut params = Params::varying(call.rank, n, 0, rb.clone(), rd);
     let send_region = if in_place {

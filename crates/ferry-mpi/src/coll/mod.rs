@@ -51,8 +51,9 @@ pub(crate) use reductions::{reduce, reduce_scatter};
 
 /// Collective tags live above the small internal ones of `internal.rs`: blocking call k of a
 /// communicator sends its data with tag `COLL_TAG_BASE + k` and status tokens with
-/// `TOKEN_TAG_BASE + k` (k modulo `SEQ_SPAN`); non-blocking call k (and persistent start)
-/// with those plus `NONBLOCKING_TAGS` (see `crate::objects::comm::CollSeq`).
+/// `TOKEN_TAG_BASE + k` (k modulo `SEQ_SPAN`); non-blocking call k with those plus
+/// `NONBLOCKING_TAGS` (k modulo half the span), and every start of persistent collective p
+/// (numbered at its init) in the other half (see `crate::objects::comm::CollSeq`).
 const COLL_TAG_BASE: i32 = 1 << 20;
 const TOKEN_TAG_BASE: i32 = 2 << 20;
 const NONBLOCKING_TAGS: i32 = 2 << 20;
@@ -76,16 +77,27 @@ pub(crate) struct Call {
     /// The call's number in its sequence, and the tag offset of that sequence.
     seq: u32,
     tags: i32,
+    /// A persistent collective's start: `seq` is the number its init took.
+    persistent: bool,
     /// An intercommunicator's remote group (`group` is then the local one).
     remote: Option<std::sync::Arc<Vec<u32>>>,
 }
 
 impl Call {
     fn tag(&self) -> i32 {
-        self.tags + COLL_TAG_BASE + (self.seq % SEQ_SPAN) as i32
+        self.tags + COLL_TAG_BASE + self.slot()
     }
     fn token_tag(&self) -> i32 {
-        self.tags + TOKEN_TAG_BASE + (self.seq % SEQ_SPAN) as i32
+        self.tags + TOKEN_TAG_BASE + self.slot()
+    }
+    /// The call's place in its sequence's tags.
+    fn slot(&self) -> i32 {
+        let half = SEQ_SPAN / 2;
+        (match (self.tags, self.persistent) {
+            (0, _) => self.seq % SEQ_SPAN,
+            (_, false) => self.seq % half,
+            (_, true) => half + self.seq % half,
+        }) as i32
     }
 }
 
@@ -97,9 +109,10 @@ pub(crate) fn begin(rt: &mut Runtime, comm: MPI_Comm, req: *mut MPI_Request) -> 
     rt.comm(comm)?;
     let c = rt.comms.get_mut(&comm).expect("validated");
     let blocking = req.is_null();
+    let persistent = !blocking && c.coll_seq.is_pinned();
     let seq = c.coll_seq.next(blocking);
     let tags = if blocking { 0 } else { NONBLOCKING_TAGS };
-    let call = Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.clone(), ctx: c.ctx + 1, seq, tags, remote: c.remote().cloned() };
+    let call = Call { comm, rank: c.rank as usize, size: c.group.len(), group: c.group.clone(), ctx: c.ctx + 1, seq, tags, persistent, remote: c.remote().cloned() };
     // One atomic load unless a tool asked for this event (MPI_T_event_handle_alloc).
     crate::tools::collective_begun(rt, comm, seq, blocking, call.size, call.rank as i32);
     Ok(call)
@@ -114,9 +127,16 @@ pub(crate) fn no_in_place(buf: *const c_void, what: &str) -> MpiResult<()> {
 }
 
 /// The same memory as send and receive buffer is allowed only as MPI_IN_PLACE: a rank that
-/// both sends and receives data may not pass one pointer twice.
-pub(crate) fn no_alias(sbuf: *const c_void, rbuf: *const c_void, moves_data: bool) -> MpiResult<()> {
-    if moves_data && !sbuf.is_null() && !in_place(sbuf) && std::ptr::eq(sbuf, rbuf) {
+/// both sends and receives data may not pass one pointer twice (`rbufs`: the receive buffer,
+/// and where there is one the rank's own block in it, as MPICH compares). Such a call takes
+/// its number in the communicator's sequence back: the error is found on this rank alone
+/// (often the root only, whose buffers alone matter), and as in MPICH the rank may make the
+/// call again, correctly, to meet the others' (MPICH's errors/coll/noalias does so).
+pub(crate) fn no_alias(rt: &mut Runtime, call: &Call, sbuf: *const c_void, rbufs: &[*const c_void], moves_data: bool) -> MpiResult<()> {
+    if moves_data && !sbuf.is_null() && !in_place(sbuf) && rbufs.iter().any(|&r| std::ptr::eq(sbuf, r)) {
+        if let (false, Some(c)) = (call.persistent, rt.comms.get_mut(&call.comm)) {
+            c.coll_seq.give_back(call.tags == 0, call.seq);
+        }
         return err(MPI_ERR_BUFFER, "the send and receive buffers are the same memory (MPI_IN_PLACE says that)".to_string());
     }
     Ok(())

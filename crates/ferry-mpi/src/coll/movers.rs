@@ -85,8 +85,11 @@ fn gather(
     if !in_place {
         check_buf(sbuf, scount, stype)?;
     }
-    if is_root {
-        no_alias(sbuf, rbuf, scount > 0)?;
+    if let Some(r) = rt_.as_ref() {
+        // The rank's own block of the receive buffer, as MPICH compares too.
+        let own = rdispls.as_ref().map_or(call.rank.saturating_mul(rcounts[call.rank]), |d| d[call.rank]);
+        let own = (rbuf as *const u8).wrapping_offset((own as isize).wrapping_mul(r.extent())) as *const c_void;
+        no_alias(rt, &call, sbuf, &[rbuf, own], scount > 0)?;
     }
     let my_bytes = match (&st, &rt_) {
         (Some(s), _) => product(scount, s.size(), "sendcount")?,
@@ -142,8 +145,10 @@ fn scatter(
     if !in_place {
         check_buf(rbuf, rcount, rtype)?;
     }
-    if is_root {
-        no_alias(sbuf, rbuf, rcount > 0)?;
+    if let Some(s) = st.as_ref() {
+        let own = sdispls.as_ref().map_or(call.rank.saturating_mul(scounts[call.rank]), |d| d[call.rank]);
+        let own = (sbuf as *const u8).wrapping_offset((own as isize).wrapping_mul(s.extent())) as *const c_void;
+        no_alias(rt, &call, rbuf, &[sbuf, own], rcount > 0)?;
     }
     let my_bytes = match (&rt_, &st) {
         (Some(r), _) => product(rcount, r.size(), "recvcount")?,
@@ -188,7 +193,7 @@ fn alltoall(rt: &mut Locked, sbuf: *const c_void, send: Side, stype: MPI_Datatyp
     let n = call.size;
     let in_place = in_place(sbuf);
     no_in_place(rbuf, "receive buffer")?;
-    no_alias(sbuf, rbuf, recv.counts.iter().any(|&c| c > 0))?;
+    no_alias(rt, &call, sbuf, &[rbuf], recv.counts.iter().any(|&c| c > 0))?;
     let varying = recv.displs.is_some();
     let r = rt.datatype(rtype)?;
     let rblocks = element_blocks(n, &recv.counts, &recv.displs);

@@ -10,6 +10,22 @@ use super::{begin, check_buf, no_in_place, product, submit_schedule, Counts, Dis
 use crate::consts::*;
 use crate::error::{err, MpiResult};
 use crate::objects::threads::Locked;
+use crate::objects::topology::Topology;
+
+/// MPI-4.1 Example 8.10: on a Cartesian grid the block a rank sends in direction s (2d the
+/// negative one along dimension d, 2d + 1 the positive) arrives in its neighbour's block s ^ 1,
+/// which decides where blocks go when one process is the neighbour in several directions (a
+/// periodic dimension of size 1 or 2). The schedule matches the k-th send to a process with
+/// the k-th receive listed from it, so the receive side is listed in the order s ^ 1: then a
+/// receive's place in the list is the direction its partner sent in. Graph topologies keep
+/// their order (the k-th edge to a process matches the k-th edge from it).
+pub(super) fn cart_receive_order<T>(topo: &Topology, items: &mut [T]) {
+    if matches!(topo, Topology::Cart { .. }) {
+        for pair in items.chunks_exact_mut(2) {
+            pair.swap(0, 1);
+        }
+    }
+}
 
 /// One side of a call: (element offset, count) of each neighbour's block.
 type Blocks = Vec<(usize, usize)>;
@@ -40,14 +56,16 @@ fn neighbor(rt: &mut Locked, comm: MPI_Comm, sbuf: *const c_void, send: impl FnO
     let topo = crate::objects::comm::topology(rt, comm)?;
     let (srcs, dsts) = topo.neighbors(call.rank as i32);
     let peer = |r: &i32| (*r != MPI_PROC_NULL).then_some(*r as usize);
-    let (sources, dests): (Vec<_>, Vec<_>) = (srcs.iter().map(peer).collect(), dsts.iter().map(peer).collect());
+    let (mut sources, dests): (Vec<_>, Vec<_>) = (srcs.iter().map(peer).collect(), dsts.iter().map(peer).collect());
     no_in_place(sbuf, "send buffer of a neighbourhood collective")?;
     no_in_place(rbuf, "receive buffer of a neighbourhood collective")?;
     let (st, rtt) = (rt.datatype(stype)?, rt.datatype(rtype)?);
-    let rblocks = match recv(sources.len())? {
+    let mut rblocks: Blocks = match recv(sources.len())? {
         Recv::Uniform(c) => (0..sources.len()).map(|i| (i * c, c)).collect(),
         Recv::Each(b) => b,
     };
+    cart_receive_order(&topo, &mut sources);
+    cart_receive_order(&topo, &mut rblocks);
     let (sblocks, same) = match send(dests.len())? {
         Send::Same(c) => (vec![(0, c)], true),
         Send::Each(b) => (b, false),

@@ -60,11 +60,13 @@ pub(crate) fn alltoallw(
     let topo = crate::objects::comm::topology(rt, comm)?;
     let (srcs, dsts) = topo.neighbors(call.rank as i32);
     let peer = |r: &i32| (*r != MPI_PROC_NULL).then_some(*r as usize);
-    let (sources, dests): (Vec<_>, Vec<_>) = (srcs.iter().map(peer).collect(), dsts.iter().map(peer).collect());
+    let (mut sources, dests): (Vec<_>, Vec<_>) = (srcs.iter().map(peer).collect(), dsts.iter().map(peer).collect());
     no_in_place(sbuf, "send buffer of a neighbourhood collective")?;
     no_in_place(rbuf, "receive buffer of a neighbourhood collective")?;
     let send = side(rt, &dests, scounts, sdispls, stypes, "send")?;
-    let recv = side(rt, &sources, rcounts, rdispls, rtypes, "recv")?;
+    let mut recv = side(rt, &sources, rcounts, rdispls, rtypes, "recv")?;
+    super::neighbor::cart_receive_order(&topo, &mut sources);
+    super::neighbor::cart_receive_order(&topo, &mut recv);
     let ((send_blocks, send_displs), (recv_blocks, recv_displs)) = (packed(&send), packed(&recv));
     let q = NeighborParams { rank: call.rank, size: call.size, sources, recv_blocks, recv_displs, dests, send_blocks, send_displs };
     let sregion = Region::typed(sbuf, &send, true);

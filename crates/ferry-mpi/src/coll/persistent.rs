@@ -1,7 +1,7 @@
 //! MPI-4 persistent collectives (`MPI_Bcast_init` and kin): the init call checks what it can
 //! without talking to anyone and keeps the call; every MPI_Start makes the same call as the
-//! non-blocking collective, so each run is a fresh schedule counted in the communicator's
-//! collective sequence at its start, like any other collective. The request table entry is
+//! non-blocking collective, so each run is a fresh schedule, under the number that its init
+//! call took in the communicator's sequence of persistent collectives. The request table entry is
 //! the persistent kind that MPI_Start starts (`p2p/persistent.rs`).
 
 use std::os::raw::{c_int, c_void};
@@ -43,9 +43,27 @@ pub(crate) fn check_data(rt: &mut Runtime, buf: *const c_void, count: c_int, dt:
 }
 
 /// Register an inactive persistent request on `comm` and write its handle (MPI_Start runs
-/// `start`).
-pub(crate) fn register(rt: &mut Runtime, comm: MPI_Comm, start: Starter, req: *mut MPI_Request) -> MpiResult<()> {
-    *out_arg(req, "request")? = rt.add_persistent(comm, start);
+/// `start`). The request takes its number in the communicator's sequence of persistent
+/// collectives here, at the init call, which every member makes in the same order (MPI-4.0
+/// 6.13: inits follow the ordering rules of collectives), and every start runs under that
+/// number, in tags of its own: so the ranks may start their persistent collectives in
+/// different orders, and a start takes no number from the non-blocking calls begun beside
+/// it. An init that fails counts as no call.
+pub(crate) fn register(rt: &mut Runtime, comm: MPI_Comm, mut start: Starter, req: *mut MPI_Request) -> MpiResult<()> {
+    out_arg(req, "request")?;
+    let seq = rt.comms.get_mut(&comm).map(|c| c.coll_seq.next_persistent());
+    let pinned: Starter = Box::new(move |rt| {
+        let pin = |rt: &mut Locked, seq| {
+            if let Some(c) = rt.comms.get_mut(&comm) {
+                c.coll_seq.pin(seq);
+            }
+        };
+        pin(rt, seq);
+        let started = start(rt);
+        pin(rt, None);
+        started
+    });
+    *out_arg(req, "request")? = rt.add_persistent(comm, pinned);
     Ok(())
 }
 

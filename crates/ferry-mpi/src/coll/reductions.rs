@@ -42,7 +42,7 @@ pub(crate) fn reduce(rt: &mut Locked, coll: Collective, sbuf: *const c_void, rbu
         no_in_place(sbuf, "send buffer of a rank other than the root")?;
     }
     if gets_result {
-        no_alias(sbuf, rbuf, count > 0)?;
+        no_alias(rt, &call, sbuf, &[rbuf], count > 0)?;
     }
     // Reduce_scatter_block: `count` is each rank's share; the input holds n of them.
     let in_elems = if coll == Collective::ReduceScatter { product(count, n, "count times the ranks")? } else { count };
@@ -88,7 +88,7 @@ pub(crate) fn reduce_scatter(rt: &mut Locked, sbuf: *const c_void, rbuf: *mut c_
     product(total, t.size(), "elements times their size")?;
     let in_place = in_place(sbuf);
     no_in_place(rbuf, "receive buffer")?;
-    no_alias(sbuf, rbuf, total > 0)?;
+    no_alias(rt, &call, sbuf, &[rbuf], total > 0)?;
     if !in_place {
         check_buf(sbuf, total, dt)?;
     }

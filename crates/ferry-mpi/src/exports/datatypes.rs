@@ -52,9 +52,10 @@ crate::mpi_export! { MPI_Type_create_struct, PMPI_Type_create_struct, (count: c_
         let n = nonneg(count, "count")?;
         let bl = slice(blocklens, n, "array_of_blocklengths")?.iter().map(|&b| nonneg(b, "blocklength")).collect::<MpiResult<Vec<_>>>()?;
         let ds: Vec<isize> = slice(displs, n, "array_of_displacements")?.iter().map(|&d| d as isize).collect();
-        let (ts, cs) = child_list(rt, slice(types, n, "array_of_types")?)?;
+        let handles = slice(types, n, "array_of_types")?;
+        let (ts, cs) = child_list(rt, handles)?;
         let ints = [&[count][..], slice(blocklens, n, "")?].concat();
-        made(rt, Datatype::create_struct(&bl, &ds, &ts), newtype, Contents::new(MPI_COMBINER_STRUCT, ints, ds.clone(), cs))
+        made(rt, crate::types::create_struct(&bl, &ds, handles, &ts), newtype, Contents::new(MPI_COMBINER_STRUCT, ints, ds.clone(), cs))
     })
 }}
 crate::mpi_export! { MPI_Type_create_resized, PMPI_Type_create_resized, (old: MPI_Datatype, lb: MPI_Aint, extent: MPI_Aint, newtype: *mut MPI_Datatype) {

@@ -61,15 +61,53 @@ pub struct Comm {
 pub struct CollSeq {
     blocking: u32,
     nonblocking: u32,
+    /// Persistent collectives, numbered at their init calls.
+    persistent: u32,
+    /// The number of the persistent collective being started, which its non-blocking call
+    /// takes in place of the next one (`coll/persistent.rs`).
+    pinned: Option<u32>,
 }
 
 impl CollSeq {
-    /// The next call's number in its sequence.
+    /// The next call's number in its sequence (a persistent start's own number, while one is
+    /// pinned).
     pub fn next(&mut self, blocking: bool) -> u32 {
+        if !blocking {
+            if let Some(seq) = self.pinned.take() {
+                return seq;
+            }
+        }
         let n = if blocking { &mut self.blocking } else { &mut self.nonblocking };
         let seq = *n;
         *n = n.wrapping_add(1);
         seq
+    }
+
+    /// The next persistent collective's number (its init call's; every start reuses it).
+    pub fn next_persistent(&mut self) -> u32 {
+        let seq = self.persistent;
+        self.persistent = seq.wrapping_add(1);
+        seq
+    }
+
+    /// Whether a persistent start's number is pinned for the next non-blocking call.
+    pub fn is_pinned(&self) -> bool {
+        self.pinned.is_some()
+    }
+
+    /// Take back `seq`, the number the last call of its sequence took, for a call refused on
+    /// this rank alone before it sent anything (`coll::no_alias`).
+    pub fn give_back(&mut self, blocking: bool, seq: u32) {
+        let n = if blocking { &mut self.blocking } else { &mut self.nonblocking };
+        if n.wrapping_sub(1) == seq {
+            *n = seq;
+        }
+    }
+
+    /// Let the next non-blocking call take `seq` (a persistent collective's number, taken at
+    /// its init) instead of a new number; None takes back what no call took.
+    pub fn pin(&mut self, seq: Option<u32>) {
+        self.pinned = seq;
     }
 
     /// Calls begun in both sequences (modulo 2^32).

@@ -20,18 +20,37 @@ fn register(rt: &mut Runtime, comm: MPI_Comm, start: Starter, req: *mut MPI_Requ
     Ok(())
 }
 
+/// The derived datatype a persistent request was made with, which the request holds: the
+/// program may free the handle after the init call, and the type stays usable by the
+/// operations that use it (MPI_Type_free). Predefined types need no holding.
+fn held(rt: &Runtime, dt: MPI_Datatype) -> Option<ferry_data::datatype::Datatype> {
+    rt.types.get(&dt).map(|(t, _)| t.clone())
+}
+
+/// Run `start` with a handle for the held type: an entry of its own in the type table for the
+/// call, removed after it (operations in flight hold their own reference to the type map).
+fn with_held<R>(rt: &mut Runtime, dt: MPI_Datatype, held: &Option<ferry_data::datatype::Datatype>, start: impl FnOnce(&mut Runtime, MPI_Datatype) -> MpiResult<R>) -> MpiResult<R> {
+    let Some(t) = held else { return start(rt, dt) };
+    let h = rt.types.add((t.clone(), true));
+    let started = start(rt, h);
+    rt.types.remove(&h);
+    started
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn send_init(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, mode: Mode, req: *mut MPI_Request) -> MpiResult<()> {
     out_arg(req, "request")?;
     check_send(rt, buf, count, dt, dest, tag, comm)?;
-    register(rt, comm, Box::new(move |rt| send_req(rt, buf, count, dt, dest, tag, comm, mode)), req)
+    let t = held(rt, dt);
+    register(rt, comm, Box::new(move |rt| with_held(rt, dt, &t, |rt, dt| send_req(rt, buf, count, dt, dest, tag, comm, mode))), req)
 }
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn recv_init(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, req: *mut MPI_Request) -> MpiResult<()> {
     out_arg(req, "request")?;
     check_recv(rt, buf, count, dt, source, tag, comm)?;
-    register(rt, comm, Box::new(move |rt| recv_req(rt, buf, count, dt, source, tag, comm)), req)
+    let t = held(rt, dt);
+    register(rt, comm, Box::new(move |rt| with_held(rt, dt, &t, |rt, dt| recv_req(rt, buf, count, dt, source, tag, comm))), req)
 }
 
 /// Check that `h` is a persistent request MPI_Start may start.

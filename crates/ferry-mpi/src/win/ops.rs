@@ -151,11 +151,12 @@ fn done_request(rt: &mut Runtime) -> c_int {
 
 /// The operation and element type of an accumulate, checked against both types.
 /// An accumulate of no data combines nothing: only the operation's handle is checked then.
-fn accumulate_op(op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype, len: usize) -> MpiResult<(PredefinedOp, Option<ElemType>)> {
+/// `dt` names the element type where it is a pair type (MPI_2INT...) or built of one alone.
+fn accumulate_op(rt: &Runtime, op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: &Datatype, len: usize) -> MpiResult<(PredefinedOp, Option<ElemType>)> {
     let Some(pop) = PredefinedOp::from_handle(op) else {
         return err(MPI_ERR_OP, format!("operation {op:#x} is not predefined (one-sided accumulates take only predefined operations)"));
     };
-    let elem = match crate::predefined::pair_type(dt) {
+    let elem = match crate::op::pair_of(rt, dt) {
         Some((v, i)) => Some(ElemType::Pair(v, i)),
         None => reduce_op::elem_type(ot),
     };
@@ -281,7 +282,7 @@ pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, o
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
     if let Some(at) = shared_place(rt, win, &p)? {
         if let Some(ot) = contiguous_origin(rt, obuf, ocount, otype, &p, at)? {
-            let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
+            let (pop, elem) = accumulate_op(rt, op, otype, &ot, &p.ttype, p.len)?;
             // SAFETY: `contiguous_origin` checked that the buffer's `p.len` bytes are its data
             // and lie apart from the target's; MPI's contract makes them readable.
             let src = unsafe { std::slice::from_raw_parts(obuf as *const u8, p.len) };
@@ -289,7 +290,7 @@ pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, o
         }
     }
     let (data, ot) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
-    let (pop, elem) = accumulate_op(op, otype, &ot, &p.ttype, p.len)?;
+    let (pop, elem) = accumulate_op(rt, op, otype, &ot, &p.ttype, p.len)?;
     if let Some(at) = shared_place(rt, win, &p)? {
         return combine_here(rt, win, &p, at, elem, Action::Op(pop), &data, None);
     }
@@ -338,7 +339,7 @@ pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_in
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
     let no_op = op == MPI_NO_OP;
     let (data, ot) = if no_op { (Vec::new(), p.ttype.clone()) } else { origin_bytes(rt, obuf, ocount, otype, p.len)? };
-    let (pop, elem) = accumulate_op(op, if no_op { ttype } else { otype }, &ot, &p.ttype, p.len)?;
+    let (pop, elem) = accumulate_op(rt, op, if no_op { ttype } else { otype }, &ot, &p.ttype, p.len)?;
     let rn = check_count(rcount, "result count")?;
     if rt.datatype(rtype)?.size() * rn != p.len {
         return err(MPI_ERR_TYPE, "result and target hold different amounts of data");

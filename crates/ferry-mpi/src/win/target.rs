@@ -41,7 +41,7 @@ impl Memory {
         }
         let (lo, hi) = (offset as i128 + span.start as i128, offset as i128 + span.end as i128);
         if self.dynamic {
-            if self.attached.iter().any(|&(a, s)| a as i128 <= lo && hi <= a as i128 + s as i128) {
+            if covered(&self.attached, lo, hi) {
                 return Ok(offset as usize as *mut u8);
             }
             return Err(format!("bytes {lo:#x}..{hi:#x} are not in memory attached to the window"));
@@ -60,6 +60,23 @@ impl Memory {
             self.size as u64
         }
     }
+}
+
+/// Whether the attached regions cover the bytes `lo..hi` (not empty): an access may run from
+/// one region into another attached right after it (two halves of an array attached apart,
+/// as MPICH's rma/win_dynamic_rma_flush_get does), every byte being attached.
+fn covered(attached: &[(usize, usize)], lo: i128, hi: i128) -> bool {
+    let mut at = lo;
+    // Each pass moves past one region, so there are at most as many passes as regions.
+    for _ in 0..attached.len() {
+        let end = attached.iter().filter(|&&(a, s)| a as i128 <= at && at < a as i128 + s as i128).map(|&(a, s)| a as i128 + s as i128).max();
+        match end {
+            Some(end) if end >= hi => return true,
+            Some(end) => at = end,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// Who holds a window's lock, and who waits for it.
@@ -373,6 +390,18 @@ mod tests {
         assert_eq!(mem.locate(1 << 63, i64::MIN..i64::MIN + 8).unwrap().wrapping_offset(isize::MIN) as usize, 0x1000);
         assert!(mem.locate(u64::MAX, 1..9).is_err());
         assert_eq!(mem.locate(8, -8..0).unwrap() as usize, 0x1008);
+    }
+
+    #[test]
+    fn an_access_may_run_across_regions_attached_side_by_side() {
+        let mem = Memory { base: 0, size: 0, dynamic: true, attached: vec![(0x2000, 0x100), (0x1000, 0x1000), (0x3000, 8)] };
+        assert!(mem.locate(0x1800, 0..0x900).is_ok());
+        assert!(mem.locate(0x1000, 0..0x1100).is_ok());
+        // A gap between them (0x2100..0x3000) is not attached.
+        assert!(mem.locate(0x1000, 0..0x1200).is_err());
+        assert!(mem.locate(0x20f8, 0..0x10).is_err());
+        assert!(mem.locate(0x0ff8, 0..0x10).is_err());
+        assert!(mem.locate(0x3000, 0..8).is_ok());
     }
 
     #[test]

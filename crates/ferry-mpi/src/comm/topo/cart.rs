@@ -106,8 +106,16 @@ pub(crate) fn cart_sub(rt: &mut Runtime, comm: MPI_Comm, remain: *const c_int) -
     let rank = rt.comm(comm)?.rank;
     let coords = Topology::coords(&dims, rank);
     // Ranks that agree on the dropped coordinates form one sub-grid.
-    let color = (0..dims.len()).filter(|&d| !keep[d]).fold(0, |acc, d| acc * dims[d] + coords[d]);
+    let mut color = (0..dims.len()).filter(|&d| !keep[d]).fold(0, |acc, d| acc * dims[d] + coords[d]);
+    // Keeping no dimension gives a zero-dimensional grid, one process: as for MPI_Cart_create
+    // with ndims 0, the grid's rank 0 has it and the others MPI_COMM_NULL (MPICH does so too).
+    if !keep.contains(&true) && rank != 0 {
+        color = MPI_UNDEFINED;
+    }
     let new = crate::comm::split(rt, comm, color, rank)?;
+    if new == MPI_COMM_NULL {
+        return Ok(new);
+    }
     let pick = |v: &[i32]| (0..dims.len()).filter(|&d| keep[d]).map(|d| v[d]).collect::<Vec<_>>();
     let sub = Topology::Cart { dims: pick(&dims), periods: (0..dims.len()).filter(|&d| keep[d]).map(|d| periods[d]).collect() };
     rt.comms.get_mut(&new).expect("split with a colour always gives a communicator").topo = Some(std::sync::Arc::new(sub));

@@ -108,9 +108,10 @@ crate::mpi_export! { MPI_Type_create_struct_c, PMPI_Type_create_struct_c, (count
     call("MPI_Type_create_struct_c", MPI_COMM_WORLD, move |rt| {
         let n = nonneg(count, "count")?;
         let (bl, ds) = (nonnegs(blocklens, n, "array_of_blocklengths")?, isizes(displs, n, "array_of_displacements")?);
-        let (ts, cs) = child_list(rt, slice(types, n, "array_of_types")?)?;
+        let handles = slice(types, n, "array_of_types")?;
+        let (ts, cs) = child_list(rt, handles)?;
         let l = large(&[count], &[slice(blocklens, n, "")?, slice(displs, n, "")?]);
-        made(rt, Datatype::create_struct(&bl, &ds, &ts), newtype, Contents::large(MPI_COMBINER_STRUCT, vec![], l, cs))
+        made(rt, crate::types::create_struct(&bl, &ds, handles, &ts), newtype, Contents::large(MPI_COMBINER_STRUCT, vec![], l, cs))
     })
 }}
 
