@@ -1,12 +1,16 @@
 //! Engines of two jobs that meet at run time (a bridge): each adds the other job's processes
 //! as peers numbered after its own ranks, with a secret of the bridge's own; messages of every
 //! size go both ways, simultaneous connects resolve, a wrong secret is refused, and both sides
-//! leave the bridge in order. Engines of one process over loopback, driven from one thread.
+//! leave the bridge in order; two jobs meet through a port name (MPI's accept/connect) and
+//! build the bridge from what they traded. Engines of one process over loopback, driven from
+//! one thread (a second thread where both sides block).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
+use ferry_core::bootstrap::meeting::{decode_meeting, encode_meeting, Side};
+use ferry_core::bootstrap::port::{connect, Port, PortError};
 use ferry_core::engine::matching::Pattern;
 use ferry_core::engine::{BridgeSpec, Engine, EngineConfig, EngineError, ReqId, Status};
 use ferry_core::transport::business_card::{BusinessCard, GlobalId};
@@ -189,4 +193,65 @@ fn both_sides_leave_a_bridge_in_order() {
     for e in a.iter_mut().chain(b.iter_mut()) {
         e.finalize().expect("finalize after a disconnect");
     }
+}
+
+/// A job's side of a meeting: every rank with its card, and a context id.
+fn side(job: &[Engine], ctx: u32) -> Side {
+    Side { ctx, members: peers_of(job) }
+}
+
+#[test]
+fn two_jobs_meet_through_a_port_and_talk() {
+    let mut a = job(2, b"job a", true);
+    let mut b = job(2, b"job b", true);
+    let port = Port::open(LO).expect("port");
+    let name = port.name();
+    let (sa, sb) = (side(&a, 10), side(&b, 20));
+    let timeout = Duration::from_secs(10);
+    let (ma, mb) = std::thread::scope(|s| {
+        let h = s.spawn(|| connect(&name, &sb, timeout));
+        let ma = port.accept(&sa, timeout).expect("accepted");
+        (ma, h.join().unwrap().expect("connected"))
+    });
+    assert_eq!((ma.bridge, &ma.secret, ma.accepted, mb.accepted), (mb.bridge, &mb.secret, true, false));
+    assert_eq!((&ma.remote, &mb.remote), (&sb, &sa));
+    // Each root tells its other members; every member joins the bridge.
+    let (ma1, mb1) = (decode_meeting(&encode_meeting(&ma)).unwrap(), decode_meeting(&encode_meeting(&mb)).unwrap());
+    for (e, m) in a.iter_mut().zip([&ma, &ma1]) {
+        assert_eq!(e.add_bridge(m.spec()).unwrap(), 2..4);
+    }
+    for (e, m) in b.iter_mut().zip([&mb, &mb1]) {
+        assert_eq!(e.add_bridge(m.spec()).unwrap(), 2..4);
+    }
+    let (a0, a1) = a.split_at_mut(1);
+    let (b0, b1) = b.split_at_mut(1);
+    exchange(&mut a1[0], 2, &mut b0[0], 3, b"a1 to b0");
+    exchange(&mut b1[0], 2, &mut a0[0], 3, &[1u8; 70_000]);
+}
+
+#[test]
+fn a_port_name_is_a_capability() {
+    let b = job(1, b"job b", true);
+    let port = Port::open(LO).expect("port");
+    let name = port.name();
+    let timeout = Duration::from_secs(10);
+    // The right address with another secret: refused, and the port waits on.
+    let (head, _) = name.rsplit_once('/').unwrap();
+    let forged = format!("{head}/{}", "0".repeat(64));
+    let sb = side(&b, 1);
+    let m = std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            let e = connect(&forged, &sb, timeout).expect_err("no secret, no meeting");
+            assert!(matches!(e, PortError::Refused { .. }), "{e}");
+            connect(&name, &sb, timeout).expect("the holder of the name gets in")
+        });
+        let m = port.accept(&side(&b, 2), timeout).expect("accepted");
+        h.join().unwrap();
+        m
+    });
+    assert_eq!(m.remote.ctx, 1);
+    assert!(matches!(connect("ferry-port:nonsense", &sb, timeout), Err(PortError::Meeting(_))));
+    // A closed port refuses.
+    drop(port);
+    assert!(matches!(connect(&name, &sb, timeout), Err(PortError::Io { .. })));
 }
