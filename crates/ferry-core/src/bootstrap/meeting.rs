@@ -65,6 +65,16 @@ pub struct Side {
     pub members: Vec<(u32, BusinessCard)>,
 }
 
+impl Side {
+    /// The side of `members` (peer numbers of `engine`, in rank order) with context `ctx`;
+    /// `None` when a member is not of this job (a bridged peer: a meeting names processes
+    /// by their rank in their own job, and members of two jobs could share a rank).
+    pub fn of(engine: &crate::engine::Engine, members: &[u32], ctx: u32) -> Option<Side> {
+        let members = members.iter().map(|&p| (p < engine.size()).then(|| (p, engine.card(p).clone()))).collect::<Option<Vec<_>>>()?;
+        Some(Side { ctx, members })
+    }
+}
+
 /// What a meeting gives each side: the bridge and the other side.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Meeting {
@@ -76,6 +86,15 @@ pub struct Meeting {
 }
 
 impl Meeting {
+    /// The meeting as a root tells it to the other members of its communicator.
+    pub fn encode(&self) -> Vec<u8> {
+        encode_meeting(self)
+    }
+
+    pub fn decode(b: &[u8]) -> Result<Meeting, MeetingError> {
+        decode_meeting(b)
+    }
+
     /// The bridge to hand to the engine.
     pub fn spec(&self) -> BridgeSpec {
         BridgeSpec { id: self.bridge, secret: self.secret.clone(), accepted: self.accepted, peers: self.remote.members.clone() }

@@ -44,6 +44,11 @@ impl Engine {
         Ok(first..first + n)
     }
 
+    /// The business card of `peer`.
+    pub fn card(&self, peer: u32) -> &BusinessCard {
+        &self.cards[peer as usize]
+    }
+
     /// Peers known to this engine, itself, its job's ranks and bridged ones included.
     pub fn peer_count(&self) -> u32 {
         self.routes.len() as u32
@@ -52,6 +57,13 @@ impl Engine {
     /// (bridge id, rank in its own job) of `peer`, when it joined through a bridge.
     pub fn bridge_of(&self, peer: u32) -> Option<(u32, u32)> {
         self.connector.wire_of(peer)
+    }
+
+    /// Whether this side accepted the bridge `peer` joined through (`None`: a peer of this
+    /// job). Both sides of a bridge see the same answer the other way round, so it orders
+    /// the two groups alike in both jobs (world ranks cannot: each job numbers its own first).
+    pub fn bridge_accepted(&self, peer: u32) -> Option<bool> {
+        self.connector.bridge_accepted(peer)
     }
 
     /// Leave bridge `id`, whose peers are `peers`: say goodbye to those this process is

@@ -70,6 +70,11 @@ impl Bridges {
         self.of_peer(peer).map(|b| (b.id, b.wire[(peer - b.first) as usize]))
     }
 
+    /// Whether this side accepted the bridge of local peer `peer`, when it came through one.
+    pub fn accepted(&self, peer: u32) -> Option<bool> {
+        self.of_peer(peer).map(|b| b.high)
+    }
+
     /// The local number of the process with wire rank `wire` on bridge `id`.
     pub fn local_of(&self, id: u32, wire: u32) -> Option<u32> {
         let b = self.list.iter().find(|b| b.id == id)?;
@@ -115,6 +120,7 @@ mod tests {
         assert_eq!(b.wire_of(7), Some((11, 3)));
         assert_eq!(b.wire_of(8), Some((11, 0)));
         assert_eq!(b.wire_of(9), None);
+        assert_eq!((b.accepted(5), b.accepted(8), b.accepted(3)), (Some(true), Some(false), None));
         assert_eq!(b.local_of(11, 0), Some(8));
         assert_eq!(b.local_of(11, 1), None);
         assert_eq!(b.local_of(12, 0), None);

@@ -235,6 +235,11 @@ impl Connector {
         self.bridges.wire_of(peer)
     }
 
+    /// Whether this side accepted the bridge `peer` came through (`None`: of this job).
+    pub fn bridge_accepted(&self, peer: u32) -> Option<bool> {
+        self.bridges.accepted(peer)
+    }
+
     /// The secret a connection to or from `peer` proves.
     fn secret_of(&self, peer: u32) -> &[u8] {
         match self.bridges.wire_of(peer) {
