@@ -5,7 +5,7 @@
  * the two jobs, barrier, bcast from the server's rank 0 (MPI_ROOT), allreduce (each group gets
  * the other's sum), MPI_Intercomm_merge (server first) with an allreduce on the merged
  * communicator (again with the same high on both sides: the accepting side first), then
- * MPI_Comm_disconnect. The client first checks the failures: a port name
+ * MPI_Comm_disconnect (which leaves the other job) and an allreduce of each job alone. The client first checks the failures: a port name
  * nobody listens on and closing a port never opened give MPI_ERR_PORT.
  */
 #include <mpi.h>
@@ -119,6 +119,10 @@ int main(int argc, char **argv) {
 
     MPI_Comm_disconnect(&inter);
     CHECK(inter == MPI_COMM_NULL, "disconnect leaves MPI_COMM_NULL");
+    /* The job goes on by itself. */
+    int world_sum = 0;
+    MPI_Allreduce(&one, &world_sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(world_sum == size, "world allreduce after disconnect gave %d", world_sum);
     if (server && rank == 0) MPI_Close_port(port);
     free(got); free(reqs); free(sts);
     MPI_Finalize();

@@ -98,6 +98,26 @@ pub(crate) fn meet(rt: &mut Runtime, comm: i32, root: i32, role: Role) -> MpiRes
     Ok(rt.add_comm(new))
 }
 
+/// At `MPI_Comm_disconnect` of `comm` (still in the table): leave each bridge its remote
+/// group came through when no other communicator of this process reaches a peer of it.
+/// Both jobs disconnect collectively, so both sides leave alike; one that keeps another
+/// communicator over the bridge says its goodbye at `MPI_Finalize` instead, which ends the
+/// other side's wait then.
+pub(crate) fn leave_bridges(rt: &mut Runtime, comm: i32) -> MpiResult<()> {
+    let Some(remote) = rt.comm(comm)?.remote().cloned() else { return Ok(()) };
+    let mut ids: Vec<u32> = remote.iter().filter_map(|&p| rt.engine.bridge_of(p).map(|(id, _)| id)).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        let Some(peers) = rt.engine.bridge_peers(id) else { continue };
+        let in_use = rt.comms.iter().any(|(h, c)| h != comm && c.group.iter().chain(c.remote().map(|r| r.iter()).into_iter().flatten()).any(|p| peers.contains(p)));
+        if !in_use {
+            rt.engine.disconnect_bridge(id, peers).map_err(|e| MpiError::new(MPI_ERR_OTHER, format!("leaving the other job: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
 /// The root's part: its group's side, then the meeting through the port.
 fn root_meets(rt: &mut Runtime, group: &[u32], ctx: u32, role: Role) -> MpiResult<Meeting> {
     let Some(side) = Side::of(&rt.engine, group, ctx) else {

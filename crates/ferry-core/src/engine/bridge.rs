@@ -66,6 +66,11 @@ impl Engine {
         self.connector.bridge_accepted(peer)
     }
 
+    /// The peers of bridge `id` while it is open (`None` once left, or never joined).
+    pub fn bridge_peers(&self, id: u32) -> Option<Range<u32>> {
+        self.connector.bridge_peers(id)
+    }
+
     /// Leave bridge `id`, whose peers are `peers`: say goodbye to those this process is
     /// connected to, write what is queued for them, wait for their goodbyes, then close.
     /// Both sides call it (MPI_Comm_disconnect is collective), after their communication

@@ -70,6 +70,11 @@ impl Bridges {
         self.of_peer(peer).map(|b| (b.id, b.wire[(peer - b.first) as usize]))
     }
 
+    /// The local numbers of bridge `id`'s peers.
+    pub fn peers(&self, id: u32) -> Option<std::ops::Range<u32>> {
+        self.list.iter().find(|b| b.id == id).map(|b| b.first..b.first + b.wire.len() as u32)
+    }
+
     /// Whether this side accepted the bridge of local peer `peer`, when it came through one.
     pub fn accepted(&self, peer: u32) -> Option<bool> {
         self.of_peer(peer).map(|b| b.high)
@@ -126,6 +131,7 @@ mod tests {
         assert_eq!(b.local_of(12, 0), None);
         assert_eq!(b.secret(9), Some(&b"s"[..]));
         assert_eq!(b.secret(10), None);
+        assert_eq!((b.peers(9), b.peers(11), b.peers(1)), (Some(4..7), Some(7..9), None));
         b.remove(9);
         assert_eq!(b.wire_of(4), None);
         assert_eq!(b.local_of(11, 3), Some(7));

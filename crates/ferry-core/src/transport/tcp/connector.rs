@@ -240,6 +240,11 @@ impl Connector {
         self.bridges.accepted(peer)
     }
 
+    /// The peers of bridge `id`, while it is open.
+    pub fn bridge_peers(&self, id: u32) -> Option<std::ops::Range<u32>> {
+        self.bridges.peers(id)
+    }
+
     /// The secret a connection to or from `peer` proves.
     fn secret_of(&self, peer: u32) -> &[u8] {
         match self.bridges.wire_of(peer) {
