@@ -56,19 +56,19 @@ impl Engine {
 
     /// (bridge id, rank in its own job) of `peer`, when it joined through a bridge.
     pub fn bridge_of(&self, peer: u32) -> Option<(u32, u32)> {
-        self.connector.wire_of(peer)
+        self.connector.bridges().wire_of(peer)
     }
 
     /// Whether this side accepted the bridge `peer` joined through (`None`: a peer of this
     /// job). Both sides of a bridge see the same answer the other way round, so it orders
     /// the two groups alike in both jobs (world ranks cannot: each job numbers its own first).
     pub fn bridge_accepted(&self, peer: u32) -> Option<bool> {
-        self.connector.bridge_accepted(peer)
+        self.connector.bridges().accepted(peer)
     }
 
     /// The peers of bridge `id` while it is open (`None` once left, or never joined).
     pub fn bridge_peers(&self, id: u32) -> Option<Range<u32>> {
-        self.connector.bridge_peers(id)
+        self.connector.bridges().peers(id)
     }
 
     /// Leave bridge `id`, whose peers are `peers`: say goodbye to those this process is

@@ -516,7 +516,7 @@ impl Engine {
                         continue;
                     }
                     let mut route: Box<dyn Route> = Box::new(conn);
-                    if let Some((_, wire)) = self.connector.wire_of(peer) {
+                    if let Some((_, wire)) = self.connector.bridges().wire_of(peer) {
                         route = Box::new(Renumbered::new(route, peer, wire));
                     }
                     let mut broken = None;

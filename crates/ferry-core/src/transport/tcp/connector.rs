@@ -230,19 +230,9 @@ impl Connector {
         self.bridges.remove(id);
     }
 
-    /// (bridge id, wire rank) of `peer` when it came through a bridge.
-    pub fn wire_of(&self, peer: u32) -> Option<(u32, u32)> {
-        self.bridges.wire_of(peer)
-    }
-
-    /// Whether this side accepted the bridge `peer` came through (`None`: of this job).
-    pub fn bridge_accepted(&self, peer: u32) -> Option<bool> {
-        self.bridges.accepted(peer)
-    }
-
-    /// The peers of bridge `id`, while it is open.
-    pub fn bridge_peers(&self, id: u32) -> Option<std::ops::Range<u32>> {
-        self.bridges.peers(id)
+    /// The bridges open now: which peers came through which.
+    pub fn bridges(&self) -> &Bridges {
+        &self.bridges
     }
 
     /// The secret a connection to or from `peer` proves.
