@@ -132,6 +132,7 @@ test: deps-test build
 	bash tests/mcapi/abi/check.sh
 	bash tests/run-c-tests.sh
 	bash tests/dead-peer.sh
+	bash tests/dynamic.sh
 	bash tests/shm.sh
 	$(SUDO) bash tests/topology-check.sh
 	$(SUDO) bash tests/clusters.sh

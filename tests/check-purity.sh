@@ -17,7 +17,7 @@ done
 # reach no socket, ring, clock, thread, file or log.
 core="crates/ferry-core/src/engine/protocol.rs crates/ferry-core/src/engine/matching.rs
       crates/ferry-core/src/engine/request.rs crates/ferry-core/src/engine/slab.rs crates/ferry-core/src/engine/protocol/departed.rs
-      crates/ferry-core/src/transport/frame.rs crates/ferry-core/src/transport/paths.rs
+      crates/ferry-core/src/transport/frame.rs crates/ferry-core/src/transport/paths.rs crates/ferry-core/src/transport/tcp/bridge.rs
       crates/ferry-core/src/transport/relay/wire.rs crates/ferry-core/src/transport/relay/handshake.rs
       crates/ferry-core/src/transport/relay/policy.rs crates/ferry-core/src/transport/relay/registry.rs"
 bad=$(grep -nE 'mio::|libc::|std::(net|time|thread|fs|process|io)|Instant|SystemTime|transport::(shm|tcp)|crate::(bootstrap|config|log)|(debug|info|warn|error)!|println!|eprintln!' $core || true)

@@ -9,7 +9,8 @@
 # Two builds (-b): `ferry` builds mpi4py with bin/mpicc (mpi4py's configuration sees which
 # functions Ferry has); `mpich` builds it with Debian's mpicc.mpich and runs it on Ferry's
 # library (lib/ first on LD_LIBRARY_PATH: libmpich.so.12 is Ferry's), as a user's MPICH-built
-# mpi4py would run. Dynamic processes (spawn, ports) are not in Ferry: mpi4py's own switch
+# mpi4py would run. Dynamic processes are in Ferry only in part (ports, accept, connect; no
+# spawn, name service or join): mpi4py's own switch
 # (MPI4PY_TEST_SPAWN=0) skips the spawn tests, and test_dynproc, which asks for a port as it
 # is imported, is left out of both builds. The MPICH build calls whatever MPICH has, so what
 # would call user data representations (MPI_Register_datarep, which Ferry does not have) is

@@ -14,3 +14,6 @@ pub mod transport;
 
 // The faces start from a job and reach nothing else of the bootstrap.
 pub use bootstrap::{Job, JobError, Locate, NodeMode};
+/// Dynamic processes: two jobs meet through a port and join a bridge (docs/dynamic.md).
+pub use bootstrap::meeting::{Meeting, MeetingError, Side};
+pub use bootstrap::port::{connect as connect_port, Port, PortError};

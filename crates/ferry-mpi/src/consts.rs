@@ -366,6 +366,7 @@ constants! {
         MPI_TYPECLASS_INTEGER: c_int = 2;
         MPI_TYPECLASS_COMPLEX: c_int = 3;
         MPI_MAX_OBJECT_NAME: c_int = 128;
+        MPI_MAX_PORT_NAME: c_int = 256;
         // The tools interface: verbosity, binding, scope and pvar class (MPICH's values).
         MPI_T_VERBOSITY_INVALID: c_int = 0;
         MPI_T_VERBOSITY_USER_BASIC: c_int = 221;

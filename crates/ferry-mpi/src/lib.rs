@@ -25,6 +25,7 @@ mod abi_objects;
 mod attr;
 mod boundary;
 mod coll;
+mod dynamic;
 mod comm;
 mod completion;
 mod errhandler;

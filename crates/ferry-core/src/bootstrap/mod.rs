@@ -7,13 +7,18 @@
 //! `job` turns a launch into a [`Job`] and a ready engine: the one start-up of every face;
 //! `node` does the same for an MCAPI node, which may also start without a launcher, from a
 //! hosts file (`hosts_file`, a pure parser) or a same-host rendezvous (`rendezvous`).
+//!
+//! `meeting` (pure) and `port` (its driver) let two jobs meet at run time through a port
+//! name and become each other's engine peers (a bridge): see docs/dynamic.md.
 
 pub mod dial_plan;
 pub mod hosts_file;
 pub mod job;
+pub mod meeting;
 pub mod node;
 pub mod pmi_client;
 pub mod pmi_server;
+pub mod port;
 pub mod rendezvous;
 pub use ferry_wire::pmi as pmi_wire;
 

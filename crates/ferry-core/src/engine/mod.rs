@@ -18,6 +18,7 @@
 //! same way, but not reported as lost. A peer behind a ring has no connection to close: its
 //! process is watched instead (`peer_watch.rs`), and its death ends an MPI job the same way.
 
+mod bridge;
 pub mod collective;
 pub mod matching;
 mod peer_route;
@@ -43,8 +44,10 @@ use mio::{Events, Interest, Poll, Token};
 use crate::transport::business_card::BusinessCard;
 use crate::transport::shm::{read_remote_exact, HostShm, Link, ShmRoute, StatusBoard};
 use crate::transport::tcp::{Connector, ConnectorEvent, DialPlan};
+use crate::transport::renumber::Renumbered;
 use crate::transport::{OutFrame, RecvOutcome, Route, RouteError, SendOutcome};
 use crate::{debug, error, warn};
+pub use bridge::BridgeSpec;
 pub use matching::{Envelope, Pattern};
 /// The shared segment of one communicator's ranks on one host (the shared-memory
 /// collectives' flags and slots), made and named through [`Engine::host_area_name`].
@@ -513,6 +516,9 @@ impl Engine {
                         continue;
                     }
                     let mut route: Box<dyn Route> = Box::new(conn);
+                    if let Some((_, wire)) = self.connector.bridges().wire_of(peer) {
+                        route = Box::new(Renumbered::new(route, peer, wire));
+                    }
                     let mut broken = None;
                     for f in std::mem::take(&mut self.waiting[peer as usize]) {
                         let completes = f.completes;
@@ -706,7 +712,7 @@ impl Engine {
     /// reported; a lost peer ends the wait through the error it raises.
     pub fn finalize(&mut self) -> Result<(), EngineError> {
         let me = self.proto.rank();
-        for peer in 0..self.size {
+        for peer in 0..self.routes.len() as u32 {
             if peer != me && self.routes[peer as usize].is_some() {
                 self.proto.bye(peer);
             }

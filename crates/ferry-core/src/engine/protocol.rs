@@ -137,6 +137,19 @@ impl Protocol {
         }
     }
 
+    /// `n` more peers, remote, reached with messages of at most `eager_limit` bytes sent
+    /// eagerly (processes of another job joined at run time); they are numbered after the
+    /// peers known so far.
+    pub fn add_peers(&mut self, n: u32, eager_limit: usize) {
+        let len = self.peers.len() + n as usize;
+        self.peers.resize_with(len, || PeerState { eager_limit, ..PeerState::default() });
+    }
+
+    /// Peers known, this rank included.
+    pub fn peer_count(&self) -> u32 {
+        self.peers.len() as u32
+    }
+
     /// `peer` is on this host, reached with messages of at most `eager_limit` bytes sent
     /// eagerly.
     pub fn set_local(&mut self, peer: u32, eager_limit: usize) {

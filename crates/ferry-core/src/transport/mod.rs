@@ -21,6 +21,7 @@ pub mod frame;
 pub mod mem;
 pub mod paths;
 pub mod relay;
+pub mod renumber;
 pub mod shm;
 pub mod tcp;
 

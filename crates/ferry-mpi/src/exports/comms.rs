@@ -81,9 +81,10 @@ crate::mpi_export! { MPI_Comm_split, PMPI_Comm_split, (comm: MPI_Comm, color: c_
 crate::mpi_export! { MPI_Comm_free, PMPI_Comm_free, (comm: *mut MPI_Comm) {
     free_export("MPI_Comm_free", comm)
 }}
-// MPI_Comm_disconnect belongs to dynamic processes, which Ferry has not, but MPI defines it
-// on every communicator: it waits until the pending communication of this process on the
-// communicator is complete, then frees it. The requests stay the program's to complete.
+// MPI_Comm_disconnect: it waits until the pending communication of this process on the
+// communicator is complete, then frees it (on every communicator, as MPI defines it); an
+// intercommunicator to another job also leaves the bridge to it when nothing else uses it
+// (docs/dynamic.md). The requests stay the program's to complete.
 crate::mpi_export! { MPI_Comm_disconnect, PMPI_Comm_disconnect, (comm: *mut MPI_Comm) {
     // SAFETY: as in MPI_Comm_free.
     let h = if comm.is_null() { MPI_COMM_NULL } else { unsafe { *comm } };
@@ -91,7 +92,8 @@ crate::mpi_export! { MPI_Comm_disconnect, PMPI_Comm_disconnect, (comm: *mut MPI_
         out(comm, "comm")?;
         freeable(rt, h)?;
         let pending: Vec<MPI_Request> = rt.reqs.iter().filter(|(_, r)| r.comm == h).map(|(k, _)| k).filter(|&k| rt.live(k)).collect();
-        rt.block_until(&pending, true)
+        rt.block_until(&pending, true)?;
+        crate::dynamic::leave_bridges(rt, h)
     });
     if rc != MPI_SUCCESS { return rc; }
     free_export("MPI_Comm_disconnect", comm)

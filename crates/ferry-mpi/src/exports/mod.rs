@@ -7,6 +7,7 @@ pub(crate) mod collectives;
 pub(crate) mod collectives_persistent;
 pub(crate) mod comms;
 pub(crate) mod datatypes;
+pub(crate) mod dynamic;
 pub(crate) mod environment;
 pub(crate) mod external;
 pub(crate) mod groups;

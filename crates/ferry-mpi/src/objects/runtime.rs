@@ -117,6 +117,8 @@ pub struct ApiMessage {
 
 pub struct Runtime {
     pub engine: Engine,
+    /// The ports this process opened (`MPI_Open_port`) and not yet closed.
+    pub ports: Vec<ferry_core::Port>,
     /// This rank's place in the job, and its line to the launcher.
     job: Job,
     pub world_rank: u32,
@@ -181,6 +183,7 @@ impl Runtime {
         comms.insert(MPI_COMM_SELF, Comm::new(self_ctx, vec![rank], rank));
         Runtime {
             engine,
+            ports: Vec::new(),
             job,
             world_rank: rank,
             comms,

@@ -10,6 +10,9 @@
 //! [`Connector::set_addr`]) and a peer may not listen yet (it starts later): with
 //! [`Connector::set_retry_refused`], a refused connect is tried again with backoff. Either
 //! way the attempt waits, and fails only once `connect_timeout` has passed since it began.
+//!
+//! Peers of another job join at run time through a bridge ([`Connector::add_bridge`]): they
+//! are dialled directly and authenticate with the bridge's secret (see `bridge.rs`).
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -19,9 +22,10 @@ use std::time::{Duration, Instant};
 use ferry_wire::{Header, Limits};
 use mio::{Interest, Registry, Token};
 
+use super::bridge::{BridgeError, Bridges};
 use super::conn::Conn;
 use super::dial::{Dial, DialPlan, RelayCredentials};
-use super::handshake::{decide, Acceptor, AcceptorStep, Decision, HandshakeError, Initiator, Out};
+use super::handshake::{decide_by_order, Acceptor, AcceptorStep, Decision, HandshakeError, Initiator, Out};
 use crate::transport::relay::{ClientStep, RelayClient};
 use crate::transport::{Deliver, OutFrame, Payload, RecvOutcome, Route, Sink};
 use crate::{debug, warn};
@@ -120,6 +124,9 @@ fn nonce() -> [u8; 32] {
 pub struct Connector {
     me: u32,
     secret: Vec<u8>,
+    /// Ranks of the own job; peers from here on came through `bridges`.
+    job_size: u32,
+    bridges: Bridges,
     addrs: Vec<SocketAddr>,
     listener: mio::net::TcpListener,
     slots: Vec<Option<Slot>>,
@@ -154,7 +161,11 @@ impl Connector {
         Ok(Connector {
             me,
             secret,
-            limits: Limits::new(n as u32),
+            job_size: n as u32,
+            bridges: Bridges::default(),
+            // Handshake frames across a bridge name ranks of another job: the ranks of this
+            // job's Hellos are checked against `job_size` instead.
+            limits: Limits::new(u32::MAX),
             addrs,
             listener,
             slots: Vec::new(),
@@ -195,6 +206,41 @@ impl Connector {
             *slot = dial.clone();
         }
         self.relay = plan.relay.clone();
+    }
+
+    /// Add bridge `id`: peers with the wire ranks `wire` at `addrs`, numbered from the
+    /// current peer count on (returned), authenticated with `secret`; `high`: this side
+    /// accepted (it wins simultaneous connects).
+    pub fn add_bridge(&mut self, id: u32, secret: Vec<u8>, high: bool, wire: Vec<u32>, addrs: &[SocketAddr]) -> Result<u32, BridgeError> {
+        let first = self.addrs.len() as u32;
+        self.bridges.add(id, secret, high, first, wire)?;
+        for &a in addrs {
+            self.addrs.push(a);
+            self.connecting.push(None);
+            self.pending.push(None);
+            self.retry_delay.push(FIRST_RETRY_DELAY);
+            self.established.push(false);
+            self.plan.push(Dial::Direct);
+        }
+        Ok(first)
+    }
+
+    /// Stop accepting connections over bridge `id` (its peers were disconnected).
+    pub fn remove_bridge(&mut self, id: u32) {
+        self.bridges.remove(id);
+    }
+
+    /// The bridges open now: which peers came through which.
+    pub fn bridges(&self) -> &Bridges {
+        &self.bridges
+    }
+
+    /// The secret a connection to or from `peer` proves.
+    fn secret_of(&self, peer: u32) -> &[u8] {
+        match self.bridges.wire_of(peer) {
+            Some((id, _)) => self.bridges.secret(id).expect("a bridge's peers have its secret"),
+            None => &self.secret,
+        }
     }
 
     /// Set or replace the address `peer` is dialled at; an attempt waiting for it goes ahead.
@@ -281,7 +327,10 @@ impl Connector {
         self.retry_delay[peer as usize] = delay;
         match mio::net::TcpStream::connect(addr) {
             Ok(stream) => {
-                let (init, hello) = Initiator::start(self.me, peer, nonce());
+                let (init, hello) = match self.bridges.wire_of(peer) {
+                    Some((id, wire)) => Initiator::start_bridged(self.me, wire, id, nonce()),
+                    None => Initiator::start(self.me, peer, nonce()),
+                };
                 if let Some(c) = self.add_slot(registry, stream, Phase::Connecting(init), Some(peer), addr) {
                     self.slots[c].as_mut().expect("just added").opened = since;
                     self.slots[c].as_mut().expect("just added").conn.push(out_frame(hello));
@@ -559,39 +608,56 @@ impl Connector {
 
     /// A handshake frame arrived on connection `c`. Returns whether to keep reading it.
     fn on_frame(&mut self, registry: &Registry, c: usize, h: Header, payload: Vec<u8>) -> bool {
+        // The secret this connection proves: its peer's when we dialled it, else the one of
+        // the bridge its Hello names (this job's for 0); a bridge nobody knows is refused.
+        let secret = match &self.slots[c].as_ref().expect("reading a live slot").phase {
+            Phase::Accepting(acc) => match acc.bridge().unwrap_or(if h.kind == ferry_wire::Kind::Hello { h.context } else { 0 }) {
+                0 if acc.awaiting_hello() && h.src >= self.job_size => Err(format!("hello from rank {} of a job of {}", h.src, self.job_size)),
+                0 => Ok(self.secret.clone()),
+                id => self.bridges.secret(id).map(<[u8]>::to_vec).ok_or(format!("hello over an unknown bridge {id:#010x}")),
+            },
+            _ => Ok(self.slots[c].as_ref().and_then(|s| s.peer).map_or(&self.secret[..], |p| self.secret_of(p)).to_vec()),
+        };
+        let secret = match secret {
+            Ok(s) => s,
+            Err(msg) => {
+                self.refuse(registry, c, msg);
+                return false;
+            }
+        };
         let slot = self.slots[c].as_mut().expect("reading a live slot");
         let mut none = Vec::new();
         match &mut slot.phase {
             Phase::Connecting(_) | Phase::RelayConnecting(_) | Phase::Relaying(_) => unreachable!("no frames before the connection is open"),
-            Phase::Initiating(init) => match init.on_frame(&self.secret, &h, &payload) {
+            Phase::Initiating(init) => match init.on_frame(&secret, &h, &payload) {
                 Ok(Some(out)) => {
                     slot.conn.push(out_frame(out));
                     if let Err(e) = slot.conn.flush(&mut none) {
-                        let peer = init.peer();
+                        let peer = slot.peer.expect("a dialled connection knows its peer");
                         self.failed(registry, c, format!("write to rank {peer}: {e}"));
                         return false;
                     }
                     true
                 }
                 Ok(None) => {
-                    let peer = init.peer();
+                    let peer = slot.peer.expect("a dialled connection knows its peer");
                     self.establish(registry, c, peer);
                     false
                 }
                 Err(HandshakeError::Rejected(reason)) => {
-                    let peer = init.peer();
+                    let peer = slot.peer.expect("a dialled connection knows its peer");
                     debug!("tcp", "rank {peer} declined our connection ({reason:?}); using theirs");
                     self.close(registry, c);
                     false
                 }
                 Err(e) => {
-                    let peer = init.peer();
+                    let peer = slot.peer.expect("a dialled connection knows its peer");
                     self.events.push_back(ConnectorEvent::Failed { peer, msg: format!("handshake with rank {peer} failed: {e}") });
                     self.close(registry, c);
                     false
                 }
             },
-            Phase::Accepting(acc) => match acc.on_frame(&self.secret, &h, &payload) {
+            Phase::Accepting(acc) => match acc.on_frame(&secret, &h, &payload) {
                 Ok(AcceptorStep::Send(out)) => {
                     slot.conn.push(out_frame(out));
                     if let Err(e) = slot.conn.flush(&mut none) {
@@ -600,9 +666,18 @@ impl Connector {
                     }
                     true
                 }
-                Ok(AcceptorStep::Authenticated { peer }) => {
-                    let d = decide(self.me, peer, self.established[peer as usize], self.connecting[peer as usize].is_some());
-                    let v = acc.verdict(peer, d);
+                Ok(AcceptorStep::Authenticated { peer: wire, bridge }) => {
+                    let peer = if bridge == 0 { Some(wire) } else { self.bridges.local_of(bridge, wire) };
+                    let Some(peer) = peer else {
+                        let out = acc.refusal(wire);
+                        slot.conn.push(out_frame(out));
+                        let _ = slot.conn.flush(&mut none);
+                        self.refuse(registry, c, format!("rank {wire} is no peer of bridge {bridge:#010x}"));
+                        return false;
+                    };
+                    let (me, them) = self.bridges.order(self.me, peer);
+                    let d = decide_by_order(me, them, self.established[peer as usize], self.connecting[peer as usize].is_some());
+                    let v = acc.verdict(wire, d);
                     slot.conn.push(out_frame(v));
                     let _ = slot.conn.flush(&mut none);
                     match d {

@@ -12,6 +12,11 @@
 //! between two ranks is resolved the same way on both sides: the connection initiated by the
 //! higher rank survives (see [`Decision`]). Nonces come from the caller, so tests are
 //! deterministic.
+//!
+//! Between two jobs joined at run time (a *bridge*, see `bridge.rs`) the Hello carries the
+//! bridge's id in its `context` field (0: the own job), the acceptor proves and checks with
+//! the bridge's secret instead of the job's, the ranks are each side's rank in its own job,
+//! and the id is bound into both proofs.
 
 use ferry_wire::{Header, Kind};
 use hmac::{Hmac, Mac};
@@ -78,6 +83,13 @@ pub enum Decision {
 /// connected peer is a duplicate; when `me` is itself connecting to `peer`, the connection
 /// initiated by the higher rank wins.
 pub fn decide(me: u32, peer: u32, have_established: bool, me_connecting: bool) -> Decision {
+    decide_by_order(me as u64, peer as u64, have_established, me_connecting)
+}
+
+/// [`decide`] between processes that are ordered by `me` and `peer` (the same order seen
+/// from both sides): the connection initiated by the greater wins. Across a bridge the
+/// order is (side of the bridge, rank), as `bridge.rs` gives it.
+pub fn decide_by_order(me: u64, peer: u64, have_established: bool, me_connecting: bool) -> Decision {
     if have_established {
         Decision::Reject(RejectReason::Duplicate)
     } else if me_connecting && me > peer {
@@ -102,9 +114,13 @@ fn frame(kind: Kind, src: u32, dst: u32, payload: Vec<u8>) -> Out {
     Out { header, payload }
 }
 
-fn mac(secret: &[u8], label: &[u8], i: u32, a: u32, n1: &[u8], n2: &[u8]) -> HmacSha256 {
+fn mac(secret: &[u8], label: &[u8], bridge: u32, i: u32, a: u32, n1: &[u8], n2: &[u8]) -> HmacSha256 {
     let mut m = HmacSha256::new_from_slice(secret).expect("HMAC accepts keys of any length");
     m.update(label);
+    // Within a job (bridge 0) the proof is as it always was.
+    if bridge != 0 {
+        m.update(&bridge.to_le_bytes());
+    }
     m.update(&i.to_le_bytes());
     m.update(&a.to_le_bytes());
     m.update(n1);
@@ -130,6 +146,7 @@ fn expect(kind: Kind, h: &Header, payload: &[u8], len: usize, name: &'static str
 pub struct Initiator {
     me: u32,
     peer: u32,
+    bridge: u32,
     nonce: [u8; NONCE_LEN],
     state: InitState,
 }
@@ -144,8 +161,15 @@ enum InitState {
 impl Initiator {
     /// Start a handshake; send the returned Hello first.
     pub fn start(me: u32, peer: u32, nonce: [u8; NONCE_LEN]) -> (Initiator, Out) {
-        let hello = frame(Kind::Hello, me, peer, nonce.to_vec());
-        (Initiator { me, peer, nonce, state: InitState::AwaitChallenge }, hello)
+        Initiator::start_bridged(me, peer, 0, nonce)
+    }
+
+    /// [`start`](Self::start) across bridge `bridge` (0: within the job): `me` and `peer`
+    /// are each side's rank in its own job.
+    pub fn start_bridged(me: u32, peer: u32, bridge: u32, nonce: [u8; NONCE_LEN]) -> (Initiator, Out) {
+        let mut hello = frame(Kind::Hello, me, peer, nonce.to_vec());
+        hello.header.context = bridge;
+        (Initiator { me, peer, bridge, nonce, state: InitState::AwaitChallenge }, hello)
     }
 
     /// Feed the next frame from the acceptor. `Ok(Some(out))`: send it; `Ok(None)` after the
@@ -155,10 +179,10 @@ impl Initiator {
             InitState::AwaitChallenge => {
                 expect(Kind::Challenge, h, payload, NONCE_LEN + MAC_LEN, "Challenge")?;
                 let (nonce_a, mac_a) = payload.split_at(NONCE_LEN);
-                mac(secret, b"acc", self.me, self.peer, &self.nonce, nonce_a)
+                mac(secret, b"acc", self.bridge, self.me, self.peer, &self.nonce, nonce_a)
                     .verify_slice(mac_a)
                     .map_err(|_| HandshakeError::BadProof)?;
-                let proof = mac(secret, b"ini", self.me, self.peer, nonce_a, &self.nonce).finalize().into_bytes();
+                let proof = mac(secret, b"ini", self.bridge, self.me, self.peer, nonce_a, &self.nonce).finalize().into_bytes();
                 self.state = InitState::AwaitVerdict;
                 Ok(Some(frame(Kind::Auth, self.me, self.peer, proof.to_vec())))
             }
@@ -190,7 +214,7 @@ pub struct Acceptor {
 #[derive(Debug, PartialEq, Eq)]
 enum AccState {
     AwaitHello,
-    AwaitAuth { peer: u32, nonce_i: [u8; NONCE_LEN] },
+    AwaitAuth { peer: u32, bridge: u32, nonce_i: [u8; NONCE_LEN] },
     Done,
 }
 
@@ -199,9 +223,9 @@ enum AccState {
 pub enum AcceptorStep {
     /// Send this frame and wait for the next.
     Send(Out),
-    /// The peer has proven membership; the caller decides ([`decide`]) and calls
-    /// [`Acceptor::verdict`].
-    Authenticated { peer: u32 },
+    /// The peer has proven membership (of this job when `bridge` is 0, else of the bridge);
+    /// the caller decides ([`decide`]) and calls [`Acceptor::verdict`].
+    Authenticated { peer: u32, bridge: u32 },
 }
 
 impl Acceptor {
@@ -209,6 +233,8 @@ impl Acceptor {
         Acceptor { me, nonce, state: AccState::AwaitHello }
     }
 
+    /// `secret`: the job's, or for a Hello whose `context` names a bridge (see
+    /// [`bridge`](Self::bridge)), that bridge's.
     pub fn on_frame(&mut self, secret: &[u8], h: &Header, payload: &[u8]) -> Result<AcceptorStep, HandshakeError> {
         match &self.state {
             AccState::AwaitHello => {
@@ -216,28 +242,30 @@ impl Acceptor {
                 if h.dst != self.me {
                     return Err(HandshakeError::WrongDestination { dst: h.dst, me: self.me });
                 }
-                if h.src == self.me {
+                let bridge = h.context;
+                // Across a bridge the same rank number is another process.
+                if h.src == self.me && bridge == 0 {
                     return Err(HandshakeError::SelfConnection);
                 }
                 let mut nonce_i = [0u8; NONCE_LEN];
                 nonce_i.copy_from_slice(payload);
-                let proof = mac(secret, b"acc", h.src, self.me, &nonce_i, &self.nonce).finalize().into_bytes();
+                let proof = mac(secret, b"acc", bridge, h.src, self.me, &nonce_i, &self.nonce).finalize().into_bytes();
                 let mut p = self.nonce.to_vec();
                 p.extend_from_slice(&proof);
-                self.state = AccState::AwaitAuth { peer: h.src, nonce_i };
+                self.state = AccState::AwaitAuth { peer: h.src, bridge, nonce_i };
                 Ok(AcceptorStep::Send(frame(Kind::Challenge, self.me, h.src, p)))
             }
-            AccState::AwaitAuth { peer, nonce_i } => {
+            AccState::AwaitAuth { peer, bridge, nonce_i } => {
                 expect(Kind::Auth, h, payload, MAC_LEN, "Auth")?;
                 if h.src != *peer {
                     return Err(HandshakeError::UnexpectedFrame { expected: "Auth from the same rank", got: h.kind });
                 }
-                mac(secret, b"ini", *peer, self.me, &self.nonce, nonce_i)
+                mac(secret, b"ini", *bridge, *peer, self.me, &self.nonce, nonce_i)
                     .verify_slice(payload)
                     .map_err(|_| HandshakeError::BadProof)?;
-                let peer = *peer;
+                let (peer, bridge) = (*peer, *bridge);
                 self.state = AccState::Done;
-                Ok(AcceptorStep::Authenticated { peer })
+                Ok(AcceptorStep::Authenticated { peer, bridge })
             }
             AccState::Done => Err(HandshakeError::UnexpectedFrame { expected: "data", got: h.kind }),
         }
@@ -246,6 +274,14 @@ impl Acceptor {
     /// Whether no valid Hello has arrived yet (the peer has not even named itself).
     pub fn awaiting_hello(&self) -> bool {
         self.state == AccState::AwaitHello
+    }
+
+    /// The bridge the peer's Hello named (0: this job), once it has arrived.
+    pub fn bridge(&self) -> Option<u32> {
+        match self.state {
+            AccState::AwaitAuth { bridge, .. } => Some(bridge),
+            _ => None,
+        }
     }
 
     /// The frame that carries the caller's decision.
@@ -277,7 +313,7 @@ mod tests {
         };
         let auth = i.on_frame(init_secret, &ch.header, &ch.payload)?.expect("auth frame");
         match a.on_frame(acc_secret, &auth.header, &auth.payload)? {
-            AcceptorStep::Authenticated { peer } => assert_eq!(peer, 3),
+            AcceptorStep::Authenticated { peer, bridge } => assert_eq!((peer, bridge), (3, 0)),
             s => panic!("unexpected {s:?}"),
         }
         let v = a.verdict(3, decide(1, 3, false, false));
@@ -364,5 +400,47 @@ mod tests {
         a.on_frame(K, &auth.header, &auth.payload).unwrap();
         let v = a.verdict(0, decide(1, 0, false, true));
         assert_eq!(i.on_frame(K, &v.header, &v.payload), Err(HandshakeError::Rejected(RejectReason::RaceLost)));
+    }
+
+    #[test]
+    fn a_bridge_needs_its_own_secret_and_may_repeat_rank_numbers() {
+        const B: &[u8] = b"bridge secret";
+        // Rank 0 of one job reaches rank 0 of another: not a self-connection across a bridge.
+        let (mut i, hello) = Initiator::start_bridged(0, 0, 77, [7; 32]);
+        assert_eq!(hello.header.context, 77);
+        let mut a = Acceptor::new(0, [9; 32]);
+        let AcceptorStep::Send(ch) = a.on_frame(B, &hello.header, &hello.payload).unwrap() else { panic!() };
+        assert_eq!(a.bridge(), Some(77));
+        let auth = i.on_frame(B, &ch.header, &ch.payload).unwrap().unwrap();
+        assert_eq!(a.on_frame(B, &auth.header, &auth.payload), Ok(AcceptorStep::Authenticated { peer: 0, bridge: 77 }));
+        // The job's secret does not open a bridge.
+        let (mut i, hello) = Initiator::start_bridged(2, 0, 77, [7; 32]);
+        let mut a = Acceptor::new(0, [9; 32]);
+        let AcceptorStep::Send(ch) = a.on_frame(K, &hello.header, &hello.payload).unwrap() else { panic!() };
+        assert_eq!(i.on_frame(B, &ch.header, &ch.payload), Err(HandshakeError::BadProof));
+    }
+
+    #[test]
+    fn a_proof_for_one_bridge_does_not_pass_for_another() {
+        const B: &[u8] = b"bridge secret";
+        let (mut i, hello) = Initiator::start_bridged(1, 0, 5, [7; 32]);
+        let mut a = Acceptor::new(0, [9; 32]);
+        let AcceptorStep::Send(ch) = a.on_frame(B, &hello.header, &hello.payload).unwrap() else { panic!() };
+        let auth = i.on_frame(B, &ch.header, &ch.payload).unwrap().unwrap();
+        // The same secret under another bridge id (the Hello rewritten on the way).
+        let mut forged = hello.header;
+        forged.context = 6;
+        let mut a2 = Acceptor::new(0, [9; 32]);
+        a2.on_frame(B, &forged, &hello.payload).unwrap();
+        assert_eq!(a2.on_frame(B, &auth.header, &auth.payload), Err(HandshakeError::BadProof));
+        assert!(a.on_frame(B, &auth.header, &auth.payload).is_ok());
+    }
+
+    #[test]
+    fn ordered_races_follow_the_order() {
+        let hi = (1u64 << 32) | 0;
+        let lo = 3u64;
+        assert_eq!(decide_by_order(lo, hi, false, true), Decision::Accept);
+        assert_eq!(decide_by_order(hi, lo, false, true), Decision::Reject(RejectReason::RaceLost));
     }
 }

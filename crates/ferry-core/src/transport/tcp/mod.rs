@@ -5,11 +5,13 @@
 //! connection set-up that turns sockets into authenticated routes. This file holds the
 //! addressing: which interface to advertise, and the listening socket.
 
+pub mod bridge;
 pub mod conn;
 pub mod connector;
 pub mod dial;
 pub mod handshake;
 
+pub use bridge::{BridgeError, Bridges};
 pub use conn::Conn;
 pub use connector::{Connector, ConnectorEvent};
 pub use dial::{Dial, DialPlan, RelayCredentials};

@@ -209,13 +209,22 @@ pub(crate) fn create(rt: &mut Runtime, local_comm: i32, local_leader: c_int, pee
 }
 
 /// `MPI_Intercomm_merge`: the group whose members passed `high = false` comes first; when
-/// both sides passed the same, the side whose first member has the lower world rank does.
+/// both sides passed the same, the side whose first member has the lower world rank does,
+/// or, between two jobs (accept/connect), the side that accepted.
 pub(crate) fn merge(rt: &mut Runtime, comm: i32, high: bool) -> MpiResult<i32> {
     let Exchanged { ctx, local: local_items, remote: remote_items } = exchange(rt, comm, &[high as u8])?;
     let c = rt.comm(comm)?;
     let remote = c.remote().expect("exchange checked it");
     let (mine_high, theirs_high) = (local_items[0][0] != 0, remote_items[0][0] != 0);
-    let local_first = if mine_high != theirs_high { !mine_high } else { c.group[0] < remote[0] };
+    let local_first = if mine_high != theirs_high {
+        !mine_high
+    } else {
+        match (rt.engine.bridge_accepted(remote[0]), rt.engine.bridge_accepted(c.group[0])) {
+            (Some(accepted), _) => accepted,
+            (None, Some(accepted)) => !accepted,
+            (None, None) => c.group[0] < remote[0],
+        }
+    };
     let (a, b) = if local_first { (&c.group, remote) } else { (remote, &c.group) };
     let group: Vec<u32> = a.iter().chain(b.iter()).copied().collect();
     let mut new = Comm::new(ctx, group, rt.world_rank);
