@@ -25,11 +25,7 @@ int main(int argc, char **argv)
 {
     TEST_INIT(&argc, &argv);
     char path[256];
-    int pid = 0;
-    if (me == 0)
-        pid = (int)time(NULL) ^ (int)clock();
-    CALL(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
-    snprintf(path, sizeof path, "/tmp/ferry-io-errors-%d-%d.bin", np, pid);
+    shared_tmp_path(path, sizeof path);
     MPI_File fh;
     MPI_Errhandler eh;
 

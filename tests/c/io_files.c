@@ -13,11 +13,7 @@
 
 static void shared_name(char *path, size_t n)
 {
-    int pid = 0;
-    if (me == 0)
-        pid = (int)time(NULL) ^ (int)clock();
-    CALL(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
-    snprintf(path, n, "/tmp/ferry-io-files-%d-%d.bin", np, pid);
+    shared_tmp_path(path, n);
 }
 
 int main(int argc, char **argv)

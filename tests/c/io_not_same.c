@@ -14,11 +14,7 @@ int main(int argc, char **argv)
 {
     TEST_INIT(&argc, &argv);
     char path[256];
-    int pid = 0;
-    if (me == 0)
-        pid = (int)time(NULL) ^ (int)clock();
-    CALL(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
-    snprintf(path, sizeof path, "/tmp/ferry-io-not-same-%d-%d.bin", np, pid);
+    shared_tmp_path(path, sizeof path);
     MPI_File fh;
     CALL(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
     int last = me == np - 1;

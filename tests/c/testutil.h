@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef TEST_NAME
 #error "define TEST_NAME (the program's name) before including testutil.h"
@@ -103,6 +104,17 @@ static inline int is_ferry(void)
     int len = 0;
     CALL(MPI_Get_library_version(v, &len));
     return strncmp(v, "Ferry", 5) == 0;
+}
+
+/* A file name in /tmp that every rank of MPI_COMM_WORLD agrees on and that no other run of
+ * the program uses at the same time: /tmp/ferry-TEST_NAME-NP-N.bin, N drawn by rank 0. */
+static inline void shared_tmp_path(char *path, size_t n)
+{
+    int id = 0;
+    if (me == 0)
+        id = (int)time(NULL) ^ (int)clock() ^ ((int)getpid() << 16);
+    CALL(MPI_Bcast(&id, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    snprintf(path, n, "/tmp/ferry-%s-%d-%d.bin", TEST_NAME, np, id);
 }
 
 static inline void pause_ms(int ms)
