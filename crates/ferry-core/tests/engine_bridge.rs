@@ -5,14 +5,16 @@
 //! build the bridge from what they traded. Engines of one process over loopback, driven from
 //! one thread (a second thread where both sides block).
 
+mod common;
+use common::{drive, result};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::ops::Range;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ferry_core::bootstrap::meeting::{decode_meeting, encode_meeting, Side};
 use ferry_core::bootstrap::port::{connect, Port, PortError};
 use ferry_core::engine::matching::Pattern;
-use ferry_core::engine::{BridgeSpec, Engine, EngineConfig, EngineError, ReqId, Status};
+use ferry_core::engine::{BridgeSpec, Engine, EngineConfig, EngineError};
 use ferry_core::transport::business_card::{BusinessCard, GlobalId};
 use ferry_core::transport::tcp::{listen, BridgeError, Listener};
 
@@ -69,20 +71,6 @@ fn bridge(a: &mut [Engine], b: &mut [Engine], secret_a: &[u8], secret_b: &[u8]) 
     (ra, rb)
 }
 
-/// Run every engine's progress loop until `done` holds (at most 20 s).
-fn drive(es: &mut [&mut Engine], mut done: impl FnMut(&mut [&mut Engine]) -> bool) {
-    let limit = Instant::now() + Duration::from_secs(20);
-    while !done(es) {
-        assert!(Instant::now() < limit, "the engines did not settle");
-        for e in es.iter_mut() {
-            e.progress(Some(Duration::from_millis(1))).expect("no engine fails here");
-        }
-    }
-}
-
-fn result(e: &mut Engine, r: ReqId) -> Result<Status, EngineError> {
-    e.take(r).expect("completed")
-}
 
 /// Send `msg` from `a` to its peer `to`, received by `b` from its peer `from` (tag 7).
 fn exchange(a: &mut Engine, to: u32, b: &mut Engine, from: u32, msg: &[u8]) {

@@ -2,11 +2,13 @@
 //! addresses may be learnt after the start, and a peer may start listening late. Engines of
 //! one process over loopback, driven from one thread unless a test needs a late start.
 
+mod common;
+use common::{drive, result};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use ferry_core::engine::matching::Pattern;
-use ferry_core::engine::{Engine, EngineConfig, EngineError, ReqId, Status};
+use ferry_core::engine::{Engine, EngineConfig, EngineError};
 use ferry_core::transport::business_card::{BusinessCard, GlobalId};
 use ferry_core::transport::tcp::{listen, Listener};
 
@@ -43,20 +45,6 @@ fn nodes(n: usize) -> Vec<Engine> {
     ls.into_iter().enumerate().map(|(i, l)| node(i as u32, &addrs, l, false, Duration::from_secs(10))).collect()
 }
 
-/// Run every engine's progress loop until `done` holds (at most 20 s).
-fn drive(es: &mut [&mut Engine], mut done: impl FnMut(&mut [&mut Engine]) -> bool) {
-    let limit = Instant::now() + Duration::from_secs(20);
-    while !done(es) {
-        assert!(Instant::now() < limit, "the engines did not settle");
-        for e in es.iter_mut() {
-            e.progress(Some(Duration::from_millis(1))).expect("a lost peer is not fatal here");
-        }
-    }
-}
-
-fn result(e: &mut Engine, r: ReqId) -> Result<Status, EngineError> {
-    e.take(r).expect("completed")
-}
 
 /// Send `msg` from `a` to `b` (tag 7) and check it arrives.
 fn exchange(a: &mut Engine, b: &mut Engine, msg: &[u8]) {

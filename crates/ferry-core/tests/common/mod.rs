@@ -1,13 +1,14 @@
 //! Set-up shared by the integration tests: a job of engines over loopback in one process.
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use ferry_core::engine::{Engine, EngineConfig};
+use ferry_core::engine::{Engine, EngineConfig, EngineError, ReqId, Status};
 use ferry_core::transport::business_card::{BusinessCard, GlobalId};
 use ferry_core::transport::tcp::listen;
 
 /// `n` engines of one job, each listening on loopback, all knowing each other's cards.
+#[allow(dead_code)]
 pub fn engines(n: u32, eager_limit: usize, secret: &[u8]) -> Vec<Engine> {
     let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
     let listeners: Vec<_> = (0..n).map(|_| listen(lo, lo, None).unwrap()).collect();
@@ -118,4 +119,23 @@ pub fn shm_engines_but(
     // The raw rank's segment mapping lives on in its links; its wake-up socket may go.
     drop(keep_hosts);
     (engines, raw_links)
+}
+
+/// Run every engine's progress loop until `done` holds (at most 20 s); a lost peer is not an
+/// error of the loop (the requests that waited on it fail instead).
+#[allow(dead_code)]
+pub fn drive(es: &mut [&mut Engine], mut done: impl FnMut(&mut [&mut Engine]) -> bool) {
+    let limit = Instant::now() + Duration::from_secs(20);
+    while !done(es) {
+        assert!(Instant::now() < limit, "the engines did not settle");
+        for e in es.iter_mut() {
+            e.progress(Some(Duration::from_millis(1))).expect("an engine's progress failed");
+        }
+    }
+}
+
+/// The outcome of the completed request `r`.
+#[allow(dead_code)]
+pub fn result(e: &mut Engine, r: ReqId) -> Result<Status, EngineError> {
+    e.take(r).expect("completed")
 }
