@@ -208,17 +208,25 @@ for c in recv any irecv allreduce barrier lock flush lockloop "any FERRY_TRANSPO
   out=$work/dead_peer.out err=$work/dead_peer.err
   # shellcheck disable=SC2086 # words of NAME=VALUE
   assigns="DEAD_PEER_WAIT=$c"
-  rm -f "$work/stamp"
-  ( export $assigns DEAD_PEER_STAMP="$work/stamp"; timeout 40 srun --mpi=pmi2 -n 3 --time=1 "$work/bin/dead_peer" >"$out" 2>"$err" )
-  rc=$?
-  end=$(date +%s.%N)
-  killed=$(cat "$work/stamp" 2>/dev/null)
-  secs=$(awk -v a="$end" -v b="${killed:-0}" 'BEGIN { printf "%.2f", a - b }')
-  if [ -n "$killed" ] && [ $rc != 0 ] && [ $rc != 124 ] && awk -v s="$secs" 'BEGIN { exit !(s < 2) }' &&
+  # A timing over the limit is taken again once (as tests/dead-peer.sh does): a loaded machine
+  # can stall srun's own teardown for a moment, so only a second run over the limit fails.
+  first=""
+  for attempt in 1 2; do
+    rm -f "$work/stamp"
+    ( export $assigns DEAD_PEER_STAMP="$work/stamp"; timeout 40 srun --mpi=pmi2 -n 3 --time=1 "$work/bin/dead_peer" >"$out" 2>"$err" )
+    rc=$?
+    end=$(date +%s.%N)
+    killed=$(cat "$work/stamp" 2>/dev/null)
+    secs=$(awk -v a="$end" -v b="${killed:-0}" 'BEGIN { printf "%.2f", a - b }')
+    late=$(awk -v s="$secs" 'BEGIN { print (s >= 2) }')
+    [ -n "$killed" ] && [ $rc != 0 ] && [ $rc != 124 ] && [ "$late" = 1 ] && [ $attempt = 1 ] || break
+    first=" (the first run took $secs s)"
+  done
+  if [ -n "$killed" ] && [ $rc != 0 ] && [ $rc != 124 ] && [ "$late" = 0 ] &&
     grep -v '^dead_peer: ' "$err" | grep -q 'rank 1 '; then
-    ok "$label -n 3 ends $secs s after the kill, exit $rc"
+    ok "$label -n 3 ends $secs s after the kill, exit $rc$first"
   else
-    bad "$label -n 3: exit $rc, $secs s after the kill (wanted non-zero within 2 s, naming rank 1)"; show
+    bad "$label -n 3: exit $rc, $secs s after the kill (wanted non-zero within 2 s, naming rank 1)$first"; show
   fi
 done
 if [ -n "$(live "$work/bin/")" ]; then
