@@ -5,7 +5,8 @@
 #   out           output directory; runs: runs per implementation; run_timeout: seconds
 #                 per launch
 # and calls, in order: cg_choose IMPLS, cg_setup, cg_build SOURCE, cg_run ENTRIES ARGS...,
-# then prints its own table from $out/raw/*.counts (cg_header gives the table's first lines).
+# then prints its own table from $out/raw/*.counts (cg_header gives the table's first lines;
+# cg_mean_table the whole table where both ranks make the same calls).
 #
 # Implementations:
 #   ferry    bin/mpicc; target/release/ferry run -n 2 (runs `make build` first
@@ -247,6 +248,42 @@ cg_build() {
     fi
 }
 
+# cg_options ARGS...: the options of the counting benchmarks that take -I, -o, -r and -n
+# (their `usage` function prints the text): sets impls, out (default build/$tool), runs and
+# calls, or ends the script with status 2.
+cg_options() {
+    local opt v
+    impls=$all_impls
+    out=build/$tool
+    runs=2
+    calls=10000
+    OPTIND=1
+    while getopts "I:o:r:n:h" opt; do
+        case $opt in
+            I) impls=$OPTARG ;;
+            o) out=$OPTARG ;;
+            r) runs=$OPTARG ;;
+            n) calls=$OPTARG ;;
+            h) usage; exit 0 ;;
+            *) usage >&2; exit 2 ;;
+        esac
+    done
+    shift $((OPTIND - 1))
+    if [ $# -gt 0 ]; then
+        usage >&2
+        exit 2
+    fi
+    for v in "$runs" "$calls"; do
+        case $v in
+            '' | *[!0-9]*) echo "bench/$tool.sh: -r and -n take numbers" >&2; exit 2 ;;
+        esac
+    done
+    if [ "$runs" -lt 1 ] || [ "$calls" -lt 1 ]; then
+        echo "bench/$tool.sh: -r and -n must be at least 1" >&2
+        exit 2
+    fi
+}
+
 # ---- reading a profile ----------------------------------------------------------
 
 # counts_of PROFILE ENTRIES: "ENTRY INCLUSIVE CALLS" for every call main made to one of
@@ -367,4 +404,73 @@ cg_counts() {
             awk -v i="$impl" -v r="$r" -v k="$rk" '{ print i, r, k, $1, $2, $3 }' "$f"
         done
     done
+}
+
+# cg_mean_table ENTRIES TITLES HEADING CALLS: the table of the counting benchmarks whose
+# every rank makes the same calls: a row per entry (ENTRIES: names without MPI_, blank-
+# separated; TITLES: their rows' titles, |-separated), each implementation's figure the mean
+# of its two ranks' (each rank's: its inclusive count over its calls, the minimum over the
+# runs), then Ferry over the lowest of the others; the ranks' own figures follow as
+# components, and any call count that differs from CALLS (one number, or one per entry) is
+# listed.
+cg_mean_table() {
+    cg_counts | awk -v order="ferry mpich openmpi mpich5 ompi5" \
+        -v labels="Ferry|MPICH 4.0.2|Open MPI 4.1.4|MPICH 5.0.2|Open MPI 5.0.11" \
+        -v entries="$1" -v titles="$2" -v heading="$3" -v expect="$4" '
+        BEGIN {
+            # CALLS: one number for every entry, or one per entry
+            ne = split(entries, entry, " ")
+            nx = split(expect, ex, " ")
+            for (q = 1; q <= ne; q++)
+                want["MPI_" entry[q]] = nx == 1 ? ex[1] : ex[q]
+        }
+        # input: impl run rank entry inclusive calls
+        {
+            v = $5 / $6
+            key = $1 SUBSEP $3 SUBSEP $4
+            if (!(key in best) || v < best[key])
+                best[key] = v
+            if ($6 != want[$4])
+                odd = odd sprintf("#   %s run %s rank %s: %s called %s times from main, expected %s\n",
+                                  $1, $2, $3, $4, $6, want[$4])
+        }
+        # rank k of impl i, or both ranks (k == "mean"); "" if missing
+        function value(i, e, k) {
+            if (k != "mean")
+                return (i SUBSEP k SUBSEP e) in best ? best[i SUBSEP k SUBSEP e] : ""
+            if (!((i SUBSEP 0 SUBSEP e) in best) || !((i SUBSEP 1 SUBSEP e) in best))
+                return ""
+            return (best[i SUBSEP 0 SUBSEP e] + best[i SUBSEP 1 SUBSEP e]) / 2
+        }
+        function row(title, e, k,    j, m, b, bj, first) {
+            printf "%-32s", title
+            b = ""; bj = 0
+            for (j = 1; j <= ni; j++) {
+                m = value(im[j], e, k)
+                if (j == 1) first = m
+                if (m == "") printf " %15s", "-"
+                else printf " %15.0f", m
+                if (j > 1 && m != "" && (b == "" || m < b)) { b = m; bj = j }
+            }
+            if (first != "" && b != "" && b > 0)
+                printf " %12.2f  %s\n", first / b, lab[bj]
+            else
+                printf " %12s\n", "-"
+        }
+        END {
+            split(titles, title, "|")
+            ni = split(order, im, " ")
+            split(labels, lab, "|")
+            printf "%-32s", heading
+            for (j = 1; j <= ni; j++) printf " %15s", lab[j]
+            printf " %12s  %s\n", "Ferry / best", "best peer"
+            for (q = 1; q <= ne; q++)
+                row(title[q], "MPI_" entry[q], "mean")
+            printf "# components\n"
+            for (q = 1; q <= ne; q++)
+                for (k = 0; k <= 1; k++)
+                    row("  MPI_" entry[q] " (rank " k ")", "MPI_" entry[q], k)
+            if (odd != "")
+                printf "\n# call counts that differ from what the program made:\n%s", odd
+        }'
 }

@@ -52,34 +52,7 @@ tool=collcount
 # shellcheck source=bench/callgrind-common.sh
 . bench/callgrind-common.sh
 
-impls=$all_impls
-out=build/collcount
-runs=2
-calls=10000
-while getopts "I:o:r:n:h" opt; do
-    case $opt in
-        I) impls=$OPTARG ;;
-        o) out=$OPTARG ;;
-        r) runs=$OPTARG ;;
-        n) calls=$OPTARG ;;
-        h) usage; exit 0 ;;
-        *) usage >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
-if [ $# -gt 0 ]; then
-    usage >&2
-    exit 2
-fi
-for v in "$runs" "$calls"; do
-    case $v in
-        '' | *[!0-9]*) echo "bench/collcount.sh: -r and -n take numbers" >&2; exit 2 ;;
-    esac
-done
-if [ "$runs" -lt 1 ] || [ "$calls" -lt 1 ]; then
-    echo "bench/collcount.sh: -r and -n must be at least 1" >&2
-    exit 2
-fi
+cg_options "$@"
 
 cg_choose "$impls"
 run_timeout=${COLLCOUNT_TIMEOUT:-600}
@@ -95,61 +68,9 @@ summary=$out/summary.txt
     echo "# the mean of the two ranks, each the minimum over $runs run(s); $calls calls of each, 8 B per rank"
     cg_header
     echo
-    cg_counts | awk -v order="ferry mpich openmpi mpich5 ompi5" \
-        -v labels="Ferry|MPICH 4.0.2|Open MPI 4.1.4|MPICH 5.0.2|Open MPI 5.0.11" \
-        -v expect="$calls" '
-        # input: impl run rank entry inclusive calls
-        {
-            v = $5 / $6
-            key = $1 SUBSEP $3 SUBSEP $4
-            if (!(key in best) || v < best[key])
-                best[key] = v
-            if ($6 != expect)
-                odd = odd sprintf("#   %s run %s rank %s: %s called %s times from main, expected %s\n",
-                                  $1, $2, $3, $4, $6, expect)
-        }
-        # rank k of impl i, or both ranks (k == "mean"); "" if missing
-        function value(i, e, k) {
-            if (k != "mean")
-                return (i SUBSEP k SUBSEP e) in best ? best[i SUBSEP k SUBSEP e] : ""
-            if (!((i SUBSEP 0 SUBSEP e) in best) || !((i SUBSEP 1 SUBSEP e) in best))
-                return ""
-            return (best[i SUBSEP 0 SUBSEP e] + best[i SUBSEP 1 SUBSEP e]) / 2
-        }
-        function row(title, e, k,    j, m, b, bj, first) {
-            printf "%-32s", title
-            b = ""; bj = 0
-            for (j = 1; j <= ni; j++) {
-                m = value(im[j], e, k)
-                if (j == 1) first = m
-                if (m == "") printf " %15s", "-"
-                else printf " %15.0f", m
-                if (j > 1 && m != "" && (b == "" || m < b)) { b = m; bj = j }
-            }
-            if (first != "" && b != "" && b > 0)
-                printf " %12.2f  %s\n", first / b, lab[bj]
-            else
-                printf " %12s\n", "-"
-        }
-        END {
-            ne = split("Allreduce Bcast Barrier Reduce Allgather Gather Scatter Alltoall", entry, " ")
-            split("MPI_Allreduce (1 double, sum)|MPI_Bcast (root 0)|MPI_Barrier|" \
-                  "MPI_Reduce (sum, root 0)|MPI_Allgather|MPI_Gather (root 0)|" \
-                  "MPI_Scatter (root 0)|MPI_Alltoall", title, "|")
-            ni = split(order, im, " ")
-            split(labels, lab, "|")
-            printf "%-32s", "instructions per call (8 B)"
-            for (j = 1; j <= ni; j++) printf " %15s", lab[j]
-            printf " %12s  %s\n", "Ferry / best", "best peer"
-            for (q = 1; q <= ne; q++)
-                row(title[q], "MPI_" entry[q], "mean")
-            printf "# components\n"
-            for (q = 1; q <= ne; q++)
-                for (k = 0; k <= 1; k++)
-                    row("  MPI_" entry[q] " (rank " k ")", "MPI_" entry[q], k)
-            if (odd != "")
-                printf "\n# call counts that differ from what the program made:\n%s", odd
-        }'
+    cg_mean_table "Allreduce Bcast Barrier Reduce Allgather Gather Scatter Alltoall" \
+        "MPI_Allreduce (1 double, sum)|MPI_Bcast (root 0)|MPI_Barrier|MPI_Reduce (sum, root 0)|MPI_Allgather|MPI_Gather (root 0)|MPI_Scatter (root 0)|MPI_Alltoall" \
+        "instructions per call (8 B)" "$calls"
     echo
     echo "# each rank: its inclusive count over its calls, the minimum over the runs; a row: the mean of"
     echo "# the two ranks. Ferry / best: Ferry's figure over the lowest of the others' (below 1: Ferry runs fewer)."

@@ -124,6 +124,19 @@ pub fn predefined_datatype(handle: MPI_Datatype) -> Option<(&'static str, Dataty
     Some((t[i].1, t[i].2.clone()))
 }
 
+/// The predefined datatypes that are one primitive each (pairs and markers excluded), in
+/// handle order: the one-sided calls on shared windows look their datatype up here (and keep
+/// its index) instead of building its type map.
+pub fn primitives() -> &'static [(MPI_Datatype, Primitive)] {
+    static BASIC: OnceLock<Vec<(MPI_Datatype, Primitive)>> = OnceLock::new();
+    BASIC.get_or_init(|| {
+        let mut t: Vec<_> = DATATYPES.iter().filter_map(|&(h, _, k)| if let Basic(p) = k { Some((h, p)) } else { None }).collect();
+        t.sort_by_key(|e| e.0);
+        t.dedup_by_key(|e| e.0);
+        t
+    })
+}
+
 /// Every predefined datatype: handle, canonical name, type map, in handle order.
 pub fn predefined_datatypes() -> impl Iterator<Item = (MPI_Datatype, &'static str, Datatype)> {
     table().iter().map(|(h, n, d)| (*h, *n, d.clone()))

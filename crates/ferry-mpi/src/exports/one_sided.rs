@@ -13,6 +13,14 @@ use crate::win::objects::*;
 use crate::win::ops::*;
 use crate::win::shared::*;
 
+/// Run `f`, kept out of line: the general way of a call whose common case its exported
+/// function does itself, so that the common case pays for no more than it uses.
+#[cold]
+#[inline(never)]
+pub(crate) fn cold<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// Run an MPI call on window `win`: an error goes to the window's error handler (a bad handle
 /// to `MPI_COMM_WORLD`'s, as for any call without a valid object).
 pub(crate) fn win_call(name: &'static str, win: MPI_Win, body: impl FnOnce(&mut Runtime) -> MpiResult<()>) -> c_int {
@@ -227,22 +235,40 @@ crate::mpi_export! { MPI_Win_shared_query, PMPI_Win_shared_query, (win: MPI_Win,
     })
 }}
 crate::mpi_export! { MPI_Put, PMPI_Put, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win) {
-    win_call("MPI_Put", win, move |rt| put(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false))
+    if ocount == tcount && otype == ttype && lean::with(win, |l| l.copy(obuf as *mut c_void, ocount, otype, rank, disp, true)) == Some(true) {
+        return MPI_SUCCESS;
+    }
+    cold(move || win_call("MPI_Put", win, move |rt| put(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false)))
 }}
 crate::mpi_export! { MPI_Get, PMPI_Get, (obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win) {
-    win_call("MPI_Get", win, move |rt| get(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false).map(|_| ()))
+    if ocount == tcount && otype == ttype && lean::with(win, |l| l.copy(obuf, ocount, otype, rank, disp, false)) == Some(true) {
+        return MPI_SUCCESS;
+    }
+    cold(move || win_call("MPI_Get", win, move |rt| get(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false).map(|_| ())))
 }}
 crate::mpi_export! { MPI_Accumulate, PMPI_Accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Accumulate", win, move |rt| accumulate(rt, obuf, ocount, otype, rank, disp, tcount, ttype, op, win, false))
+    if ocount == 1 && tcount == 1 && otype == ttype && lean::with(win, |l| l.accumulate(obuf, None, ttype, rank, disp, op)) == Some(true) {
+        return MPI_SUCCESS;
+    }
+    cold(move || win_call("MPI_Accumulate", win, move |rt| accumulate(rt, obuf, ocount, otype, rank, disp, tcount, ttype, op, win, false)))
 }}
 crate::mpi_export! { MPI_Get_accumulate, PMPI_Get_accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Get_accumulate", win, move |rt| get_accumulate(rt, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount, ttype, op, win, false).map(|_| ()))
+    if ocount == 1 && rcount == 1 && tcount == 1 && otype == ttype && rtype == ttype && lean::with(win, |l| l.accumulate(obuf, Some(rbuf), ttype, rank, disp, op)) == Some(true) {
+        return MPI_SUCCESS;
+    }
+    cold(move || win_call("MPI_Get_accumulate", win, move |rt| get_accumulate(rt, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount, ttype, op, win, false).map(|_| ())))
 }}
 crate::mpi_export! { MPI_Fetch_and_op, PMPI_Fetch_and_op, (obuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, op: MPI_Op, win: MPI_Win) {
-    win_call("MPI_Fetch_and_op", win, move |rt| get_accumulate(rt, obuf, 1, dt, rbuf, 1, dt, rank, disp, 1, dt, op, win, false).map(|_| ()))
+    if lean::with(win, |l| l.accumulate(obuf, Some(rbuf), dt, rank, disp, op)) == Some(true) {
+        return MPI_SUCCESS;
+    }
+    cold(move || win_call("MPI_Fetch_and_op", win, move |rt| get_accumulate(rt, obuf, 1, dt, rbuf, 1, dt, rank, disp, 1, dt, op, win, false).map(|_| ())))
 }}
 crate::mpi_export! { MPI_Compare_and_swap, PMPI_Compare_and_swap, (obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) {
-    win_call("MPI_Compare_and_swap", win, move |rt| compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win))
+    if lean::with(win, |l| l.compare_and_swap(obuf, cbuf, rbuf, dt, rank, disp)) == Some(true) {
+        return MPI_SUCCESS;
+    }
+    cold(move || win_call("MPI_Compare_and_swap", win, move |rt| compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win)))
 }}
 crate::mpi_export! { MPI_Rput, PMPI_Rput, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, req: *mut MPI_Request) {
     win_call("MPI_Rput", win, move |rt| {

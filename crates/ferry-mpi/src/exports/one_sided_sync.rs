@@ -5,7 +5,7 @@ use std::os::raw::c_int;
 
 use crate::consts::*;
 use crate::error::out_arg;
-use crate::exports::one_sided::win_call;
+use crate::exports::one_sided::{cold, win_call};
 use crate::win::sync::*;
 
 crate::mpi_export! { MPI_Win_fence, PMPI_Win_fence, (assert: c_int, win: MPI_Win) {
@@ -24,13 +24,19 @@ crate::mpi_export! { MPI_Win_unlock_all, PMPI_Win_unlock_all, (win: MPI_Win) {
     win_call("MPI_Win_unlock_all", win, move |rt| unlock_all(rt, win))
 }}
 crate::mpi_export! { MPI_Win_flush, PMPI_Win_flush, (rank: c_int, win: MPI_Win) {
-    win_call("MPI_Win_flush", win, move |rt| flush(rt, win, Some(rank), false))
+    if crate::win::lean::with(win, |l| l.flush(rank)) == Some(true) {
+        return MPI_SUCCESS;
+    }
+    cold(move || win_call("MPI_Win_flush", win, move |rt| flush(rt, win, Some(rank), false)))
 }}
 crate::mpi_export! { MPI_Win_flush_all, PMPI_Win_flush_all, (win: MPI_Win) {
     win_call("MPI_Win_flush_all", win, move |rt| flush(rt, win, None, false))
 }}
 crate::mpi_export! { MPI_Win_flush_local, PMPI_Win_flush_local, (rank: c_int, win: MPI_Win) {
-    win_call("MPI_Win_flush_local", win, move |rt| flush(rt, win, Some(rank), true))
+    if crate::win::lean::with(win, |l| l.flush(rank)) == Some(true) {
+        return MPI_SUCCESS;
+    }
+    cold(move || win_call("MPI_Win_flush_local", win, move |rt| flush(rt, win, Some(rank), true)))
 }}
 crate::mpi_export! { MPI_Win_flush_local_all, PMPI_Win_flush_local_all, (win: MPI_Win) {
     win_call("MPI_Win_flush_local_all", win, move |rt| flush(rt, win, None, true))

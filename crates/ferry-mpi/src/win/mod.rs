@@ -15,7 +15,7 @@ pub(crate) mod atomic;
 pub mod codec;
 pub(crate) mod control;
 pub(crate) mod objects;
-mod shortcut;
+pub(crate) mod lean;
 pub(crate) mod ops;
 pub(crate) mod shared;
 pub(crate) mod sync;
@@ -99,6 +99,9 @@ pub struct Win {
     pub base: *mut c_void,
     /// Memory of `MPI_Win_allocate`, freed with the window.
     _owned: Option<Vec<u128>>,
+    /// A shared window's state for the calls that take no runtime (`lean`); before
+    /// `shared_mem`, so that it leaves their table before the memory is unmapped.
+    pub lean: Option<lean::Registered>,
     /// `MPI_Win_allocate_shared`: the memory every member maps.
     pub shared_mem: Option<shared::SharedMem>,
     pub errhandler: c_int,
@@ -120,9 +123,6 @@ pub struct Win {
     pub posted: Option<usize>,
     /// The progress thread serves this window's passive targets.
     served: bool,
-    /// Plain stores went into the shared memory since the last fence of `MPI_Win_flush`
-    /// (the atomic instructions and lock releases of the accumulates are fences themselves).
-    pub unfenced: bool,
     /// Locks taken in the shared control block since the window was made (see
     /// `sync::LOCKS_PER_PASS`).
     pub quiet_locks: u32,
@@ -132,6 +132,19 @@ impl Win {
     fn reply_tag(&mut self) -> i32 {
         self.next_reply = (self.next_reply + 1) & 0x3fff_ffff;
         self.next_reply
+    }
+
+    /// Plain stores went into the shared memory (a fence must pass before a flush or an
+    /// unlock returns); nothing to remember for memory that is not shared.
+    pub fn mark_unfenced(&self) {
+        if let Some(l) = &self.lean {
+            l.mark_unfenced();
+        }
+    }
+
+    /// Whether plain stores went into the shared memory since the last fence; forgets them.
+    pub fn take_unfenced(&self) -> bool {
+        self.lean.as_ref().is_some_and(|l| l.take_unfenced())
     }
 
     /// The window rank `r`, checked.
@@ -147,22 +160,20 @@ impl Win {
 /// The windows of a process.
 pub struct Wins {
     /// By handle: `0xa0000000`, a generation and a slot (a look-up is an index: the atomics
-    /// of `shortcut` make windows a hot path).
+    /// of `lean` make windows a hot path).
     pub table: Table<Win>,
     /// The target side, shared with the engine's service.
     pub shared: Shared,
     service: bool,
     /// The progress thread runs because a window started it (it stops with the last one).
     thread: bool,
-    /// The last datatype of a shortcut call and its primitive (`shortcut`).
-    one_type: Option<(MPI_Datatype, ferry_data::datatype::Primitive)>,
 }
 
 impl Default for Wins {
     fn default() -> Wins {
         // 64 Ki windows at once, 1 Ki generations; no predefined window (`MPI_WIN_NULL`,
         // 0x20000000, is in neither range).
-        Wins { table: Table::new(0xa000_0000, 16, 0x6000_0000), shared: Shared::default(), service: false, thread: false, one_type: None }
+        Wins { table: Table::new(0xa000_0000, 16, 0x6000_0000), shared: Shared::default(), service: false, thread: false }
     }
 }
 
@@ -278,6 +289,7 @@ fn make(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, dis
         flavor,
         base,
         _owned: owned,
+        lean: None,
         shared_mem: None,
         errhandler,
         name: String::new(),
@@ -293,7 +305,6 @@ fn make(rt: &mut Runtime, comm: MPI_Comm, base: *mut c_void, size: MPI_Aint, dis
         epoch: Epoch::default(),
         posted: None,
         served: false,
-        unfenced: false,
         quiet_locks: 0,
     };
     Ok(wins_mut(rt).table.add(w))

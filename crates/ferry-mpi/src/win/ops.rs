@@ -104,6 +104,11 @@ fn origin_bytes(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_Data
     Ok((v, t))
 }
 
+/// Whether `f` took the call on window `win`'s lean state (a shared window's).
+fn lean(rt: &Runtime, win: MPI_Win, f: impl FnOnce(&super::lean::Lean) -> bool) -> bool {
+    rt.win(win).ok().and_then(|w| w.lean.as_deref()).is_some_and(f)
+}
+
 /// Send a request to window rank `target`.
 fn send(rt: &mut Runtime, win: MPI_Win, target: usize, msg: Vec<u8>) -> MpiResult<()> {
     let (w, engine) = super::win_and_engine(rt, win)?;
@@ -112,6 +117,7 @@ fn send(rt: &mut Runtime, win: MPI_Win, target: usize, msg: Vec<u8>) -> MpiResul
         w.sends.push((rid, msg));
     }
     w.dirty[target] = true;
+    super::lean::publish(w, Some(target));
     w.sends.retain(|(rid, _)| !(engine.is_done(*rid) && engine.take(*rid).is_some()));
     Ok(())
 }
@@ -175,7 +181,7 @@ fn accumulate_op(rt: &Runtime, op: MPI_Op, dt: MPI_Datatype, ot: &Datatype, tt: 
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<()> {
-    if !request && ocount == tcount && otype == ttype && super::shortcut::copy(rt, obuf as *mut c_void, ocount, otype, rank, disp, win, true) {
+    if !request && ocount == tcount && otype == ttype && lean(rt, win, |l| l.copy(obuf as *mut c_void, ocount, otype, rank, disp, true)) {
         return Ok(());
     }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
@@ -184,7 +190,7 @@ pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: M
         // `place` checked against the target's part of the shared memory we map; the origin
         // holds them (MPI's contract). `copy` because a program may put from shared memory.
         unsafe { std::ptr::copy(obuf as *const u8, at, p.len) };
-        rt.win_mut(win)?.unfenced = true;
+        rt.win(win)?.mark_unfenced();
         return Ok(());
     }
     let (data, _) = origin_bytes(rt, obuf, ocount, otype, p.len)?;
@@ -192,7 +198,7 @@ pub(crate) fn put(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: M
         // SAFETY: `place` checked the runs against the target's part of the shared memory,
         // which this process maps; `data` is ours.
         unsafe { super::target::scatter(at, &p.runs_or_all(), &data) };
-        rt.win_mut(win)?.unfenced = true;
+        rt.win(win)?.mark_unfenced();
         return Ok(());
     }
     send(rt, win, p.target, header(Kind::Put, &p).encode(&data))
@@ -235,7 +241,7 @@ fn shared_place(rt: &Runtime, win: MPI_Win, p: &Place) -> MpiResult<Option<*mut 
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
-    if !request && ocount == tcount && otype == ttype && super::shortcut::copy(rt, obuf, ocount, otype, rank, disp, win, false) {
+    if !request && ocount == tcount && otype == ttype && lean(rt, win, |l| l.copy(obuf, ocount, otype, rank, disp, false)) {
         return Ok(None);
     }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
@@ -269,14 +275,14 @@ pub(crate) fn get(rt: &mut Runtime, obuf: *mut c_void, ocount: c_int, otype: MPI
 pub(crate) fn accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<()> {
     if op == MPI_REPLACE {
         // A replacement may be a plain store (see `flush`).
-        if let Ok(w) = rt.win_mut(win) {
-            w.unfenced = true;
+        if let Ok(w) = rt.win(win) {
+            w.mark_unfenced();
         }
     }
-    if !request && ocount == 1 && tcount == 1 && otype == ttype && super::shortcut::accumulate(rt, obuf, None, ttype, rank, disp, op, win) {
+    if !request && ocount == 1 && tcount == 1 && otype == ttype && lean(rt, win, |l| l.accumulate(obuf, None, ttype, rank, disp, op)) {
         return Ok(());
     }
-    if !request && ocount == tcount && otype == ttype && super::shortcut::accumulate_many(rt, obuf, ocount, ttype, rank, disp, op, win) {
+    if !request && ocount == tcount && otype == ttype && lean(rt, win, |l| l.accumulate_many(obuf, ocount, ttype, rank, disp, op)) {
         return Ok(());
     }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(()) };
@@ -333,7 +339,7 @@ fn combine_here(rt: &Runtime, win: MPI_Win, p: &Place, at: *mut u8, elem: Option
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rbuf: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: bool) -> MpiResult<Option<c_int>> {
     let same_origin = op == MPI_NO_OP || (ocount == 1 && otype == ttype);
-    if !request && same_origin && rcount == 1 && tcount == 1 && rtype == ttype && super::shortcut::accumulate(rt, obuf, Some(rbuf), ttype, rank, disp, op, win) {
+    if !request && same_origin && rcount == 1 && tcount == 1 && rtype == ttype && lean(rt, win, |l| l.accumulate(obuf, Some(rbuf), ttype, rank, disp, op)) {
         return Ok(None);
     }
     let Some(p) = place(rt, win, rank, disp, tcount, ttype, request)? else { return Ok(None) };
@@ -362,7 +368,7 @@ pub(crate) fn get_accumulate(rt: &mut Runtime, obuf: *const c_void, ocount: c_in
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn compare_and_swap(rt: &mut Runtime, obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void, dt: MPI_Datatype, rank: c_int, disp: MPI_Aint, win: MPI_Win) -> MpiResult<()> {
-    if super::shortcut::compare_and_swap(rt, obuf, cbuf, rbuf, dt, rank, disp, win) {
+    if lean(rt, win, |l| l.compare_and_swap(obuf, cbuf, rbuf, dt, rank, disp)) {
         return Ok(());
     }
     let t = rt.datatype(dt)?;

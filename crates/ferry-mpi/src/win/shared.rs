@@ -135,7 +135,10 @@ pub(super) fn share(rt: &mut Runtime, h: MPI_Win, align: usize) -> MpiResult<*mu
     let mem = SharedMem { map, offsets, control };
     let base = mem.part(me) as *mut c_void;
     super::set_base(rt, h, base)?;
-    rt.win_mut(h)?.shared_mem = Some(mem);
+    let parts = (0..members).map(|r| mem.part(r)).collect();
+    let w = rt.win_mut(h)?;
+    w.lean = Some(super::lean::register(h, w, parts, control));
+    w.shared_mem = Some(mem);
     Ok(base)
 }
 

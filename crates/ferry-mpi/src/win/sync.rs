@@ -122,6 +122,7 @@ pub(crate) fn fence(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResult<
     let w = rt.win_mut(win)?;
     w.dirty.fill(false);
     w.epoch.fence = assert & MPI_MODE_NOSUCCEED == 0;
+    super::lean::publish(w, None);
     Ok(())
 }
 
@@ -167,6 +168,7 @@ pub(crate) fn lock(rt: &mut Runtime, win: MPI_Win, lock_type: c_int, rank: c_int
     // A fence with no operation since ends there: the lock's epoch is the window's now, and
     // once unlocked the window is in no epoch until the next synchronisation.
     w.epoch.fence = false;
+    super::lean::publish(w, None);
     Ok(())
 }
 
@@ -216,7 +218,7 @@ pub(crate) fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<(
     if let Some(m) = w.shared_mem.as_ref().filter(|_| !w.dirty[t] && w.replies.is_empty()) {
         // The common case of a shared window: everything is done; let the lock go.
         let ctl = m.control();
-        if w.unfenced {
+        if w.take_unfenced() {
             std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
         }
         if !held.nocheck {
@@ -225,7 +227,7 @@ pub(crate) fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<(
         }
         let w = rt.win_mut(win)?;
         w.epoch.locks.remove(&t);
-        w.unfenced = false;
+        super::lean::publish(w, Some(t));
         return Ok(());
     }
     // Without a lock taken there is none to release, but the operations must still complete.
@@ -234,6 +236,7 @@ pub(crate) fn unlock(rt: &mut Runtime, win: MPI_Win, rank: c_int) -> MpiResult<(
     let w = rt.win_mut(win)?;
     w.epoch.locks.remove(&t);
     w.dirty[t] = false;
+    super::lean::publish(w, Some(t));
     Ok(())
 }
 
@@ -262,6 +265,7 @@ pub(crate) fn lock_all(rt: &mut Runtime, win: MPI_Win, assert: c_int) -> MpiResu
     w.epoch.lock_all = Some(nocheck);
     // As in `lock`: a fence with nothing since ends here.
     w.epoch.fence = false;
+    super::lean::publish(w, None);
     Ok(())
 }
 
@@ -274,6 +278,7 @@ pub(crate) fn unlock_all(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
     let w = rt.win_mut(win)?;
     w.epoch.lock_all = None;
     w.dirty.fill(false);
+    super::lean::publish(w, None);
     Ok(())
 }
 
@@ -288,9 +293,8 @@ pub(crate) fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: 
             // Plain stores into the target's memory (puts) are visible to its loads, and
             // ordered before this process's next loads, once a fence passed; updates made
             // with atomic instructions need none.
-            if w.unfenced {
+            if w.take_unfenced() {
                 std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-                rt.win_mut(win)?.unfenced = false;
             }
             return Ok(());
         }
@@ -326,6 +330,7 @@ pub(crate) fn flush(rt: &mut Runtime, win: MPI_Win, rank: Option<c_int>, local: 
         let w = rt.win_mut(win)?;
         for t in targets {
             w.dirty[t] = false;
+            super::lean::publish(w, Some(t));
         }
     }
     Ok(())
@@ -381,6 +386,7 @@ pub(crate) fn start(rt: &mut Runtime, win: MPI_Win, g: MPI_Group, assert: c_int)
     w.epoch.start = Some(targets);
     // As in `lock`: a fence with nothing since ends here.
     w.epoch.fence = false;
+    super::lean::publish(w, None);
     Ok(())
 }
 
@@ -401,6 +407,7 @@ pub(crate) fn complete(rt: &mut Runtime, win: MPI_Win) -> MpiResult<()> {
     for t in targets {
         w.dirty[t] = false;
     }
+    super::lean::publish(w, None);
     Ok(())
 }
 
