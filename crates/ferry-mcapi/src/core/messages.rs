@@ -48,12 +48,14 @@ impl Node {
 
     fn transmit(&mut self, rank: Rank, port: u32, src_port: u32, prio: u8, epoch: u32, data: &[u8], rid: Option<ReqId>) {
         let node = self.cfg.node;
+        // A frame an acknowledgement gave back, when there is one: no allocation.
+        let mut bytes = self.spare_frames.pop().unwrap_or_default();
         let p = self.peers.entry(rank).or_default();
         p.next_seq += 1;
         let mut f = Frame::new(Kind::Msg);
         (f.port, f.peer_port, f.peer_node, f.peer_rank, f.aux, f.seq, f.ack) = (port, src_port, node, epoch, prio, p.next_seq, p.taken);
         p.acked = p.taken;
-        let bytes = Arc::new(f.encode_with(data));
+        f.encode_over(data, Arc::get_mut(&mut bytes).expect("a spare frame is shared with nobody"));
         p.unacked.push_back(Retained { seq: f.seq, port, bytes: bytes.clone(), rid });
         self.emit(rank, OutBytes::Shared(bytes));
     }
@@ -69,14 +71,12 @@ impl Node {
     /// The peer took (or refused) every message up to `ack`.
     pub(super) fn acknowledged(&mut self, from: Rank, ack: u64) {
         let Some(p) = self.peers.get_mut(&from) else { return };
-        let mut done = Vec::new();
         while p.unacked.front().is_some_and(|r| r.seq <= ack) {
-            if let Some(rid) = p.unacked.pop_front().and_then(|r| r.rid) {
-                done.push(rid);
+            let r = p.unacked.pop_front().expect("looked at");
+            keep_spare(&mut self.spare_frames, r.bytes);
+            if let Some(rid) = r.rid {
+                self.reqs.complete(rid, Done::status(Status::Success));
             }
-        }
-        for rid in done {
-            self.reqs.complete(rid, Done::status(Status::Success));
         }
     }
 
@@ -203,7 +203,8 @@ impl Node {
     fn resume_blocked(&mut self, ep: Ep) {
         let Some(l) = self.local_mut(ep) else { return };
         let limit = l.attrs.recv_buffers.max(1) as usize;
-        if l.queued > limit / 2 {
+        // The common case, no sender refused: nothing to collect.
+        if l.queued > limit / 2 || !l.refusing.values().any(|r| r.blocked) {
             return;
         }
         let blocked: Vec<Rank> = l.refusing.iter().filter(|(_, r)| r.blocked).map(|(&k, _)| k).collect();
@@ -287,6 +288,18 @@ impl Node {
             }
         }
         false
+    }
+}
+
+/// Frames kept for messages to come, and the largest one kept.
+const SPARE_FRAMES: usize = 64;
+const SPARE_FRAME_MAX: usize = 4096;
+
+/// Keep an acknowledged frame for the next message, when nothing else holds it (the engine
+/// may still be reading it) and it is small.
+fn keep_spare(spare: &mut Vec<Arc<Vec<u8>>>, bytes: Arc<Vec<u8>>) {
+    if spare.len() < SPARE_FRAMES && bytes.capacity() <= SPARE_FRAME_MAX && Arc::strong_count(&bytes) == 1 && Arc::weak_count(&bytes) == 0 {
+        spare.push(bytes);
     }
 }
 
