@@ -34,7 +34,8 @@ impl Node {
             return Err(Status::ErrTransmission);
         }
         let prio = prio as u8;
-        let stop = self.stops.get(&(rank, port));
+        // No receiver refused lately (the usual case): no lookup.
+        let stop = if self.stops.is_empty() { None } else { self.stops.get(&(rank, port)) };
         if stop.is_some_and(|s| s.stopped || !s.held.is_empty()) {
             let rid = self.reqs.start(Waits::MsgSend, user)?;
             let s = self.stops.get_mut(&(rank, port)).expect("looked up above");
@@ -57,7 +58,12 @@ impl Node {
         p.acked = p.taken;
         f.encode_over(data, Arc::get_mut(&mut bytes).expect("a spare frame is shared with nobody"));
         p.unacked.push_back(Retained { seq: f.seq, port, bytes: bytes.clone(), rid });
-        self.emit(rank, OutBytes::Shared(bytes));
+        // As `emit`, with the peer's entry at hand.
+        if rank == self.cfg.rank {
+            self.loopback.push_back(bytes.to_vec());
+        } else if !p.lost {
+            self.out.push_back((rank, OutBytes::Shared(bytes)));
+        }
     }
 
     pub(super) fn send_ack(&mut self, rank: Rank) {
