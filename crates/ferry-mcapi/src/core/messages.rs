@@ -128,6 +128,7 @@ impl Node {
         } else {
             r.expected = f.peer_rank + 1;
             r.blocked = true;
+            l.blocked += 1;
             refuse(self, Refusal::Full);
         }
         self.maybe_ack(from);
@@ -201,7 +202,10 @@ impl Node {
         };
         let l = self.local_mut(ep).expect("a local endpoint");
         let r = l.refusing.entry(from).or_insert(Refusing { expected: 0, blocked: false });
-        r.blocked = true;
+        if !r.blocked {
+            r.blocked = true;
+            l.blocked += 1;
+        }
         self.resume_blocked(ep);
     }
 
@@ -210,7 +214,7 @@ impl Node {
         let Some(l) = self.local_mut(ep) else { return };
         let limit = l.attrs.recv_buffers.max(1) as usize;
         // The common case, no sender refused: nothing to collect.
-        if l.queued > limit / 2 || !l.refusing.values().any(|r| r.blocked) {
+        if l.queued > limit / 2 || l.blocked == 0 {
             return;
         }
         let blocked: Vec<Rank> = l.refusing.iter().filter(|(_, r)| r.blocked).map(|(&k, _)| k).collect();
@@ -223,6 +227,7 @@ impl Node {
         for rank in blocked {
             let r = l.refusing.get_mut(&rank).expect("listed above");
             r.blocked = false;
+            l.blocked -= 1;
             let mut f = Frame::new(Kind::Resume);
             (f.peer_port, f.peer_rank, f.seq) = (port, r.expected, room);
             frames.push((rank, f));

@@ -240,6 +240,8 @@ fn flood(seed: u64, senders: u32, per_sender: u32, limit: u32, take_every: u32) 
                 net.nodes[k.1 as usize].deliver(k.0, bytes).expect("frame");
             }
         }
+        let l = net.nodes[0].local(b).expect("local");
+        assert_eq!(l.blocked, l.refusing.values().filter(|r| r.blocked).count(), "blocked senders counted");
         if sent >= total || net.rand() % take_every as u64 == 0 {
             if sent >= total {
                 net.settle();
