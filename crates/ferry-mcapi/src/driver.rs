@@ -185,10 +185,22 @@ pub enum WaitEnd {
 
 /// Block until `done` holds for the node, or `deadline`. Takes the lock itself, and lets go
 /// of it at least every `NAP` so that other threads of the node may call in.
-pub fn block_until(mut done: impl FnMut(&mut Runtime) -> bool, deadline: Option<Instant>) -> Result<(), WaitEnd> {
+pub fn block_until(done: impl FnMut(&mut Runtime) -> bool, deadline: Option<Instant>) -> Result<(), WaitEnd> {
+    block_until_from(done, |_| deadline)
+}
+
+/// [`block_until`] with the deadline read from the node under the first hold of the lock (a
+/// blocking call that finds its result at once takes the lock only once).
+pub fn block_until_from(mut done: impl FnMut(&mut Runtime) -> bool, deadline: impl FnOnce(&Runtime) -> Option<Instant>) -> Result<(), WaitEnd> {
+    let mut deadline = Some(deadline);
+    let mut until_then = None;
     loop {
         let mut g = lock();
         let rt = g.as_mut().ok_or(WaitEnd::NotInitialised)?;
+        if let Some(d) = deadline.take() {
+            until_then = d(rt);
+        }
+        let deadline = until_then;
         rt.pump();
         if done(rt) {
             return Ok(());

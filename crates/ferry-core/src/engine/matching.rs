@@ -177,6 +177,9 @@ impl<P, U> MatchQueues<P, U> {
 
     /// The oldest unexpected message matching `pat`, left in place (MPI_Iprobe).
     pub fn peek(&self, pat: &Pattern) -> Option<(&Envelope, &U)> {
+        if self.queued == 0 {
+            return None;
+        }
         let c = self.find(pat.ctx)?;
         c.unexpected.iter().find(|(e, _)| pat.matches(e)).map(|(e, u)| (e, u))
     }

@@ -365,6 +365,14 @@ impl Engine {
         self.proto.take_whole(pat)
     }
 
+    /// Give back the buffer of a message taken with [`take_whole`](Self::take_whole) once its
+    /// bytes are read: a small unexpected message arrives in it later instead of in a new
+    /// allocation.
+    #[inline]
+    pub fn recycle(&mut self, buf: Vec<u8>) {
+        self.proto.recycle(buf)
+    }
+
     /// Receive a message taken by [`Engine::improbe`].
     ///
     /// # Safety

@@ -1,8 +1,8 @@
 //! Messages: send and receive, blocking and not, and the count waiting.
 
-use super::{call, ep, start_request, status_of, wait_blocking, with_node, write_out, McapiStatus, Request, OUT_MSG};
+use super::{call, deadline, ep, give_back, start_request, status_of, wait_blocking, with_node, write_out, McapiStatus, Request, OUT_MSG};
 use crate::core::{Outcome, Status};
-use crate::wire::HEADER_LEN;
+use crate::driver::{block_until_from, WaitEnd};
 
 unsafe fn bytes<'a>(buffer: *const u8, size: usize) -> &'a [u8] {
     if size == 0 {
@@ -41,13 +41,14 @@ pub unsafe extern "C" fn mcapi_msg_send(send: u32, recv: u32, buffer: *const u8,
         }
         // SAFETY: checked above.
         let data = unsafe { bytes(buffer, size) };
+        // A message that left needs no request, nor the endpoint's timeout.
         let r = with_node(|rt| {
-            let timeout = rt.node.endpoint_timeout(ep(send));
-            Ok((rt.node.msg_send(ep(send), ep(recv), data, priority, [0; 3])?, timeout))
+            let held = rt.node.msg_send(ep(send), ep(recv), data, priority, [0; 3])?;
+            Ok(held.map(|rid| (rid, rt.node.endpoint_timeout(ep(send)))))
         });
         match r {
-            Ok((None, _)) => ((), Status::Success),
-            Ok((Some(rid), timeout)) => match wait_blocking(rid, timeout) {
+            Ok(None) => ((), Status::Success),
+            Ok(Some((rid, timeout))) => match wait_blocking(rid, timeout) {
                 Ok(d) => ((), status_of(&d)),
                 Err(s) => ((), s),
             },
@@ -77,26 +78,39 @@ pub unsafe extern "C" fn mcapi_msg_recv(recv: u32, buffer: *mut u8, size: usize,
             return ((), Status::ErrParameter);
         }
         let user = [OUT_MSG, buffer as usize, size];
-        let r = with_node(|rt| {
-            // A message already queued is copied at once, without a request.
-            if let Some(d) = rt.node.msg_take_first(ep(recv), size)? {
-                write_out(&d, user);
-                return Ok(Err(d));
-            }
-            let timeout = rt.node.endpoint_timeout(ep(recv));
-            Ok(Ok((rt.node.msg_recv(ep(recv), size, user)?, timeout)))
-        });
-        let done = match r {
-            Ok(Err(d)) => d,
-            Ok(Ok((rid, timeout))) => match wait_blocking(rid, timeout) {
-                Ok(d) => d,
-                Err(s) => return ((), s),
+        // No request: each pass takes a message queued at the endpoint (after those the
+        // receives posted before this one take), copies it out and hands its frame back.
+        let mut result = None;
+        let waited = block_until_from(
+            |rt| {
+                if rt.finalized {
+                    result = Some(Err(Status::ErrNodeNotInit));
+                    return true;
+                }
+                match rt.node.msg_take_first(ep(recv), size) {
+                    Ok(None) => false,
+                    Ok(Some(mut d)) => {
+                        write_out(&d, user);
+                        give_back(rt, &mut d);
+                        result = Some(Ok(d));
+                        true
+                    }
+                    Err(s) => {
+                        result = Some(Err(s));
+                        true
+                    }
+                }
             },
-            Err(s) => return ((), s),
+            |rt| deadline(rt.node.endpoint_timeout(ep(recv))),
+        );
+        let done = match (waited, result) {
+            (_, Some(Ok(d))) => d,
+            (_, Some(Err(s))) => return ((), s),
+            (Err(WaitEnd::TimedOut), None) => return ((), Status::Timeout),
+            (_, None) => return ((), Status::ErrNodeNotInit),
         };
         // SAFETY: checked non-null above.
         unsafe { *received = done.size };
-        let _ = HEADER_LEN;
         ((), status_of(&done))
     })
 }

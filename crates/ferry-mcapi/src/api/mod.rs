@@ -150,6 +150,16 @@ pub(crate) fn write_out(done: &Done, user: [usize; 3]) {
     }
 }
 
+/// Hand the frame of a message copied out to the caller back to the engine, for the next
+/// message to arrive in (no allocation per message).
+pub(crate) fn give_back(rt: &mut Runtime, done: &mut Done) {
+    if matches!(done.out, Outcome::Data { .. }) {
+        if let Outcome::Data { frame, .. } = std::mem::replace(&mut done.out, Outcome::Nothing) {
+            rt.engine.recycle(frame);
+        }
+    }
+}
+
 /// Requests some thread waits for (a second waiter gets `MCAPI_ERR_WAIT_PENDING`).
 static WAITED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
@@ -188,8 +198,9 @@ pub(crate) fn wait_request(rid: ReqId, deadline: Option<Instant>, shared: bool) 
             }
             if rt.node.is_done(rid) {
                 let user = rt.node.user_words(rid).unwrap_or_default();
-                let done = rt.node.take(rid).expect("done");
+                let mut done = rt.node.take(rid).expect("done");
                 write_out(&done, user);
+                give_back(rt, &mut done);
                 taken = Some(done);
                 return true;
             }

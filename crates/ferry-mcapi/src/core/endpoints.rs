@@ -42,6 +42,8 @@ pub(super) struct LocalEp {
     /// Posted receives (`msg_recv_i`), oldest first.
     pub posted: VecDeque<ReqId>,
     pub refusing: FastMap<Rank, Refusing>,
+    /// The senders of `refusing` that are blocked (so that a receive need not look).
+    pub blocked: usize,
     pub attrs: EpAttrs,
     pub chan: Option<Chan>,
     /// Successful gets of this endpoint, and the node of the last getter.
@@ -203,7 +205,7 @@ impl Node {
         };
         let attrs = EpAttrs { kind: 1, priority: 0, buffer: 0, memory: 0, max_payload: self.cfg.max_payload as u32, timeout: u32::MAX, recv_buffers: self.cfg.queue_limit as u32 };
         let queue = (0..=self.cfg.max_priority).map(|_| VecDeque::new()).collect();
-        let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: FastMap::default(), attrs, chan: None, get_count: 0, get_source: None, getters: Vec::new() };
+        let l = LocalEp { port, queue, queued: 0, posted: VecDeque::new(), refusing: FastMap::default(), blocked: 0, attrs, chan: None, get_count: 0, get_source: None, getters: Vec::new() };
         let ep = self.eps.add(super::endpoints::Entry::Local(Box::new(l)));
         self.eps.ports.insert(port, ep);
         self.eps.locals += 1;

@@ -34,7 +34,8 @@ impl Node {
             return Err(Status::ErrTransmission);
         }
         let prio = prio as u8;
-        let stop = self.stops.get(&(rank, port));
+        // No receiver refused lately (the usual case): no lookup.
+        let stop = if self.stops.is_empty() { None } else { self.stops.get(&(rank, port)) };
         if stop.is_some_and(|s| s.stopped || !s.held.is_empty()) {
             let rid = self.reqs.start(Waits::MsgSend, user)?;
             let s = self.stops.get_mut(&(rank, port)).expect("looked up above");
@@ -48,14 +49,21 @@ impl Node {
 
     fn transmit(&mut self, rank: Rank, port: u32, src_port: u32, prio: u8, epoch: u32, data: &[u8], rid: Option<ReqId>) {
         let node = self.cfg.node;
+        // A frame an acknowledgement gave back, when there is one: no allocation.
+        let mut bytes = self.spare_frames.pop().unwrap_or_default();
         let p = self.peers.entry(rank).or_default();
         p.next_seq += 1;
         let mut f = Frame::new(Kind::Msg);
         (f.port, f.peer_port, f.peer_node, f.peer_rank, f.aux, f.seq, f.ack) = (port, src_port, node, epoch, prio, p.next_seq, p.taken);
         p.acked = p.taken;
-        let bytes = Arc::new(f.encode_with(data));
+        f.encode_over(data, Arc::get_mut(&mut bytes).expect("a spare frame is shared with nobody"));
         p.unacked.push_back(Retained { seq: f.seq, port, bytes: bytes.clone(), rid });
-        self.emit(rank, OutBytes::Shared(bytes));
+        // As `emit`, with the peer's entry at hand.
+        if rank == self.cfg.rank {
+            self.loopback.push_back(bytes.to_vec());
+        } else if !p.lost {
+            self.out.push_back((rank, OutBytes::Shared(bytes)));
+        }
     }
 
     pub(super) fn send_ack(&mut self, rank: Rank) {
@@ -69,14 +77,12 @@ impl Node {
     /// The peer took (or refused) every message up to `ack`.
     pub(super) fn acknowledged(&mut self, from: Rank, ack: u64) {
         let Some(p) = self.peers.get_mut(&from) else { return };
-        let mut done = Vec::new();
         while p.unacked.front().is_some_and(|r| r.seq <= ack) {
-            if let Some(rid) = p.unacked.pop_front().and_then(|r| r.rid) {
-                done.push(rid);
+            let r = p.unacked.pop_front().expect("looked at");
+            keep_spare(&mut self.spare_frames, r.bytes);
+            if let Some(rid) = r.rid {
+                self.reqs.complete(rid, Done::status(Status::Success));
             }
-        }
-        for rid in done {
-            self.reqs.complete(rid, Done::status(Status::Success));
         }
     }
 
@@ -122,6 +128,7 @@ impl Node {
         } else {
             r.expected = f.peer_rank + 1;
             r.blocked = true;
+            l.blocked += 1;
             refuse(self, Refusal::Full);
         }
         self.maybe_ack(from);
@@ -195,7 +202,10 @@ impl Node {
         };
         let l = self.local_mut(ep).expect("a local endpoint");
         let r = l.refusing.entry(from).or_insert(Refusing { expected: 0, blocked: false });
-        r.blocked = true;
+        if !r.blocked {
+            r.blocked = true;
+            l.blocked += 1;
+        }
         self.resume_blocked(ep);
     }
 
@@ -203,7 +213,8 @@ impl Node {
     fn resume_blocked(&mut self, ep: Ep) {
         let Some(l) = self.local_mut(ep) else { return };
         let limit = l.attrs.recv_buffers.max(1) as usize;
-        if l.queued > limit / 2 {
+        // The common case, no sender refused: nothing to collect.
+        if l.queued > limit / 2 || l.blocked == 0 {
             return;
         }
         let blocked: Vec<Rank> = l.refusing.iter().filter(|(_, r)| r.blocked).map(|(&k, _)| k).collect();
@@ -216,6 +227,7 @@ impl Node {
         for rank in blocked {
             let r = l.refusing.get_mut(&rank).expect("listed above");
             r.blocked = false;
+            l.blocked -= 1;
             let mut f = Frame::new(Kind::Resume);
             (f.peer_port, f.peer_rank, f.seq) = (port, r.expected, room);
             frames.push((rank, f));
@@ -287,6 +299,18 @@ impl Node {
             }
         }
         false
+    }
+}
+
+/// Frames kept for messages to come, and the largest one kept.
+const SPARE_FRAMES: usize = 64;
+const SPARE_FRAME_MAX: usize = 4096;
+
+/// Keep an acknowledged frame for the next message, when nothing else holds it (the engine
+/// may still be reading it) and it is small.
+fn keep_spare(spare: &mut Vec<Arc<Vec<u8>>>, bytes: Arc<Vec<u8>>) {
+    if spare.len() < SPARE_FRAMES && bytes.capacity() <= SPARE_FRAME_MAX && Arc::strong_count(&bytes) == 1 && Arc::weak_count(&bytes) == 0 {
+        spare.push(bytes);
     }
 }
 

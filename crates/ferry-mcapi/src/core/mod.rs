@@ -202,13 +202,15 @@ pub struct Node {
     attr_asked: FastMap<ReqId, Rank>,
     /// Channel endpoints that owe their sender credits.
     owing: Vec<Ep>,
+    /// Frames of acknowledged messages, for the next ones (see `messages::keep_spare`).
+    spare_frames: Vec<Arc<Vec<u8>>>,
 }
 
 impl Node {
     pub fn new(cfg: Config) -> Node {
         let mut nodes = FastMap::default();
         nodes.insert(cfg.node, Whereabouts::At(cfg.rank));
-        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: FastMap::default(), stops: FastMap::default(), nodes, wanted: FastMap::default(), out: VecDeque::new(), loopback: VecDeque::new(), lent: FastMap::default(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: Released::default(), attr_asked: FastMap::default(), owing: Vec::new(), slot_memory: None, slot_keys: 0 }
+        Node { eps: endpoints::Table::new(cfg.max_endpoints), cfg, reqs: Default::default(), peers: FastMap::default(), stops: FastMap::default(), nodes, wanted: FastMap::default(), out: VecDeque::new(), loopback: VecDeque::new(), lent: FastMap::default(), refused: 0, gone: 0, pending: Default::default(), cancelled: VecDeque::new(), released: Released::default(), attr_asked: FastMap::default(), owing: Vec::new(), slot_memory: None, slot_keys: 0, spare_frames: Vec::new() }
     }
 
     pub fn config(&self) -> &Config {

@@ -94,6 +94,22 @@ fn recv_now(net: &mut Net, at: usize, ep: Ep) -> Option<Vec<u8>> {
 }
 
 #[test]
+fn acknowledged_frames_carry_the_next_messages_whole() {
+    let mut net = Net::new(2, 3, |c| c.ack_every = 1);
+    let a = net.nodes[0].create_endpoint(Some(1)).expect("create");
+    let b = net.nodes[1].create_endpoint(Some(2)).expect("create");
+    let to_b = net.get(0, 11, 2);
+    for (i, data) in [&[7u8; 300][..], b"abc", b"", &[1, 2, 3, 4, 5, 6, 7, 8]].into_iter().enumerate() {
+        assert_eq!(net.nodes[0].msg_send(a, to_b, data, 1, [0; 3]), Ok(None));
+        net.settle();
+        assert_eq!(recv_now(&mut net, 1, b).as_deref(), Some(data), "message {i}");
+        net.settle();
+        assert_eq!(net.nodes[0].unsettled(), 0);
+        assert_eq!(net.nodes[0].spare_frames.len(), 1, "the acknowledged frame is kept for the next message");
+    }
+}
+
+#[test]
 fn a_message_reaches_an_endpoint_found_by_get() {
     let mut net = Net::new(2, 1, |_| {});
     let a = net.nodes[0].create_endpoint(Some(1)).expect("create");
@@ -224,6 +240,8 @@ fn flood(seed: u64, senders: u32, per_sender: u32, limit: u32, take_every: u32) 
                 net.nodes[k.1 as usize].deliver(k.0, bytes).expect("frame");
             }
         }
+        let l = net.nodes[0].local(b).expect("local");
+        assert_eq!(l.blocked, l.refusing.values().filter(|r| r.blocked).count(), "blocked senders counted");
         if sent >= total || net.rand() % take_every as u64 == 0 {
             if sent >= total {
                 net.settle();

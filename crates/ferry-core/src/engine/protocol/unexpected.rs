@@ -105,7 +105,7 @@ impl Protocol {
     }
 
     /// Keep the buffer of a delivered message for the next unexpected one, if it is small.
-    pub(super) fn recycle(&mut self, v: Vec<u8>) {
+    pub(crate) fn recycle(&mut self, v: Vec<u8>) {
         if v.capacity() <= SPARE_MAX && self.spare.len() < SPARE_COUNT {
             self.spare.push(v);
         }
