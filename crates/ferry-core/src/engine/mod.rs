@@ -18,6 +18,7 @@
 //! same way, but not reported as lost. A peer behind a ring has no connection to close: its
 //! process is watched instead (`peer_watch.rs`), and its death ends an MPI job the same way.
 
+pub mod agreement;
 mod bridge;
 pub mod collective;
 mod fault;
