@@ -322,6 +322,8 @@ mod tests {
                     && *n != "MPI_ERR_LASTCODE"
             })
             .chain([&("MPI_SUCCESS", 0)])
+            // Fault tolerance's classes are in mpi-ext.h.
+            .chain([&("MPIX_ERR_PROC_FAILED", 101), &("MPIX_ERR_PROC_FAILED_PENDING", 102), &("MPIX_ERR_REVOKED", 103)])
             .collect();
         assert_eq!(classes.len(), ERROR_CLASSES.len());
         for &&(name, value) in &classes {

@@ -304,6 +304,7 @@ impl CollCall {
                     CollError::Engine(ee) if crate::objects::fault::recovery() => crate::error::MpiError::from(ee.clone()).class,
                     _ => MPI_ERR_OTHER,
                 };
+                ferry_core::debug!("mpi", "{}: {e}", self.algorithm);
                 err(class, format!("{}: {e}", self.algorithm))
             }
             None => err(MPI_ERR_INTERN, format!("{}: collected before it completed", self.algorithm)),

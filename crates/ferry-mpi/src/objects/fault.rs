@@ -24,9 +24,18 @@ pub struct FaultState {
 pub struct FtComm {
     /// World ranks whose failure the program acknowledged on this communicator.
     pub acked: Vec<u32>,
+    /// Agreements begun on this communicator (every member counts the same).
+    pub agree_seq: u32,
+    /// Messages that arrived for a later agreement: (its number, communicator rank, message).
+    pub early: Vec<(u32, usize, ferry_core::engine::agreement::Msg)>,
 }
 
 impl Runtime {
+    /// The fault-tolerance state of the communicator whose context is `ctx`.
+    pub fn ft_comm(&mut self, ctx: u32) -> &mut FtComm {
+        self.fault.comms.entry(ctx).or_default()
+    }
+
     /// Take what the engine found since the last look: peers lost, and contexts a peer's
     /// notice revoked. A failed peer fails the receives from any source posted on every
     /// communicator it belongs to (MPIX_ERR_PROC_FAILED_PENDING); a revocation is passed on

@@ -24,6 +24,10 @@
 //! someone may have committed is never replaced. Failure detection is assumed perfect (the
 //! engine reports a peer failed only when its process ended or its connection broke).
 
+/// The context of agreement messages (their tag is the communicator's context id): apart
+/// from every communicator's, so that no revocation touches them.
+pub const AGREE_CONTEXT: u32 = u32::MAX - 17;
+
 /// A set of participants, as bits.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Ranks(Vec<u64>);
