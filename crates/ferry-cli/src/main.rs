@@ -114,6 +114,12 @@ struct RunArgs {
     /// The site key file (mode 0600) of the relays the hostfile lists (`ferry proxy`).
     #[arg(long, value_name = "FILE")]
     proxy_key: Option<std::path::PathBuf>,
+    /// Fault-tolerant MPI (docs/fault-tolerance.md): a rank's death does not end the job; the
+    /// other ranks get errors (MPIX_ERR_PROC_FAILED) and may recover (MPIX_Comm_shrink). The
+    /// launcher still exits non-zero, naming the dead ranks. Sets FERRY_RECOVERY=1 in every
+    /// rank.
+    #[arg(long)]
+    enable_recovery: bool,
     /// The program to run and its arguments.
     #[arg(value_name = "PROGRAM", required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<OsString>,
@@ -181,11 +187,16 @@ fn main() {
             };
             let mut command = run.command.into_iter();
             let program = command.next().expect("clap requires PROGRAM");
+            let mut env = run.env;
+            if run.enable_recovery {
+                env.push((ferry_core::config::RECOVERY.name.to_owned(), "1".to_owned()));
+            }
             let opts = launcher::RunOptions {
                 ranks: run.ranks,
                 tag_output: run.tag_output,
                 timeout: run.timeout.map(Duration::from_secs),
-                env: run.env,
+                env,
+                recovery: run.enable_recovery,
                 program,
                 args: command.collect(),
             };

@@ -83,6 +83,11 @@ pub const SHM_SINGLE_COPY_MAX: Knob = Knob {
     default: "65536",
     meaning: "when FERRY_SHM_SINGLE_COPY is unset: shm messages above the eager limit and up to this many bytes use the single copy, longer ones the pipelined copy",
 };
+pub const RECOVERY: Knob = Knob {
+    name: "FERRY_RECOVERY",
+    default: "0",
+    meaning: "1: fault-tolerant MPI (docs/fault-tolerance.md): a rank's death is reported to the others as errors (MPIX_ERR_PROC_FAILED) instead of ending the job; `ferry run --enable-recovery` sets it",
+};
 pub const ASYNC_PROGRESS: Knob = Knob {
     name: "FERRY_ASYNC_PROGRESS",
     default: "0",
@@ -192,6 +197,7 @@ pub const KNOBS: &[Knob] = &[
     SHM_SINGLE_COPY,
     SHM_SINGLE_COPY_MAX,
     ASYNC_PROGRESS,
+    RECOVERY,
     LOCK_ELISION,
     BCAST_ALGORITHM,
     SCATTER_ALGORITHM,

@@ -333,6 +333,10 @@ constants! {
         MPI_ERR_PROC_ABORTED: c_int = 76;
         MPI_ERR_VALUE_TOO_LARGE: c_int = 77;
         MPI_T_ERR_NOT_SUPPORTED: c_int = 78;
+        // Fault-tolerant MPI (mpi-ext.h), at MPICH's values.
+        MPIX_ERR_PROC_FAILED: c_int = 101;
+        MPIX_ERR_PROC_FAILED_PENDING: c_int = 102;
+        MPIX_ERR_REVOKED: c_int = 103;
         /// Largest error code of a predefined class; codes above it are ours to define.
         MPI_ERR_LASTCODE: c_int = 0x3fffffff;
 

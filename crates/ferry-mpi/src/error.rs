@@ -66,10 +66,34 @@ pub fn err<T>(class: i32, msg: impl Into<String>) -> MpiResult<T> {
     Err(MpiError::new(class, msg))
 }
 
+static RECOVERY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether recovery is enabled for this job (`FERRY_RECOVERY=1`, `ferry run
+/// --enable-recovery`): a process's failure is then an error of its own class
+/// (MPIX_ERR_PROC_FAILED and kin) that the program may handle, not the job's end.
+#[inline]
+pub fn recovery() -> bool {
+    RECOVERY.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+pub fn set_recovery(yes: bool) {
+    RECOVERY.store(yes, std::sync::atomic::Ordering::Relaxed);
+}
+
 impl From<ferry_core::engine::EngineError> for MpiError {
     fn from(e: ferry_core::engine::EngineError) -> Self {
         use ferry_core::engine::EngineError;
         use std::time::Duration;
+        match e {
+            EngineError::Revoked(_) => return MpiError::new(MPIX_ERR_REVOKED, e.to_string()),
+            EngineError::AnySourceFailed(_) => return MpiError::new(MPIX_ERR_PROC_FAILED_PENDING, e.to_string()),
+            // With recovery enabled, a failure is the program's to handle: no other process
+            // reports it for this one.
+            EngineError::PeerLost(_) | EngineError::PeerDied { .. } if recovery() => {
+                return MpiError::new(MPIX_ERR_PROC_FAILED, e.to_string());
+            }
+            _ => {}
+        }
         let consequence = match e {
             // A remote peer's own report travels further (its launcher agent, the network).
             EngineError::PeerLost(_) => Some(Duration::from_millis(1000)),
@@ -77,7 +101,7 @@ impl From<ferry_core::engine::EngineError> for MpiError {
             // does not (Slurm without --kill-on-bad-exit, a launcher that started a wrapper),
             // this rank's own abort is what ends the job, so it must come soon.
             EngineError::PeerDied { .. } => Some(Duration::from_millis(300)),
-            EngineError::Transport(_) => None,
+            EngineError::Transport(_) | EngineError::Revoked(_) | EngineError::AnySourceFailed(_) => None,
         };
         let mut m = MpiError::new(MPI_ERR_OTHER, e.to_string());
         m.consequence = consequence;

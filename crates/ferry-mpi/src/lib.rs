@@ -32,6 +32,7 @@ mod errhandler;
 mod error;
 mod exports;
 mod f90types;
+mod ft;
 mod generalized;
 mod group;
 mod info;

@@ -89,6 +89,7 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
     // Before anything else: a bad collective knob fails every rank at once, with a message.
     let coll = Selection::from_env().map_err(|e| MpiError::new(MPI_ERR_ARG, e))?;
     let async_progress = config::ASYNC_PROGRESS.flag().map_err(|e| MpiError::new(MPI_ERR_OTHER, e.to_string()))?;
+    crate::objects::fault::set_recovery(config::RECOVERY.flag().map_err(|e| MpiError::new(MPI_ERR_OTHER, e.to_string()))?);
     let (job, engine) = Job::start()?;
     let provided = required.clamp(MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
     let hooks = Hooks {

@@ -188,6 +188,9 @@ enum Begun {
 
 #[inline(always)]
 fn begin_recv(rt: &mut Runtime, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm) -> MpiResult<Begun> {
+    if source == MPI_ANY_SOURCE && crate::objects::fault::recovery() {
+        rt.any_source_allowed(comm, MPIX_ERR_PROC_FAILED_PENDING)?;
+    }
     // The checks of `check_recv`, with one lookup of the communicator; `recv_target` checks
     // the datatype.
     let c = rt.comm(comm)?;
@@ -250,6 +253,9 @@ pub(crate) fn isend(rt: &mut Runtime, buf: *const c_void, count: c_int, dt: MPI_
 }
 
 pub(crate) fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> MpiResult<()> {
+    if source == MPI_ANY_SOURCE && crate::objects::fault::recovery() {
+        rt.any_source_allowed(comm, MPIX_ERR_PROC_FAILED)?;
+    }
     // The same checks, in the same order, as a non-blocking receive; no request record.
     let c = rt.comm(comm)?;
     check_count(count)?;
@@ -296,7 +302,11 @@ pub(crate) fn recv(rt: &mut Locked, buf: *mut c_void, count: c_int, dt: MPI_Data
         Some(g) => g.view(),
         None => rt.comms.get(&comm).expect("no other thread frees it below MPI_THREAD_MULTIPLE").sources(),
     };
-    let o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, group);
+    let mut o = crate::completion::engine_outcome(&mut rt.engine, id, target.unpack, group);
+    if o.error == MPIX_ERR_PROC_FAILED_PENDING {
+        // A blocking receive from any source reports the failure itself (nothing stays pending).
+        o.error = MPIX_ERR_PROC_FAILED;
+    }
     // The status tells what arrived, also when it was truncated.
     write_status(status, &o, o.error != MPI_SUCCESS);
     check(o, comm).map(|_| ())

@@ -242,10 +242,14 @@ const ERROR_CLASSES: &[(i32, &str, &str)] = &[
     (MPI_ERR_PROC_ABORTED, "MPI_ERR_PROC_ABORTED", "A peer process has aborted"),
     (MPI_ERR_VALUE_TOO_LARGE, "MPI_ERR_VALUE_TOO_LARGE", "Value too large"),
     (MPI_T_ERR_NOT_SUPPORTED, "MPI_T_ERR_NOT_SUPPORTED", "Not supported by the tool interface"),
+    // Fault-tolerant MPI's classes, at MPICH's values (docs/fault-tolerance.md).
+    (MPIX_ERR_PROC_FAILED, "MPIX_ERR_PROC_FAILED", "Process failure"),
+    (MPIX_ERR_PROC_FAILED_PENDING, "MPIX_ERR_PROC_FAILED_PENDING", "A process failed: a receive from any source cannot tell whether its message will come"),
+    (MPIX_ERR_REVOKED, "MPIX_ERR_REVOKED", "The communicator was revoked"),
 ];
 
 fn error_class(class: i32) -> Option<&'static (i32, &'static str, &'static str)> {
-    // Classes are 0..=78 with one gap (54); the table is in class order.
+    // Classes are 0..=78 with one gap (54), then MPICH's 101..=103; the table is in class order.
     let i = ERROR_CLASSES.partition_point(|e| e.0 < class);
     ERROR_CLASSES.get(i).filter(|e| e.0 == class)
 }
@@ -331,6 +335,8 @@ mod tests {
                     && *n != "MPI_ERR_LASTCODE"
             })
             .chain([&("MPI_SUCCESS", 0)])
+            // Fault tolerance's classes are in mpi-ext.h.
+            .chain([&("MPIX_ERR_PROC_FAILED", 101), &("MPIX_ERR_PROC_FAILED_PENDING", 102), &("MPIX_ERR_REVOKED", 103)])
             .collect();
         assert_eq!(classes.len(), ERROR_CLASSES.len());
         for &&(name, value) in &classes {

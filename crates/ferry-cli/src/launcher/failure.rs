@@ -107,6 +107,22 @@ impl Failure {
         }
     }
 
+    /// A rank's death in a job with recovery enabled (`--enable-recovery`): the rank it
+    /// names, when this failure is one the other ranks may survive.
+    pub fn survivable_rank(&self) -> Option<u32> {
+        match self {
+            Failure::Exited { rank, .. } | Failure::Signaled { rank, .. } | Failure::NoFinalize { rank, .. } => Some(*rank),
+            _ => None,
+        }
+    }
+
+    /// The line printed for a death the job survives (recovery enabled).
+    pub fn survived_message(&self) -> String {
+        let m = self.message();
+        let cause = m.strip_suffix("; stopping the job").unwrap_or(&m);
+        format!("{cause}; recovery is enabled: the other ranks go on")
+    }
+
     /// The job's exit status.
     pub fn exit_code(&self) -> i32 {
         match self {

@@ -89,6 +89,9 @@ struct Head {
     relays: Option<Relays>,
     /// Relay control connections already reported lost.
     relays_lost: Vec<bool>,
+    /// `--enable-recovery`, and the ranks that died meanwhile (see `RunOptions::recovery`).
+    recovery: bool,
+    dead: Vec<u32>,
 }
 
 /// Variables of the head's environment that every rank gets too: Ferry's knobs and where
@@ -115,6 +118,7 @@ impl Head {
         let secret = generate_job_secret().map_err(|e| e.to_string())?;
         let kvsname = format!("kvs_{}_0", std::process::id());
         let mut server = PmiServer::new(opts.ranks, &kvsname, &secret).map_err(|e| e.to_string())?;
+        server.set_recovery(opts.recovery);
         let nodes: Vec<usize> = placement.iter().map(|&h| agent_of(h)).collect();
         server.seed(PMI_PROCESS_MAPPING_KEY, &hosts::process_mapping(&nodes)).map_err(|e| e.to_string())?;
         let relays = if hosts.list.proxies.is_empty() {
@@ -162,6 +166,8 @@ impl Head {
             show_paths: hosts.show_paths,
             relays,
             relays_lost,
+            recovery: opts.recovery,
+            dead: Vec::new(),
         };
         for &h in &used {
             let host: &Host = &hosts.list.hosts[h];
@@ -213,6 +219,9 @@ impl Head {
         }
         if let Some((f, _)) = self.held.take() {
             self.report(f);
+        }
+        if !self.dead.is_empty() {
+            eprintln!("ferry run: {}", super::dead_summary(&self.dead));
         }
         self.failure.as_ref().map_or(0, Failure::exit_code)
     }
@@ -344,7 +353,14 @@ impl Head {
             if !self.stopping && self.server.state(rank) != Some(RankState::Aborted) {
                 let host = Some(self.agents[slot.agent].host.clone());
                 if let Some(f) = failure::judge_end(rank, slot.pid, host, kind, self.server.state(rank)) {
-                    self.fail(f);
+                    match f.survivable_rank().filter(|_| self.recovery) {
+                        Some(r) => {
+                            eprintln!("ferry run: {}", f.survived_message());
+                            self.dead.push(r);
+                            self.failure.get_or_insert(f);
+                        }
+                        None => self.fail(f),
+                    }
                 }
             }
         }

@@ -54,6 +54,9 @@ pub struct RunOptions {
     pub env: Vec<(String, String)>,
     pub program: OsString,
     pub args: Vec<OsString>,
+    /// `--enable-recovery`: a rank's death does not stop the job (fault-tolerant MPI); the
+    /// launcher still exits non-zero and names the dead ranks at the end.
+    pub recovery: bool,
 }
 
 /// Run the job and return the launcher's exit status.
@@ -93,6 +96,9 @@ struct Job {
     all_exited_at: Option<Instant>,
     /// The job's name in PMI, which also names its shared-memory segments.
     kvsname: String,
+    /// Recovery enabled, and the ranks that died meanwhile (see [`RunOptions::recovery`]).
+    recovery: bool,
+    dead: Vec<u32>,
 }
 
 /// Remove the shared-memory segments of job `kvsname` that are still named: the ranks remove
@@ -119,7 +125,8 @@ impl Job {
             .map_err(|e| format!("cannot install signal handlers: {e}"))?;
         let secret = generate_job_secret().map_err(|e| e.to_string())?;
         let kvsname = format!("kvs_{}_0", std::process::id());
-        let server = PmiServer::new(opts.ranks, &kvsname, &secret).map_err(|e| e.to_string())?;
+        let mut server = PmiServer::new(opts.ranks, &kvsname, &secret).map_err(|e| e.to_string())?;
+        server.set_recovery(opts.recovery);
         let mut job = Job {
             signals,
             server,
@@ -130,6 +137,8 @@ impl Job {
             timeout: opts.timeout.map(|t| (Instant::now() + t, t.as_secs())),
             all_exited_at: None,
             kvsname: kvsname.clone(),
+            recovery: opts.recovery,
+            dead: Vec::new(),
         };
         let spec = LaunchSpec {
             program: &opts.program,
@@ -180,6 +189,9 @@ impl Job {
             for out in [rank.stdout.as_mut(), rank.stderr.as_mut()].into_iter().flatten() {
                 out.flush_partial();
             }
+        }
+        if !self.dead.is_empty() {
+            eprintln!("ferry run: {}", dead_summary(&self.dead));
         }
         self.failure.as_ref().map_or(0, Failure::exit_code)
     }
@@ -282,7 +294,14 @@ impl Job {
                 continue; // a consequence of the stop, or reported by its Abort action
             }
             if let Some(failure) = failure::judge_end(rank, pid, None, kind, self.server.state(rank)) {
-                self.fail(failure);
+                match failure.survivable_rank().filter(|_| self.recovery) {
+                    Some(r) => {
+                        eprintln!("ferry run: {}", failure.survived_message());
+                        self.dead.push(r);
+                        self.failure.get_or_insert(failure);
+                    }
+                    None => self.fail(failure),
+                }
             }
         }
         self.apply(deferred);
@@ -361,6 +380,13 @@ impl Job {
             self.kill_all();
         }
     }
+}
+
+/// The last line of a job that survived deaths (recovery enabled): which ranks died.
+pub(crate) fn dead_summary(dead: &[u32]) -> String {
+    let list: Vec<String> = dead.iter().map(u32::to_string).collect();
+    let ranks = if dead.len() == 1 { "rank" } else { "ranks" };
+    format!("the job went on without {ranks} {}, which died (recovery enabled); exiting with failure", list.join(","))
 }
 
 /// Which deaths explain the most, first: a signal, then a missing finalize, then an exit code.

@@ -183,7 +183,9 @@ impl Job {
             Some(p) => Some(dial_plan(p, &cards, rank, &secret)?),
             None => None,
         };
-        let peers = Peers { rank, size, secret, cards, lost_peer_fatal: node.is_none(), retry_refused: false };
+        // With recovery enabled (fault-tolerant MPI), a lost peer is reported, not fatal.
+        let recovery = config::RECOVERY.flag()?;
+        let peers = Peers { rank, size, secret, cards, lost_peer_fatal: node.is_none() && !recovery, retry_refused: false };
         let mut engine = build_engine(peers, listener.socket, &knobs, shm)?;
         if let Some(plan) = plan {
             engine.set_dial_plan(&plan);

@@ -74,6 +74,9 @@ pub struct PmiServer {
     ranks: Vec<RankSlot>,
     barrier_waiting: u32,
     barrier_broken: bool,
+    /// Fault-tolerant MPI ([`set_recovery`](Self::set_recovery)): a rank that died no longer
+    /// counts in the barrier.
+    recovery: bool,
 }
 
 impl PmiServer {
@@ -103,7 +106,14 @@ impl PmiServer {
             .map(|_| RankSlot { state: RankState::NotInitialized, in_barrier: false, gone: false, splitter: LineSplitter::new() })
             .collect();
         let seeded = vec![JOB_SECRET_KEY.to_owned(), PMI_PROCESS_MAPPING_KEY.to_owned()];
-        Ok(PmiServer { size, kvsname: kvsname.to_owned(), kvs, seeded, ranks, barrier_waiting: 0, barrier_broken: false })
+        Ok(PmiServer { size, kvsname: kvsname.to_owned(), kvs, seeded, ranks, barrier_waiting: 0, barrier_broken: false, recovery: false })
+    }
+
+    /// Recovery enabled (`ferry run --enable-recovery`): the survivors of a rank's death go
+    /// on, so a barrier waits only for the ranks still running; a rank that finalized still
+    /// breaks it.
+    pub fn set_recovery(&mut self, yes: bool) {
+        self.recovery = yes;
     }
 
     /// Put `key` = `value` into the key-value space before the ranks start, out of their
@@ -231,6 +241,9 @@ impl PmiServer {
         slot.gone = true;
         slot.splitter = LineSplitter::new();
         self.leave_barrier(rank);
+        if self.recovery && !matches!(self.ranks[rank as usize].state, RankState::Finalized) {
+            return self.barrier_release();
+        }
         self.barrier_break(rank)
     }
 
@@ -282,11 +295,17 @@ impl PmiServer {
         let absent = self
             .ranks
             .iter()
-            .position(|s| !s.in_barrier && (s.gone || matches!(s.state, RankState::Finalized | RankState::Aborted)));
+            .position(|s| !s.in_barrier && ((s.gone && !self.recovery) || matches!(s.state, RankState::Finalized | RankState::Aborted)));
         if let Some(absent) = absent {
             return self.barrier_break(absent as u32);
         }
-        if self.barrier_waiting < self.size {
+        self.barrier_release()
+    }
+
+    /// Release the barrier when every rank that counts is in it.
+    fn barrier_release(&mut self) -> Vec<Action> {
+        let dead = if self.recovery { self.ranks.iter().filter(|s| s.gone && !s.in_barrier).count() as u32 } else { 0 };
+        if self.barrier_waiting == 0 || self.barrier_waiting + dead < self.size {
             return Vec::new();
         }
         for slot in &mut self.ranks {
@@ -546,6 +565,26 @@ mod tests {
         init(&mut s, 1);
         s.handle_line(1, b"cmd=finalize");
         assert_eq!(s.handle_line(0, b"cmd=barrier_in"), [Action::BarrierBroken { gone: 1, waiting: vec![0] }]);
+    }
+
+    #[test]
+    fn with_recovery_a_dead_rank_no_longer_counts_in_the_barrier() {
+        let mut s = server(3);
+        s.set_recovery(true);
+        for r in 0..3 {
+            init(&mut s, r);
+        }
+        assert!(s.handle_line(0, b"cmd=barrier_in").is_empty());
+        assert!(s.rank_gone(1).is_empty(), "the others go on");
+        let out = s.handle_line(2, b"cmd=barrier_in");
+        assert!(matches!(out.as_slice(), [Action::ReplyAll { .. }]), "{out:?}");
+        // Dying while the others wait releases them.
+        let mut s = server(2);
+        s.set_recovery(true);
+        init(&mut s, 0);
+        init(&mut s, 1);
+        assert!(s.handle_line(0, b"cmd=barrier_in").is_empty());
+        assert!(matches!(s.rank_gone(1).as_slice(), [Action::ReplyAll { .. }]));
     }
 
     #[test]

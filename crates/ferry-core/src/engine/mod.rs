@@ -18,8 +18,10 @@
 //! same way, but not reported as lost. A peer behind a ring has no connection to close: its
 //! process is watched instead (`peer_watch.rs`), and its death ends an MPI job the same way.
 
+pub mod agreement;
 mod bridge;
 pub mod collective;
+mod fault;
 pub mod matching;
 mod peer_route;
 mod peer_watch;
@@ -310,7 +312,7 @@ impl Engine {
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub unsafe fn isend_offering(&mut self, dst: u32, ctx: u32, tag: i32, ptr: *const u8, len: usize, sync: bool, single_copy_max: Option<usize>) -> Option<ReqId> {
-        if !sync {
+        if !sync && !self.proto.any_revoked() {
             if let (Some(seq), Some(route)) = (self.proto.eager_seq(dst, len), self.routes[dst as usize].as_mut()) {
                 // SAFETY: the caller guarantees the buffer for the duration of the call.
                 let payload = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(ptr, len) } };

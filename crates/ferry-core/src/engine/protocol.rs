@@ -27,6 +27,8 @@ use crate::fastmap::FastMap;
 use crate::transport::{Deliver, OutFrame, Payload, Sink};
 
 mod departed;
+mod fault;
+pub use fault::REVOKE_CONTEXT;
 mod rendezvous;
 mod unexpected;
 
@@ -110,6 +112,9 @@ pub struct Protocol {
     single_copy_max: usize,
     /// Requests that started (+) or ended (-) moving data since the driver last looked.
     busy_delta: i64,
+    /// Contexts revoked (`fault.rs`), and those a peer's notice revoked, not yet reported.
+    revoked: Vec<u32>,
+    revoked_by_peers: Vec<u32>,
 }
 
 // SAFETY: the raw pointers held are user buffers that the MPI contract keeps valid until
@@ -134,6 +139,8 @@ impl Protocol {
             single_copy: false,
             single_copy_max: 0,
             busy_delta: 0,
+            revoked: Vec::new(),
+            revoked_by_peers: Vec::new(),
         }
     }
 
@@ -269,8 +276,9 @@ impl Protocol {
             self.send_to_self(rid, ctx, tag, data, sync);
             return rid;
         }
-        if self.peers[dst as usize].lost {
-            self.finish(rid, Err(EngineError::PeerLost(dst)));
+        if self.peers[dst as usize].lost || self.is_revoked(ctx) {
+            let e = if self.is_revoked(ctx) { EngineError::Revoked(ctx) } else { EngineError::PeerLost(dst) };
+            self.finish(rid, Err(e));
             return rid;
         }
         self.mark_busy(rid);
@@ -339,6 +347,10 @@ impl Protocol {
     /// `buf..buf+cap` must stay valid until the request completes or is cancelled.
     pub unsafe fn irecv(&mut self, pat: Pattern, buf: *mut u8, cap: usize) -> ReqId {
         let rid = self.reqs.insert(Req { kind: ReqKind::Recv(RecvReq { buf, cap, pat, state: RecvState::Posted, status: Status::default() }), done: None, detached: false, busy: false });
+        if self.is_revoked(pat.ctx) {
+            self.finish(rid, Err(EngineError::Revoked(pat.ctx)));
+            return rid;
+        }
         if let Some(src) = pat.src {
             if src != self.me && self.peers[src as usize].lost && self.queues.peek(&pat).is_none() {
                 self.finish(rid, Err(EngineError::PeerLost(src)));
@@ -570,6 +582,10 @@ impl Protocol {
         match h.kind {
             Kind::Eager => {
                 let (env, sync) = self.eager_envelope(peer, h)?;
+                if env.ctx == REVOKE_CONTEXT {
+                    self.on_revoke_notice(h.tag);
+                    return Ok((Sink::Discard, Target::None));
+                }
                 match self.queues.take_posted(&env) {
                     Some(rid) => {
                         let r = self.recv_mut(rid).expect("posted receives are live requests");
@@ -729,6 +745,10 @@ impl Deliver for Protocol {
         }
         self.check_addressed(peer, &h)?;
         let (env, sync) = self.eager_envelope(peer, &h)?;
+        if env.ctx == REVOKE_CONTEXT {
+            self.on_revoke_notice(h.tag);
+            return Ok(());
+        }
         match self.queues.take_posted(&env) {
             Some(rid) => {
                 self.deliver_owned(rid, env, payload, h.len);

@@ -22,6 +22,10 @@ impl Engine {
     /// As for [`Engine::irecv`].
     #[inline]
     pub unsafe fn irecv_now(&mut self, pat: Pattern, buf: *mut u8, cap: usize) -> Result<Status, ReqId> {
+        if self.proto.any_revoked() {
+            // SAFETY: passed on from our caller; a revoked context fails there.
+            return Err(unsafe { self.irecv(pat, buf, cap) });
+        }
         // SAFETY (both): passed on from our caller.
         match unsafe { self.proto.recv_now(&pat, buf, cap) }.or_else(|| unsafe { self.recv_in_place(&pat, buf, cap) }) {
             Some(st) => {
@@ -43,6 +47,10 @@ impl Engine {
     /// As for [`Engine::irecv`].
     #[inline]
     pub unsafe fn recv_now_or_soon(&mut self, pat: Pattern, buf: *mut u8, cap: usize) -> Result<Status, ReqId> {
+        if self.proto.any_revoked() {
+            // SAFETY: passed on from our caller; a revoked context fails there.
+            return Err(unsafe { self.irecv(pat, buf, cap) });
+        }
         // SAFETY (all three): passed on from our caller.
         let here = unsafe { self.proto.recv_now(&pat, buf, cap) }.or_else(|| unsafe { self.recv_in_place(&pat, buf, cap) });
         match here.or_else(|| unsafe { self.watch_ring(&pat, buf, cap) }) {

@@ -26,6 +26,11 @@ pub enum EngineError {
     PeerDied { rank: u32, pid: u32 },
     /// A transport failure that ends communication (message names the cause).
     Transport(String),
+    /// The context was revoked (fault-tolerant MPI): by this process or by a peer's notice.
+    Revoked(u32),
+    /// A receive from any source could have matched a message of this world rank, which
+    /// failed (fault-tolerant MPI).
+    AnySourceFailed(u32),
 }
 
 impl std::fmt::Display for EngineError {
@@ -34,6 +39,8 @@ impl std::fmt::Display for EngineError {
             EngineError::PeerLost(r) => write!(f, "connection to rank {r} lost (the process died or closed its socket)"),
             EngineError::PeerDied { rank, pid } => write!(f, "rank {rank} (pid {pid}) died: its process ended without finalizing"),
             EngineError::Transport(s) => f.write_str(s),
+            EngineError::Revoked(c) => write!(f, "context {c} was revoked"),
+            EngineError::AnySourceFailed(r) => write!(f, "rank {r} failed, and a receive from any source could have matched its message"),
         }
     }
 }

@@ -298,7 +298,13 @@ impl CollCall {
             }
             Some(Err(e)) => {
                 // Ranks that disagree on the arguments: the error class the standard has for it.
-                let class = if matches!(e, CollError::Truncated { .. }) { MPI_ERR_TRUNCATE } else { MPI_ERR_OTHER };
+                let class = match &e {
+                    CollError::Truncated { .. } => MPI_ERR_TRUNCATE,
+                    // A failure or a revocation: its own class, which the program may handle.
+                    CollError::Engine(ee) if crate::objects::fault::recovery() => crate::error::MpiError::from(ee.clone()).class,
+                    _ => MPI_ERR_OTHER,
+                };
+                ferry_core::debug!("mpi", "{}: {e}", self.algorithm);
                 err(class, format!("{}: {e}", self.algorithm))
             }
             None => err(MPI_ERR_INTERN, format!("{}: collected before it completed", self.algorithm)),

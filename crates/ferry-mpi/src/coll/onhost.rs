@@ -49,6 +49,11 @@ const TIGHT_SPIN: Duration = Duration::from_micros(3);
 /// Whether the ranks of `comm` all share this host's memory (so that its blocking calls may
 /// run the shared-memory algorithms); looked at once per communicator.
 pub(super) fn eligible(rt: &mut Runtime, comm: MPI_Comm) -> bool {
+    // A dead writer's flag never comes: with recovery enabled, collectives go as messages,
+    // whose failures the engine reports.
+    if crate::objects::fault::recovery() {
+        return false;
+    }
     let Some(c) = rt.comms.get(&comm) else { return false };
     match c.host {
         HostColl::Eligible | HostColl::Ready(_) => return true,

@@ -284,7 +284,8 @@ pub fn engine_outcome(engine: &mut ferry_core::engine::Engine, id: u64, unpack: 
                     _ => None,
                 };
                 ferry_core::debug!("mpi", "request failed: {e}");
-                Outcome { error: MPI_ERR_OTHER, lost, ..Outcome::empty() }
+                let error = if crate::objects::fault::recovery() { MpiError::from(e).class } else { MPI_ERR_OTHER };
+                Outcome { error, lost, ..Outcome::empty() }
             }
             None => Outcome::empty(),
         }

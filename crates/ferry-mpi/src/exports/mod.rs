@@ -10,6 +10,7 @@ pub(crate) mod datatypes;
 pub(crate) mod dynamic;
 pub(crate) mod environment;
 pub(crate) mod external;
+pub(crate) mod ft;
 pub(crate) mod groups;
 pub(crate) mod info;
 pub(crate) mod intercomms;

@@ -6,6 +6,7 @@ pub mod coll_cache;
 pub mod coll_selection;
 pub mod comm;
 pub mod elision;
+pub mod fault;
 pub mod host_coll;
 pub mod records;
 pub mod request;

@@ -165,6 +165,8 @@ pub struct Runtime {
     pub files: Box<dyn Any + Send>,
     /// What the features above lend the requests, the communicators and the runtime's end.
     pub hooks: Hooks,
+    /// Fault-tolerant MPI: failures known, acknowledgements, agreements (`fault.rs`).
+    pub fault: super::fault::FaultState,
 }
 
 // SAFETY: the raw pointers inside (user buffers of pending requests) are valid by MPI's
@@ -209,6 +211,7 @@ impl Runtime {
             wins,
             files: Box::new(()),
             hooks,
+            fault: super::fault::FaultState::default(),
         }
     }
 

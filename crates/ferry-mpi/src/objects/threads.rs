@@ -168,10 +168,32 @@ impl Locked {
     /// threads may call MPI meanwhile.
     #[inline]
     pub fn wait_until(&mut self, done: impl FnMut(&Engine) -> bool) -> Result<(), EngineError> {
+        if super::fault::recovery() {
+            return self.wait_noting_failures(done);
+        }
         if !self.may_release() {
             return self.engine.wait_until(done);
         }
         self.wait_releasing(done)
+    }
+
+    /// [`wait_until`](Self::wait_until) with recovery enabled: a failure or a peer's
+    /// revocation also ends the engine's wait, so that the runtime notes it (and fails the
+    /// receives from any source it concerns) before waiting on.
+    #[inline(never)]
+    pub fn wait_noting_failures(&mut self, mut done: impl FnMut(&Engine) -> bool) -> Result<(), EngineError> {
+        loop {
+            let mut until = |e: &Engine| done(e) || e.has_lost_peers() || e.has_revoked_by_peers();
+            if self.may_release() {
+                self.wait_releasing(&mut until)?;
+            } else {
+                self.engine.wait_until(&mut until)?;
+            }
+            self.note_failures();
+            if done(&self.engine) {
+                return Ok(());
+            }
+        }
     }
 
     /// [`wait_until`](Self::wait_until) with MPI_THREAD_MULTIPLE: bursts, then sleeps.
