@@ -54,6 +54,8 @@ pub struct File {
     pub atomic: bool,
     /// The outcome of a split collective begun and not yet ended (`_begin` / `_end`).
     pub split: Option<Outcome>,
+    /// An aggregator's collective buffer, kept from one collective access to the next.
+    pub cb_buffer: Vec<u8>,
 }
 
 /// The open files of a process, by handle.

@@ -14,7 +14,7 @@ use crate::objects::records::Hints;
 use crate::objects::Runtime;
 
 /// The buffer of each aggregator's round of collective buffering (hint `cb_buffer_size`).
-pub const CB_BUFFER: u64 = 16 << 20;
+pub const CB_BUFFER: u64 = 4 << 20;
 /// The sieve buffers of independent reads and writes (`ind_rd_buffer_size`,
 /// `ind_wr_buffer_size`).
 pub const IND_RD_BUFFER: u64 = 4 << 20;
@@ -126,6 +126,7 @@ pub fn open(rt: &mut Runtime, comm: MPI_Comm, path: &str, mode: c_int, hints: Hi
         shared: shared_fp::Place::beside(path, root_pid << 20 ^ ctx as u64, size),
         atomic: false,
         split: None,
+        cb_buffer: Vec::new(),
     };
     Ok(files(rt).add(f))
 }

@@ -65,10 +65,14 @@ pub fn run(rt: &mut Runtime, fh: super::super::consts::MPI_File, dir: Dir, setup
     let my_agg = setup.aggs.iter().position(|&a| a == me);
     let from: Vec<Vec<Piece>> = if my_agg.is_some() { heard.iter().map(|b| decode(b)).collect() } else { Vec::new() };
     let rounds = plan::rounds(&setup.doms, setup.buf);
-    let mut buffer = match my_agg {
-        Some(i) => vec![0u8; (setup.doms[i].1 - setup.doms[i].0).min(setup.buf) as usize],
-        None => Vec::new(),
-    };
+    // The file's buffer from its last collective access, grown if need be.
+    let mut buffer = std::mem::take(&mut file(rt, fh)?.cb_buffer);
+    if let Some(i) = my_agg {
+        let need = (setup.doms[i].1 - setup.doms[i].0).min(setup.buf) as usize;
+        if buffer.len() < need {
+            buffer.resize(need, 0);
+        }
+    }
     let mut failed: MpiResult<()> = Ok(());
     for r in 0..rounds {
         let mut reqs = Vec::new();
@@ -200,6 +204,7 @@ pub fn run(rt: &mut Runtime, fh: super::super::consts::MPI_File, dir: Dir, setup
             failed = write_runs(&fd, &path, &runs, win.0, &buffer, atomic);
         }
     }
+    file(rt, fh)?.cb_buffer = buffer;
     super::agree(rt, fh, failed, "a collective access")
 }
 
