@@ -4,7 +4,7 @@
  * interleaved with the others'; the int at global index k holds VAL(k), so any
  * decomposition can check what it reads. For each set of hints (the default, cb_nodes=1,
  * one aggregator per rank with a small buffer and many rounds, collective buffering
- * forced on, and off) a collective write through the views is read back whole by rank 0 and
+ * forced on, and off, and different hints on different ranks) a collective write through the views is read back whole by rank 0 and
  * collectively through the views, then by a smaller communicator with another block size
  * (another rank count). Holes: a view that leaves every (np+1)-th block alone keeps the
  * bytes written there before. Reads past the end of the file, a non-contiguous memory type,
@@ -124,6 +124,9 @@ int main(int argc, char **argv)
     round_trip(path, "cb_nodes", nodes, "cb_buffer_size", "100", "romio_cb_read", "enable");
     round_trip(path, "romio_cb_write", "enable", "romio_cb_read", "enable", "cb_buffer_size", "5000");
     round_trip(path, "romio_cb_write", "disable", "romio_cb_read", "disable", NULL, NULL);
+    /* Members given different hints all take rank 0's: no hang, the same bytes. */
+    round_trip(path, "romio_cb_write", me == 0 ? "enable" : "disable", "romio_cb_read", me == 0 ? "disable" : "enable", "cb_nodes", me == 0 ? "1" : "2");
+    round_trip(path, "romio_cb_write", me == 0 ? "disable" : "enable", "romio_cb_read", me == 0 ? "enable" : "disable", "cb_buffer_size", me == 0 ? "64" : "1000");
 
     /* The hints as the file reports them. */
     MPI_File fh;

@@ -84,7 +84,8 @@ pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf, coll: bo
 /// (sieving small non-contiguous pieces, `sieve`). The bytes moved.
 pub fn independent(f: &File, dir: Dir, t: &Datatype, b: Buf, extents: &[(u64, u64)], total: u64) -> MpiResult<u64> {
     let contiguous = t.is_contiguous() || total == 0;
-    let sieving = Sieving::of(f, dir == Dir::Write);
+    // A contiguous access (the common case) skips the hints.
+    let sieving = if extents.len() > 1 { Sieving::of(f, dir == Dir::Write) } else { Sieving::OFF };
     let moved = match dir {
         Dir::Write => {
             let packed;

@@ -49,32 +49,40 @@ pub fn access_all(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf, chec
         }
         Ok((t, total, pos, extents))
     });
-    let summary = match &prepared {
+    // The hints that steer the call, rank 0's for all (members may have been given
+    // different ones; all must take the same path).
+    let f = file(rt, fh)?;
+    let mode = match hint(f, if dir == Dir::Write { "romio_cb_write" } else { "romio_cb_read" }) {
+        Some("enable") => 1u64,
+        Some("disable") => 2,
+        _ => 0,
+    };
+    let cb_nodes = hint(f, "cb_nodes").and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0);
+    let buf = hint(f, "cb_buffer_size").and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0).unwrap_or(super::open::CB_BUFFER);
+    let span = match &prepared {
         Ok((_, _, _, e)) if !e.is_empty() => {
             let (lo, hi) = (e[0].0, e[e.len() - 1].0 + e[e.len() - 1].1);
             [lo, hi, e.len() as u64, e.iter().map(|x| x.1).sum()]
         }
         _ => [0; 4],
     };
-    let mine: Vec<u8> = summary.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mine: Vec<u8> = span.iter().chain(&[mode, cb_nodes, buf]).flat_map(|v| v.to_le_bytes()).collect();
     let local = prepared.as_ref().map(|_| ()).map_err(|e| e.clone());
     let all = checked_exchange(rt, fh, local, &mine)?;
     let (t, total, pos, extents) = prepared?;
-    let sums: Vec<[u64; 4]> = all.iter().map(|b| std::array::from_fn(|i| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes")))).collect();
-    let spans: Vec<(u64, u64)> = sums.iter().map(|s| (s[0], s[1])).collect();
-    let (pieces, bytes) = sums.iter().fold((0, 0), |(p, n), s| (p + s[2], n + s[3]));
-    let f = file(rt, fh)?;
-    let mode = hint(f, if dir == Dir::Write { "romio_cb_write" } else { "romio_cb_read" }).unwrap_or("automatic").to_string();
-    let moved = if use_buffering(&mode, &spans, pieces, bytes) {
-        let cb_nodes = hint(f, "cb_nodes").and_then(|v| v.trim().parse::<usize>().ok()).filter(|&n| n > 0);
-        let buf = hint(f, "cb_buffer_size").and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0).unwrap_or(super::open::CB_BUFFER);
-        let group = f.group.clone();
+    let word = |b: &[u8], i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+    let spans: Vec<(u64, u64)> = all.iter().map(|b| (word(b, 0), word(b, 1))).collect();
+    let (pieces, bytes) = all.iter().fold((0, 0), |(p, n), b| (p + word(b, 2), n + word(b, 3)));
+    let (mode, cb_nodes, buf) = (word(&all[0], 4), word(&all[0], 5), word(&all[0], 6));
+    let mode = ["automatic", "enable", "disable"][mode as usize];
+    let moved = if use_buffering(mode, &spans, pieces, bytes) {
+        let group = file(rt, fh)?.group.clone();
         let hosts = rt.hosts_of(&group).map_or_else(|| vec![0; group.len()], |h| h.to_vec());
         let (lo, hi) = spans.iter().filter(|s| s.0 < s.1).fold((u64::MAX, 0), |(a, z), s| (a.min(s.0), z.max(s.1)));
-        let setup = Setup::new(&hosts, cb_nodes, buf, lo, hi);
+        let setup = Setup::new(&hosts, (cb_nodes > 0).then_some(cb_nodes as usize), buf, lo, hi);
         buffered(rt, fh, dir, &t, b, &setup, &extents, total)?
     } else {
-        independent(f, dir, &t, b, &extents, total)?
+        independent(file(rt, fh)?, dir, &t, b, &extents, total)?
     };
     if at == At::Individual {
         let f = file(rt, fh)?;

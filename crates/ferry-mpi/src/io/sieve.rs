@@ -24,6 +24,9 @@ pub struct Sieving {
 }
 
 impl Sieving {
+    /// No sieving: every extent on its own.
+    pub const OFF: Sieving = Sieving { on: false, always: false, buf: 0 };
+
     pub fn of(f: &File, write: bool) -> Sieving {
         let (mode, size) = if write { ("romio_ds_write", "ind_wr_buffer_size") } else { ("romio_ds_read", "ind_rd_buffer_size") };
         let mode = super::hint(f, mode).unwrap_or("automatic");
@@ -39,7 +42,8 @@ impl Sieving {
 pub fn read(f: &File, extents: &[(u64, u64)], room: &mut [u8], s: Sieving) -> MpiResult<u64> {
     let mut at = 0usize;
     let mut span = Vec::new();
-    for g in plan::sieve_groups(extents, s.buf) {
+    let groups: Vec<std::ops::Range<usize>> = if s.on { plan::sieve_groups(extents, s.buf) } else { std::iter::once(0..extents.len()).collect() };
+    for g in groups {
         let group = &extents[g];
         if !(s.on && plan::sieve(group, s.always)) {
             for &(off, len) in group {
@@ -73,7 +77,8 @@ pub fn read(f: &File, extents: &[(u64, u64)], room: &mut [u8], s: Sieving) -> Mp
 pub fn write(f: &File, extents: &[(u64, u64)], data: &[u8], s: Sieving, locked: bool) -> MpiResult<u64> {
     let mut at = 0usize;
     let mut span = Vec::new();
-    for g in plan::sieve_groups(extents, s.buf) {
+    let groups: Vec<std::ops::Range<usize>> = if s.on { plan::sieve_groups(extents, s.buf) } else { std::iter::once(0..extents.len()).collect() };
+    for g in groups {
         let group = &extents[g];
         if !(s.on && plan::sieve(group, s.always)) {
             for &(off, len) in group {
