@@ -24,6 +24,7 @@
 //! | `rma.put_bandwidth`, `rma.get_bandwidth` | message bytes | MB/s, windows of 64 operations and one flush |
 //! | `rma.fence`, `rma.lock` | message bytes | us per epoch of one put: fence, or exclusive lock and unlock |
 //! | `rma.fop_latency`, `rma.cas_latency` | 8 (one int64) | us per MPI_Fetch_and_op or MPI_Compare_and_swap and flush |
+//! | `io.<shm or disk>.<coll_write, coll_read, coll_write_cb1, coll_write_cbon, coll_read_cbon, indep_write, indep_read, plain_write, plain_read>_bandwidth` | block bytes | MB/s of a file on tmpfs or disk (bench/io.c) |
 //!
 //! Collective names are those of ferry-coll (`bcast`, `allgather`, `reduce_scatter`, ...).
 //! Implementations are named freely (`ferry`, `ferry-async`, `mpich`, `openmpi`).

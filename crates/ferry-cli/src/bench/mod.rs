@@ -32,7 +32,7 @@ use sizes::SizeRange;
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Benchmark programs, comma-separated (default: all): latency, bandwidth, bibandwidth,
-    /// coll, shift, jacobi, prtt, rma.
+    /// coll, shift, jacobi, prtt, rma, io.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     benchmarks: Option<Vec<String>>,
     /// Implementations in this order, comma-separated (default: ferry, mpich, openmpi and
@@ -43,7 +43,7 @@ pub struct BenchArgs {
     #[arg(long = "mpi", value_name = "NAME=MPICC,MPIEXEC", value_parser = implementations::parse_custom)]
     custom: Vec<CustomMpi>,
     /// Rank counts for every benchmark, comma-separated (default: each program's own, 2;
-    /// jacobi 4). Latency, bandwidth and bibandwidth use ranks 0 and 1; the others wait.
+    /// jacobi and io 4). Latency, bandwidth and bibandwidth use ranks 0 and 1; the others wait.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = value_parser!(u32).range(1..=1024))]
     ranks: Option<Vec<u32>>,
     /// Message and block sizes MIN..MAX (suffixes K, M, G), doubling from MIN (default:

@@ -139,6 +139,24 @@ pub const PROGRAMS: &[Program] = &[
         quick_args: &["-i", "50"],
         when_absent: None,
     },
+    Program {
+        name: "io",
+        source: "bench/io.c",
+        benchmarks: &[
+            "io.shm.coll_write_bandwidth", "io.shm.coll_read_bandwidth", "io.shm.coll_write_cb1_bandwidth",
+            "io.shm.plain_write_bandwidth", "io.shm.indep_write_bandwidth", "io.shm.plain_read_bandwidth",
+            "io.shm.indep_read_bandwidth", "io.disk.coll_write_bandwidth", "io.disk.coll_read_bandwidth",
+            "io.disk.coll_write_cb1_bandwidth", "io.disk.plain_write_bandwidth", "io.disk.indep_write_bandwidth",
+            "io.disk.plain_read_bandwidth", "io.disk.indep_read_bandwidth", "io.shm.coll_write_cbon_bandwidth",
+            "io.shm.coll_read_cbon_bandwidth", "io.disk.coll_write_cbon_bandwidth", "io.disk.coll_read_cbon_bandwidth",
+        ],
+        per_rank_stats: false,
+        default_ranks: &[4],
+        min_ranks: 1,
+        sizes: SizeArgs::MinMax { smallest: 512 },
+        quick_args: &["-i", "1", "-f", "4M"],
+        when_absent: None,
+    },
 ];
 
 /// The program called `name`.

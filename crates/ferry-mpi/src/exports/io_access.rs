@@ -10,9 +10,15 @@ use crate::error::out_arg;
 use crate::io::access::{self, At, Buf, Dir};
 use crate::objects::request::write_status;
 
+/// Whether call `name` is collective (`_all`), for the calls with an offset or the
+/// individual pointer (the `_ordered` ones say so by their `At`).
+fn collective(name: &str) -> bool {
+    name.contains("_all")
+}
+
 fn blocking(name: &'static str, fh: MPI_File, dir: Dir, at: At, b: Buf, status: *mut MPI_Status) -> c_int {
     file_call(name, fh, move |rt| {
-        let o = access::access(rt, fh, dir, at, b)?;
+        let o = access::access(rt, fh, dir, at, b, collective(name))?;
         write_status(status, &o, false);
         Ok(())
     })
@@ -21,7 +27,7 @@ fn blocking(name: &'static str, fh: MPI_File, dir: Dir, at: At, b: Buf, status: 
 fn nonblocking(name: &'static str, fh: MPI_File, dir: Dir, at: At, b: Buf, request: *mut MPI_Request) -> c_int {
     file_call(name, fh, move |rt| {
         let r = out_arg(request, "request")?;
-        let o = access::access(rt, fh, dir, at, b)?;
+        let o = access::access(rt, fh, dir, at, b, collective(name))?;
         *r = access::done_request(rt, o);
         Ok(())
     })

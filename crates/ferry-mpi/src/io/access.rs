@@ -5,11 +5,11 @@
 //! the start; collective calls move each member's own data (no aggregation yet).
 
 use std::os::raw::{c_int, c_void};
-use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 
 use super::errno::file_error;
 use super::shared_fp::lock_range;
+use super::sieve::{self, Sieving};
 use super::{amode, file, File};
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -45,9 +45,14 @@ pub struct Buf {
     pub dt: MPI_Datatype,
 }
 
-/// Read or write `b` on `fh` from `at`; the outcome holds the bytes moved.
-pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiResult<Outcome> {
+/// Read or write `b` on `fh` from `at`; the outcome holds the bytes moved. `coll`: a
+/// collective call (`_all`), whose explicit-offset and individual-pointer forms may go
+/// through two-phase collective buffering (`collective`).
+pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf, coll: bool) -> MpiResult<Outcome> {
     let checked = check(rt, fh, dir, at, b);
+    if coll && matches!(at, At::Explicit(_) | At::Individual) {
+        return super::collective::access_all(rt, fh, dir, at, b, checked);
+    }
     let esize = file(rt, fh)?.view.esize;
     let pos = match at {
         // Collective: a member whose checks failed still takes part in the exchange.
@@ -68,7 +73,19 @@ pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiRe
     let (t, total) = checked?;
     let f = file(rt, fh)?;
     let extents = f.view.extents(pos * esize, total);
+    let moved = independent(f, dir, &t, b, &extents, total)?;
+    if at == At::Individual {
+        f.pointer = pos + moved / esize;
+    }
+    Ok(Outcome { bytes: moved as usize, ..Outcome::empty() })
+}
+
+/// Move `b`'s `total` bytes to or from `extents` with this process's own system calls
+/// (sieving small non-contiguous pieces, `sieve`). The bytes moved.
+pub fn independent(f: &File, dir: Dir, t: &Datatype, b: Buf, extents: &[(u64, u64)], total: u64) -> MpiResult<u64> {
     let contiguous = t.is_contiguous() || total == 0;
+    // A contiguous access (the common case) skips the hints.
+    let sieving = if extents.len() > 1 { Sieving::of(f, dir == Dir::Write) } else { Sieving::OFF };
     let moved = match dir {
         Dir::Write => {
             let packed;
@@ -82,7 +99,7 @@ pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiRe
                 packed = v;
                 &packed
             };
-            with_lock(f, &extents, |f| write_extents(f, &extents, data))?
+            with_lock(f, extents, |f| sieve::write(f, extents, data, sieving, f.atomic))?
         }
         Dir::Read => {
             let mut tmp = Vec::new();
@@ -93,7 +110,7 @@ pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiRe
                 tmp.resize(total as usize, 0);
                 &mut tmp
             };
-            let n = with_lock(f, &extents, |f| read_extents(f, &extents, room))?;
+            let n = with_lock(f, extents, |f| sieve::read(f, extents, room, sieving))?;
             if !contiguous {
                 // SAFETY: `buf` has room for `count` items; `tmp` is ours.
                 unsafe { t.unpack(&tmp[..n as usize], b.ptr as *mut u8, b.count as usize) };
@@ -101,15 +118,12 @@ pub fn access(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiRe
             n
         }
     };
-    if at == At::Individual {
-        f.pointer = pos + moved / esize;
-    }
-    Ok(Outcome { bytes: moved as usize, ..Outcome::empty() })
+    Ok(moved)
 }
 
 /// The checks of an access that need no other member: the access mode, the count, the
 /// datatype against the view's etype, the buffer, the offset. The datatype and the bytes.
-fn check(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiResult<(Datatype, u64)> {
+pub(super) fn check(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> MpiResult<(Datatype, u64)> {
     let f = file(rt, fh)?;
     match dir {
         Dir::Read if !amode::can_read(f.amode) => return err(MPI_ERR_ACCESS, "the file was opened with MPI_MODE_WRONLY"),
@@ -171,34 +185,6 @@ fn with_lock(f: &File, extents: &[(u64, u64)], op: impl FnOnce(&File) -> MpiResu
     r
 }
 
-fn write_extents(f: &File, extents: &[(u64, u64)], data: &[u8]) -> MpiResult<u64> {
-    let mut at = 0usize;
-    for &(off, len) in extents {
-        let part = &data[at..at + len as usize];
-        f.fd.write_all_at(part, off).map_err(|e| file_error("cannot write", &f.path, &e))?;
-        at += len as usize;
-    }
-    Ok(at as u64)
-}
-
-/// Fill `room` from the extents; stops at the end of the file. The bytes read.
-fn read_extents(f: &File, extents: &[(u64, u64)], room: &mut [u8]) -> MpiResult<u64> {
-    let mut at = 0usize;
-    for &(off, len) in extents {
-        let mut got = 0usize;
-        while got < len as usize {
-            match f.fd.read_at(&mut room[at + got..at + len as usize], off + got as u64) {
-                Ok(0) => return Ok((at + got) as u64),
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(file_error("cannot read", &f.path, &e)),
-            }
-        }
-        at += got;
-    }
-    Ok(at as u64)
-}
-
 /// A request complete from the start, reporting `o` (the non-blocking calls).
 pub fn done_request(rt: &mut Runtime, o: Outcome) -> MPI_Request {
     rt.add_req(ApiReq { body: Body::Finished(o), comm: MPI_COMM_WORLD, group: Ranks::None, unpack: None, keep: None })
@@ -209,7 +195,7 @@ pub fn begin_split(rt: &mut Runtime, fh: MPI_File, dir: Dir, at: At, b: Buf) -> 
     if file(rt, fh)?.split.is_some() {
         return err(MPI_ERR_IO, "a split collective is active on this file already (one at a time: MPI-4.0 14.4.5)");
     }
-    let o = access(rt, fh, dir, at, b)?;
+    let o = access(rt, fh, dir, at, b, true)?;
     file(rt, fh)?.split = Some(o);
     Ok(())
 }

@@ -5,13 +5,19 @@
 //!
 //! The submodules: [`amode`] access modes, [`errno`] error classes of system errors, [`view`]
 //! views as file extents, [`open`] opening, closing and sizing files, [`access`] reading and
-//! writing, [`shared_fp`] the shared file pointer.
+//! writing, [`collective`] collective access and its choice of [`twophase`] collective
+//! buffering (planned by [`plan`]), [`sieve`] data sieving, [`shared_fp`] the shared file
+//! pointer.
 
 pub mod access;
 pub mod amode;
+pub mod collective;
 pub mod errno;
 pub mod open;
+pub mod plan;
 pub mod shared_fp;
+pub mod sieve;
+pub mod twophase;
 pub mod view;
 pub mod viewing;
 
@@ -48,6 +54,8 @@ pub struct File {
     pub atomic: bool,
     /// The outcome of a split collective begun and not yet ended (`_begin` / `_end`).
     pub split: Option<Outcome>,
+    /// An aggregator's collective buffer, kept from one collective access to the next.
+    pub cb_buffer: Vec<u8>,
 }
 
 /// The open files of a process, by handle.
@@ -99,6 +107,11 @@ fn bad_file(fh: MPI_File) -> MpiError {
     } else {
         MpiError::new(MPI_ERR_FILE, format!("invalid file handle {fh:#x} (closed, or never opened)"))
     }
+}
+
+/// The value of hint `key` of file `f`.
+pub fn hint<'a>(f: &'a File, key: &str) -> Option<&'a str> {
+    f.hints.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
 /// Every member's `mine`, in rank order, exchanged over `fh`'s own context.

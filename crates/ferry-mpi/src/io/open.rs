@@ -13,16 +13,31 @@ use crate::error::{err, MpiResult};
 use crate::objects::records::Hints;
 use crate::objects::Runtime;
 
+/// The buffer of each aggregator's round of collective buffering (hint `cb_buffer_size`).
+pub const CB_BUFFER: u64 = 4 << 20;
+/// The sieve buffers of independent reads and writes (`ind_rd_buffer_size`,
+/// `ind_wr_buffer_size`).
+pub const IND_RD_BUFFER: u64 = 4 << 20;
+pub const IND_WR_BUFFER: u64 = 512 << 10;
+
 /// The hints every file reports (`MPI_File_get_info`), with Ferry's values; a program's own
-/// values replace them. None of them changes what Ferry does yet (docs/io.md).
-pub const DEFAULT_HINTS: [(&str, &str); 6] = [
-    ("cb_buffer_size", "16777216"),
-    ("cb_nodes", "1"),
-    ("romio_cb_read", "automatic"),
-    ("romio_cb_write", "automatic"),
-    ("romio_ds_read", "automatic"),
-    ("romio_ds_write", "automatic"),
-];
+/// values replace them. docs/io.md says which change what Ferry does. `cb_nodes` is filled
+/// in at the open: the number of hosts of the file's group.
+pub fn default_hints(hosts: usize) -> Hints {
+    [
+        ("cb_buffer_size", CB_BUFFER.to_string()),
+        ("cb_nodes", hosts.to_string()),
+        ("romio_cb_read", "automatic".into()),
+        ("romio_cb_write", "automatic".into()),
+        ("romio_ds_read", "automatic".into()),
+        ("romio_ds_write", "automatic".into()),
+        ("ind_rd_buffer_size", IND_RD_BUFFER.to_string()),
+        ("ind_wr_buffer_size", IND_WR_BUFFER.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
 
 fn open_one(path: &str, amode: c_int, creator: bool) -> MpiResult<std::fs::File> {
     let flags = amode::open_flags(amode, creator);
@@ -83,7 +98,13 @@ pub fn open(rt: &mut Runtime, comm: MPI_Comm, path: &str, mode: c_int, hints: Hi
         (Ok(fd), None) => fd,
     };
     let size = if mode & MPI_MODE_APPEND != 0 { fd.metadata().map_err(|e| file_error("cannot stat", path, &e))?.len() } else { 0 };
-    let mut all_hints: Hints = DEFAULT_HINTS.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
+    let hosts = rt.hosts_of(&group).map_or(1, |h| {
+        let mut v = h.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    });
+    let mut all_hints = default_hints(hosts);
     for (k, v) in hints {
         crate::info::set(&mut all_hints, &k, &v);
     }
@@ -105,6 +126,7 @@ pub fn open(rt: &mut Runtime, comm: MPI_Comm, path: &str, mode: c_int, hints: Hi
         shared: shared_fp::Place::beside(path, root_pid << 20 ^ ctx as u64, size),
         atomic: false,
         split: None,
+        cb_buffer: Vec::new(),
     };
     Ok(files(rt).add(f))
 }
