@@ -111,6 +111,10 @@ struct RunArgs {
     /// started (jobs across hosts).
     #[arg(long)]
     show_paths: bool,
+    /// How many processes this run may hold at once, spawned children included
+    /// (`MPI_UNIVERSE_SIZE`; default: -n or the number of cores, whichever is larger).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    universe_size: Option<u32>,
     /// The site key file (mode 0600) of the relays the hostfile lists (`ferry proxy`).
     #[arg(long, value_name = "FILE")]
     proxy_key: Option<std::path::PathBuf>,
@@ -186,6 +190,7 @@ fn main() {
                 tag_output: run.tag_output,
                 timeout: run.timeout.map(Duration::from_secs),
                 env: run.env,
+                universe_size: run.universe_size,
                 program,
                 args: command.collect(),
             };

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::dial_plan::{parse_job_id, parse_proxies, plan, PROXIES_KEY, RELAY_JOB_KEY};
 use super::node::{self, NodeState};
-use super::{PmiClient, PmiError};
+use super::{PmiClient, PmiError, SpawnRequest, PARENT_PORT_KEY};
 use crate::config::{self, BadValue};
 use crate::engine::{Engine, EngineConfig, ShmConfig};
 use crate::transport::business_card::{sanitize_name, BusinessCard, CardError, GlobalId};
@@ -238,6 +238,55 @@ impl Job {
         self.pmi.is_some()
     }
 
+    /// The launcher that serves spawn and names, or why there is none.
+    fn ferry_launcher(&mut self) -> Result<&mut PmiClient, String> {
+        match self.pmi.as_mut() {
+            None => Err("this process was started without a launcher (a singleton); start it with ferry run".into()),
+            Some(p) if !p.is_ferry_launcher() => Err("the launcher of this job (Hydra, Slurm or another PMI-1 server) serves no spawn or name service for Ferry".into()),
+            Some(p) => Ok(p),
+        }
+    }
+
+    /// The port name the parents left for this job when they spawned it (`None`: a job
+    /// that was not spawned).
+    pub fn parent_port(&mut self) -> Result<Option<String>, JobError> {
+        match self.pmi.as_mut() {
+            Some(p) if p.is_ferry_launcher() => Ok(p.get(PARENT_PORT_KEY)?),
+            _ => Ok(None),
+        }
+    }
+
+    /// How many processes the launcher can usefully run (`MPI_UNIVERSE_SIZE`): its answer,
+    /// or this job's size where it sets no bound or there is no launcher.
+    pub fn universe_size(&mut self) -> i32 {
+        let size = i32::try_from(self.size).unwrap_or(i32::MAX);
+        match self.pmi.as_mut().map(|p| p.universe_size()) {
+            Some(Ok(n)) if n > 0 => n,
+            _ => size,
+        }
+    }
+
+    /// Ask the launcher to start the children of `request`: their job's name, or why not.
+    pub fn spawn(&mut self, request: &SpawnRequest) -> Result<String, String> {
+        self.ferry_launcher()?.spawn(request).map_err(|e| match e {
+            PmiError::Refused { msg, .. } => msg.replace('_', " "),
+            other => other.to_string(),
+        })
+    }
+
+    /// The launcher's name service: publish, look up, withdraw (`Err`: why not).
+    pub fn publish_name(&mut self, service: &str, port: &str) -> Result<(), String> {
+        self.ferry_launcher()?.publish_name(service, port).map_err(name_error)
+    }
+
+    pub fn lookup_name(&mut self, service: &str) -> Result<String, String> {
+        self.ferry_launcher()?.lookup_name(service).map_err(name_error)
+    }
+
+    pub fn unpublish_name(&mut self, service: &str) -> Result<(), String> {
+        self.ferry_launcher()?.unpublish_name(service).map_err(name_error)
+    }
+
     /// Wait until every rank of the job gets here (the launcher's barrier; at once for a
     /// singleton). Faces call it at the end, after their engine has flushed its queues.
     pub fn barrier(&mut self) -> Result<(), JobError> {
@@ -262,6 +311,13 @@ impl Job {
             Some(p) => Ok(p.abort(code, msg)?),
             None => Ok(()),
         }
+    }
+}
+
+fn name_error(e: PmiError) -> String {
+    match e {
+        PmiError::Refused { msg, .. } => msg.replace('_', " "),
+        other => other.to_string(),
     }
 }
 

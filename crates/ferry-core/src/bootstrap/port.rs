@@ -62,7 +62,21 @@ impl Port {
     /// Wait for a connecting root that holds the secret and meet it: offer a fresh bridge
     /// with `local`, learn its side. `timeout` bounds each read once a peer has connected.
     pub fn accept(&self, local: &Side, timeout: Duration) -> Result<Meeting, PortError> {
+        self.accept_within(local, timeout, None)
+    }
+
+    /// [`accept`](Self::accept), giving up when no connecting root has met this one within
+    /// `within` (`None`: wait for as long as it takes).
+    pub fn accept_within(&self, local: &Side, timeout: Duration, within: Option<Duration>) -> Result<Meeting, PortError> {
+        let deadline = within.map(|w| std::time::Instant::now() + w);
         loop {
+            if let Some(d) = deadline {
+                let left = d.saturating_duration_since(std::time::Instant::now());
+                if !readable_within(&self.listener, left) {
+                    let err = io::Error::new(io::ErrorKind::TimedOut, format!("nobody connected within {} s", within.unwrap_or_default().as_secs()));
+                    return Err(PortError::Io { addr: self.name.addr, err });
+                }
+            }
             let (stream, from) = self.listener.accept().map_err(|err| PortError::Io { addr: self.name.addr, err })?;
             match self.meet(stream, from, local, timeout) {
                 Ok(m) => return Ok(m),
@@ -160,4 +174,24 @@ fn read_message(s: &mut TcpStream) -> io::Result<Vec<u8>> {
     let mut m = vec![0u8; n];
     s.read_exact(&mut m)?;
     Ok(m)
+}
+
+/// Whether `listener` has a connection waiting, waiting up to `within` (a blocked accept
+/// sleeps in poll(2); it never spins).
+fn readable_within(listener: &TcpListener, within: Duration) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut pfd = libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let ms = i32::try_from(left.as_millis().max(1)).unwrap_or(i32::MAX);
+        // SAFETY: poll(2) on one pollfd that lives on this stack frame.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r > 0 {
+            return true;
+        }
+        if (r == 0 && left.is_zero()) || std::time::Instant::now() >= deadline {
+            return false;
+        }
+    }
 }
