@@ -42,6 +42,7 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm);
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,

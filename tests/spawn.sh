@@ -4,7 +4,8 @@
 # failures (a missing program, more than MPI_UNIVERSE_SIZE, another host), no parent in a
 # plain job, publish/lookup/unpublish also from a child, a child killed by a signal (ferry run
 # stops the run and says which job), ferry run itself killed with SIGKILL (no child survives),
-# and a singleton (MPI_ERR_SPAWN). Each case must finish within LIMIT seconds (default 60);
+# a singleton (MPI_ERR_SPAWN), and MPI_Comm_join of two singletons over a socketpair
+# (tests/dynamic/join.c). Each case must finish within LIMIT seconds (default 60);
 # afterwards no process of the test and none of its jobs' shared-memory objects may remain.
 # Usage: tests/spawn.sh [FILTER]   (FILTER matches a case name; needs `make build`)
 set -u
@@ -16,6 +17,7 @@ filter=${1:-}
 work=$(mktemp -d /tmp/ferry-spawn.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 bin/mpicc -O2 -o "$work/spawn" tests/dynamic/spawn.c && bin/mpicc -O2 -DWHO='"second"' -o "$work/spawn2" tests/dynamic/spawn.c \
+  && bin/mpicc -O2 -o "$work/join" tests/dynamic/join.c \
   || { echo "FAIL spawn: cannot compile tests/dynamic/spawn.c"; exit 1; }
 prog="$work/spawn"
 # name | ranks | arguments | lines "spawn <x>: ok" expected
@@ -83,7 +85,14 @@ if want nolauncher; then
     bad "nolauncher" "$work/single.out"
   fi
 fi
-left=$(pgrep -f "$prog" || true)
+if want join; then
+  if timeout "$LIMIT" "$work/join" > "$work/join.out" 2>&1 && [ "$(grep -c ': ok$' "$work/join.out")" = 2 ]; then
+    ok "join (two singletons over a socketpair)"
+  else
+    bad "join" "$work/join.out"
+  fi
+fi
+left=$(pgrep -f "$work/" || true)
 if [ -n "$left" ]; then
   bad "processes left behind: $left"
   kill -9 $left 2>/dev/null

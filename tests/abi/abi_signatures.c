@@ -51,6 +51,7 @@ SIG(int, MPI_Comm_spawn_multiple, (int, char *[], char **[], const int [], const
 SIG(int, MPI_Publish_name, (const char *, MPI_Info, const char *))
 SIG(int, MPI_Lookup_name, (const char *, MPI_Info, char *))
 SIG(int, MPI_Unpublish_name, (const char *, MPI_Info, const char *))
+SIG(int, MPI_Comm_join, (int, MPI_Comm *))
 SIG(int, MPI_Comm_create, (MPI_Comm, MPI_Group, MPI_Comm *))
 SIG(int, MPI_Comm_create_group, (MPI_Comm, MPI_Group, int, MPI_Comm *))
 SIG(int, MPI_Comm_split_type, (MPI_Comm, int, int, MPI_Info, MPI_Comm *))

@@ -5,11 +5,14 @@
 //! job's processes to its engine (a bridge) and builds the intercommunicator, whose remote
 //! group is their peer numbers and whose context id is the higher of the two sides'.
 //! Spawn (`spawn`) is the same meeting on a port the parents' root opens and hands the
-//! children through the launcher; names (`names`) are the launcher's table of ports.
+//! children through the launcher; names (`names`) are the launcher's table of ports;
+//! `MPI_Comm_join` (`join`) trades port names over the caller's socket.
 
+mod join;
 mod names;
 mod spawn;
 
+pub(crate) use join::join;
 pub(crate) use names::{lookup_name, publish_name, unpublish_name};
 pub(crate) use spawn::{join_parents, spawn, SpawnArgs};
 

@@ -1,7 +1,7 @@
 //! Process creation and management (MPI-4.1 chapter 11), the part Ferry has: spawn under
 //! `ferry run` on one host, ports and the intercommunicators of
 //! `MPI_Comm_accept`/`MPI_Comm_connect`, and the name service of `ferry run`
-//! (docs/dynamic.md). `MPI_Comm_join` is not built.
+//! (docs/dynamic.md), and `MPI_Comm_join` over a connected socket.
 
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
@@ -162,5 +162,12 @@ crate::mpi_export! { MPI_Unpublish_name, PMPI_Unpublish_name, (service_name: *co
     call("MPI_Unpublish_name", MPI_COMM_WORLD, move |rt| {
         let service = c_string(service_name, "service_name", MAX_PORT_NAME as c_int)?;
         unpublish_name(rt, &service)
+    })
+}}
+crate::mpi_export! { MPI_Comm_join, PMPI_Comm_join, (fd: c_int, intercomm: *mut MPI_Comm) {
+    call("MPI_Comm_join", MPI_COMM_SELF, move |rt| {
+        let o = out(intercomm, "intercomm")?;
+        *o = join(rt, fd)?;
+        Ok(())
     })
 }}
