@@ -4,7 +4,7 @@
 # failures (a missing program, more than MPI_UNIVERSE_SIZE, another host), no parent in a
 # plain job, publish/lookup/unpublish also from a child, a child killed by a signal (ferry run
 # stops the run and says which job), ferry run itself killed with SIGKILL (no child survives),
-# a singleton (MPI_ERR_SPAWN), and MPI_Comm_join of two singletons over a socketpair
+# a singleton and a job under MPICH's Hydra (MPI_ERR_SPAWN), and MPI_Comm_join of two singletons over a socketpair
 # (tests/dynamic/join.c). Each case must finish within LIMIT seconds (default 60);
 # afterwards no process of the test and none of its jobs' shared-memory objects may remain.
 # Usage: tests/spawn.sh [FILTER]   (FILTER matches a case name; needs `make build`)
@@ -83,6 +83,14 @@ if want nolauncher; then
     ok "nolauncher (a singleton's spawn is MPI_ERR_SPAWN)"
   else
     bad "nolauncher" "$work/single.out"
+  fi
+fi
+HYDRA=${HYDRA:-mpiexec.mpich}
+if want hydra && command -v "$HYDRA" >/dev/null; then
+  if timeout "$LIMIT" "$HYDRA" -n 2 "$prog" nolauncher > "$work/hydra.out" 2>&1 && [ "$(grep -c ': ok$' "$work/hydra.out")" = 2 ]; then
+    ok "hydra (spawn under $HYDRA is MPI_ERR_SPAWN at once)"
+  else
+    bad "hydra" "$work/hydra.out"
   fi
 fi
 if want join; then
