@@ -4,7 +4,8 @@
 # failures (a missing program, more than MPI_UNIVERSE_SIZE, another host), no parent in a
 # plain job, publish/lookup/unpublish also from a child, a child killed by a signal (ferry run
 # stops the run and says which job), ferry run itself killed with SIGKILL (no child survives),
-# a singleton and a job under MPICH's Hydra (MPI_ERR_SPAWN), and MPI_Comm_join of two singletons over a socketpair
+# a singleton (it starts a ferry run for its children; it has no name service), a job under
+# MPICH's Hydra (MPI_ERR_SPAWN), and MPI_Comm_join of two singletons over a socketpair
 # (tests/dynamic/join.c). Each case must finish within LIMIT seconds (default 60);
 # afterwards no process of the test and none of its jobs' shared-memory objects may remain.
 # Usage: tests/spawn.sh [FILTER]   (FILTER matches a case name; needs `make build`)
@@ -78,13 +79,21 @@ if want hang; then
     bad "hang ($n processes before the kill; left: $(pgrep -f "$prog" | tr '\n' ' '))" "$work/hang.out"
   fi
 fi
-if want nolauncher; then
-  if timeout "$LIMIT" "$prog" nolauncher > "$work/single.out" 2>&1 && grep -q "spawn nolauncher: ok" "$work/single.out"; then
-    ok "nolauncher (a singleton's spawn is MPI_ERR_SPAWN)"
+# A singleton starts a ferry run for its children; it has no name service.
+for c in "singleton-basic-3|basic 3|2" "singleton-fail|fail|2" "singleton-nonames|nonames|1"; do
+  IFS='|' read -r name args lines <<< "$c"
+  want "$name" || continue
+  FERRY_UNIVERSE_SIZE=4 timeout "$LIMIT" "$prog" $args > "$work/$name.out" 2>&1
+  rc=$?
+  got=$(grep -c ": ok$" "$work/$name.out")
+  # The parent's own line, and one per child.
+  [ "$name" = singleton-basic-3 ] && lines=4
+  if [ $rc = 0 ] && [ "$got" = "$lines" ]; then
+    ok "$name $(grep -o '[0-9]* children in [0-9.]* s' "$work/$name.out" | head -1)"
   else
-    bad "nolauncher" "$work/single.out"
+    bad "$name (exit $rc, $got of $lines ok lines)" "$work/$name.out"
   fi
-fi
+done
 HYDRA=${HYDRA:-mpiexec.mpich}
 if want hydra && command -v "$HYDRA" >/dev/null; then
   if timeout "$LIMIT" "$HYDRA" -n 2 "$prog" nolauncher > "$work/hydra.out" 2>&1 && [ "$(grep -c ': ok$' "$work/hydra.out")" = 2 ]; then

@@ -11,8 +11,8 @@
  *   names       publish, look up (also from a spawned child) and withdraw a service name
  *   crash       a child is killed by a signal while its parents wait for it (ferry run stops)
  *   hang        parents and children wait for each other forever (the launcher is killed)
- *   nolauncher  a singleton or a job under Hydra: spawn is MPI_ERR_SPAWN, names
- *               MPI_ERR_SERVICE / MPI_ERR_NAME
+ *   nolauncher  a job under Hydra: spawn is MPI_ERR_SPAWN, names MPI_ERR_SERVICE / MPI_ERR_NAME
+ *   nonames     a singleton: no name service (MPI_ERR_SERVICE / MPI_ERR_NAME)
  * Every process prints "spawn <case>: ok" when its part passed. */
 #include <mpi.h>
 #include <stdio.h>
@@ -215,14 +215,17 @@ int main(int argc, char **argv) {
         fflush(stdout);
         MPI_Recv(&token, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE);
         CHECK(0, "a message came from a child that should not send one");
-    } else if (!strcmp(what, "nolauncher")) {
+    } else if (!strcmp(what, "nolauncher") || !strcmp(what, "nonames")) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         int codes[2] = {-1, -1}, cls;
         char port[MPI_MAX_PORT_NAME];
         MPI_Comm inter;
-        MPI_Error_class(MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes), &cls);
-        CHECK(cls == MPI_ERR_SPAWN, "spawn without ferry run gave class %d", cls);
-        CHECK(rank != 0 || (codes[0] == MPI_ERR_SPAWN && codes[1] == MPI_ERR_SPAWN), "codes %d %d", codes[0], codes[1]);
+        if (!strcmp(what, "nolauncher")) {
+            char *cargv[] = {"child", NULL};
+            MPI_Error_class(MPI_Comm_spawn(argv[0], cargv, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes), &cls);
+            CHECK(cls == MPI_ERR_SPAWN, "spawn without a launcher that serves it gave class %d", cls);
+            CHECK(rank != 0 || (codes[0] == MPI_ERR_SPAWN && codes[1] == MPI_ERR_SPAWN), "codes %d %d", codes[0], codes[1]);
+        }
         MPI_Error_class(MPI_Publish_name("ferry-spawn-test", MPI_INFO_NULL, "x"), &cls);
         CHECK(cls == MPI_ERR_SERVICE, "publish without ferry run gave class %d", cls);
         MPI_Error_class(MPI_Lookup_name("ferry-spawn-test", MPI_INFO_NULL, port), &cls);

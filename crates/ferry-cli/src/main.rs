@@ -191,6 +191,8 @@ fn main() {
                 timeout: run.timeout.map(Duration::from_secs),
                 env: run.env,
                 universe_size: run.universe_size,
+                // A singleton that spawns starts this run with its port in the environment.
+                parent_port: ferry_core::config::PARENT_PORT.is_set().then(|| ferry_core::config::PARENT_PORT.value()),
                 program,
                 args: command.collect(),
             };

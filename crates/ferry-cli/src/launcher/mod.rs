@@ -55,6 +55,9 @@ pub struct RunOptions {
     pub env: Vec<(String, String)>,
     /// `--universe-size`: processes the run may hold at once, children included.
     pub universe_size: Option<u32>,
+    /// The port of the singleton that spawned this run (`FERRY_PARENT_PORT`), seeded for
+    /// the job to connect to; the ranks do not inherit the variable.
+    pub parent_port: Option<String>,
     pub program: OsString,
     pub args: Vec<OsString>,
 }
@@ -142,8 +145,13 @@ impl Job {
         let kvsname = format!("kvs_{}_0", std::process::id());
         let mut server = PmiServer::new(opts.ranks, &kvsname, &secret).map_err(|e| e.to_string())?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-        let universe = opts.universe_size.unwrap_or(opts.ranks.max(cores)).max(opts.ranks);
+        let knob = ferry_core::config::UNIVERSE_SIZE;
+        let from_env = if knob.is_set() { Some(knob.u64().map_err(|e| e.to_string())?.clamp(1, u32::MAX.into()) as u32) } else { None };
+        let universe = opts.universe_size.or(from_env).unwrap_or(opts.ranks.max(cores)).max(opts.ranks);
         server.set_universe_size(universe);
+        if let Some(port) = &opts.parent_port {
+            server.seed(ferry_core::bootstrap::PARENT_PORT_KEY, port).map_err(|e| format!("FERRY_PARENT_PORT: {e}"))?;
+        }
         let mut job = Job {
             signals,
             jobs: vec![SubJob { server, first: 0, cancelled: false }],

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::dial_plan::{parse_job_id, parse_proxies, plan, PROXIES_KEY, RELAY_JOB_KEY};
 use super::node::{self, NodeState};
-use super::{PmiClient, PmiError, SpawnRequest, PARENT_PORT_KEY};
+use super::{singleton_spawn, PmiClient, PmiError, SpawnRequest, PARENT_PORT_KEY};
 use crate::config::{self, BadValue};
 use crate::engine::{Engine, EngineConfig, ShmConfig};
 use crate::transport::business_card::{sanitize_name, BusinessCard, CardError, GlobalId};
@@ -67,6 +67,8 @@ pub struct Job {
     pub(super) hosts: Vec<u32>,
     /// The MCAPI node this process is, when it is one.
     pub(super) node: Option<NodeState>,
+    /// The `ferry run` of each job a singleton spawned, waited for at finalize.
+    pub(super) launched: Vec<std::process::Child>,
 }
 
 impl fmt::Debug for Job {
@@ -195,7 +197,7 @@ impl Job {
             node::check_claim(p, d, n, claimed)?;
         }
         let node = node.map(|(domain, node)| NodeState::launcher(domain, node));
-        Ok((Job { rank, size, pmi, hostname, oversubscribed, host_ranks: locals, hosts, node }, engine))
+        Ok((Job { rank, size, pmi, hostname, oversubscribed, host_ranks: locals, hosts, node, launched: Vec::new() }, engine))
     }
 
     pub fn rank(&self) -> u32 {
@@ -247,6 +249,16 @@ impl Job {
         }
     }
 
+    /// Whether the children of the last spawn may still come: false once the `ferry run` a
+    /// singleton started for them has ended (a launcher that serves spawn reports a child
+    /// that dies by stopping the run).
+    pub fn spawned_alive(&mut self) -> bool {
+        match self.launched.last_mut() {
+            Some(child) if self.pmi.is_none() => matches!(child.try_wait(), Ok(None)),
+            _ => true,
+        }
+    }
+
     /// The port name the parents left for this job when they spawned it (`None`: a job
     /// that was not spawned).
     pub fn parent_port(&mut self) -> Result<Option<String>, JobError> {
@@ -262,12 +274,26 @@ impl Job {
         let size = i32::try_from(self.size).unwrap_or(i32::MAX);
         match self.pmi.as_mut().map(|p| p.universe_size()) {
             Some(Ok(n)) if n > 0 => n,
-            _ => size,
+            Some(_) => size,
+            // A singleton starts its children's launcher itself: FERRY_UNIVERSE_SIZE or the cores.
+            None => {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+                let n = config::UNIVERSE_SIZE.u64().ok().filter(|_| config::UNIVERSE_SIZE.is_set()).unwrap_or(cores);
+                i32::try_from(n.max(1)).unwrap_or(i32::MAX)
+            }
         }
     }
 
     /// Ask the launcher to start the children of `request`: their job's name, or why not.
+    /// A singleton starts `ferry run` for them itself.
     pub fn spawn(&mut self, request: &SpawnRequest) -> Result<String, String> {
+        if self.pmi.is_none() {
+            let universe = u32::try_from(self.universe_size()).unwrap_or(1);
+            let child = singleton_spawn::start(request, universe)?;
+            let name = format!("ferry run (pid {})", child.id());
+            self.launched.push(child);
+            return Ok(name);
+        }
         self.ferry_launcher()?.spawn(request).map_err(|e| match e {
             PmiError::Refused { msg, .. } => msg.replace('_', " "),
             other => other.to_string(),
@@ -296,8 +322,12 @@ impl Job {
         }
     }
 
-    /// Leave the launcher in order: this rank ends normally.
+    /// Leave the launcher in order: this rank ends normally. A singleton first waits for
+    /// the `ferry run` of each job it spawned.
     pub fn finalize(&mut self) -> Result<(), JobError> {
+        for mut child in self.launched.drain(..) {
+            let _ = child.wait();
+        }
         match self.pmi.as_mut() {
             Some(p) => Ok(p.finalize()?),
             None => Ok(()),

@@ -20,6 +20,7 @@ pub mod pmi_client;
 pub mod pmi_server;
 pub mod port;
 pub mod rendezvous;
+mod singleton_spawn;
 pub use ferry_wire::pmi as pmi_wire;
 
 pub use job::{Job, JobError};

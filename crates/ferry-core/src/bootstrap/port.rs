@@ -19,6 +19,8 @@ use crate::transport::tcp::handshake::{Acceptor, AcceptorStep, Decision, Initiat
 pub const PORT_HELLO: u32 = 0x504f_5254;
 /// Largest meeting message (the cards of a million members fit).
 const MAX_MESSAGE: usize = 256 << 20;
+/// How often a waiting accept asks whether the other side may still come.
+const ALIVE_CHECK: Duration = Duration::from_millis(100);
 /// Handshake frames are small.
 const HANDSHAKE: Limits = Limits { world_size: u32::MAX, max_payload: 4096 };
 
@@ -62,19 +64,29 @@ impl Port {
     /// Wait for a connecting root that holds the secret and meet it: offer a fresh bridge
     /// with `local`, learn its side. `timeout` bounds each read once a peer has connected.
     pub fn accept(&self, local: &Side, timeout: Duration) -> Result<Meeting, PortError> {
-        self.accept_within(local, timeout, None)
+        self.accept_while(local, timeout, None, &mut || true)
     }
 
     /// [`accept`](Self::accept), giving up when no connecting root has met this one within
-    /// `within` (`None`: wait for as long as it takes).
-    pub fn accept_within(&self, local: &Side, timeout: Duration, within: Option<Duration>) -> Result<Meeting, PortError> {
+    /// `within` (`None`: no limit) or as soon as `alive` says the other side will not come
+    /// (asked a few times a second).
+    pub fn accept_while(&self, local: &Side, timeout: Duration, within: Option<Duration>, alive: &mut dyn FnMut() -> bool) -> Result<Meeting, PortError> {
         let deadline = within.map(|w| std::time::Instant::now() + w);
         loop {
-            if let Some(d) = deadline {
-                let left = d.saturating_duration_since(std::time::Instant::now());
-                if !readable_within(&self.listener, left) {
-                    let err = io::Error::new(io::ErrorKind::TimedOut, format!("nobody connected within {} s", within.unwrap_or_default().as_secs()));
-                    return Err(PortError::Io { addr: self.name.addr, err });
+            let gave_up = |why: String| PortError::Io { addr: self.name.addr, err: io::Error::new(io::ErrorKind::TimedOut, why) };
+            loop {
+                let slice = match deadline {
+                    Some(d) => d.saturating_duration_since(std::time::Instant::now()).min(ALIVE_CHECK),
+                    None => ALIVE_CHECK,
+                };
+                if readable_within(&self.listener, slice) {
+                    break;
+                }
+                if !alive() {
+                    return Err(gave_up("the other side ended before it connected".into()));
+                }
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return Err(gave_up(format!("nobody connected within {} s", within.unwrap_or_default().as_secs())));
                 }
             }
             let (stream, from) = self.listener.accept().map_err(|err| PortError::Io { addr: self.name.addr, err })?;

@@ -154,7 +154,8 @@ fn root_meets(rt: &mut Runtime, group: &[u32], ctx: u32, role: Role) -> MpiResul
             request.port = port.name().into_bytes();
             rt.job().spawn(&request).map_err(|why| MpiError::new(MPI_ERR_SPAWN, format!("the launcher started no children: {why}")))?;
             // The children are started; they come to the port from their MPI_Init.
-            port.accept_within(&side, MEETING_TIMEOUT, Some(MEETING_TIMEOUT)).map_err(|e| MpiError::new(MPI_ERR_SPAWN, format!("the children did not connect: {e}")))
+            port.accept_while(&side, MEETING_TIMEOUT, Some(MEETING_TIMEOUT), &mut || rt.job().spawned_alive())
+                .map_err(|e| MpiError::new(MPI_ERR_SPAWN, format!("the children did not connect: {e}")))
         }
     }
 }
