@@ -69,8 +69,9 @@ fn spawn_args(command: *const c_char, argv: *const *const c_char, maxprocs: c_in
     Ok(SpawnArgs { program, args, maxprocs, info })
 }
 
-/// Write the per-process codes at the root, unless `MPI_ERRCODES_IGNORE` (NULL): a spawn
-/// starts all of its processes or none, so every code is the same.
+/// Write the per-process codes, unless `MPI_ERRCODES_IGNORE` (NULL): a spawn starts all of
+/// its processes or none, so every code is the same. After a spawn every parent writes
+/// them; after a failure only the root does (it alone knows `maxprocs`).
 fn write_errcodes(errcodes: *mut c_int, n: c_int, code: c_int) {
     if !errcodes.is_null() {
         for i in 0..n.max(0) as usize {
@@ -92,8 +93,14 @@ crate::mpi_export! { MPI_Comm_spawn, PMPI_Comm_spawn, (command: *const c_char, a
         };
         let result = spawn(rt, comm, root, commands);
         let result = match bad { Some(e) => Err(e), None => result };
-        if at_root {
-            write_errcodes(array_of_errcodes, maxprocs, result.as_ref().map_or_else(|e| e.class, |_| MPI_SUCCESS));
+        match &result {
+            Err(e) if at_root => write_errcodes(array_of_errcodes, maxprocs, e.class),
+            Err(_) => {}
+            // Every parent learns how many children came: the remote group.
+            Ok(inter) => {
+                let n = rt.comm(*inter)?.remote().map_or(0, |r| r.len() as c_int);
+                write_errcodes(array_of_errcodes, n, MPI_SUCCESS);
+            }
         }
         *o = result?;
         Ok(())
@@ -128,8 +135,14 @@ crate::mpi_export! { MPI_Comm_spawn_multiple, PMPI_Comm_spawn_multiple, (count: 
         };
         let result = spawn(rt, comm, root, commands);
         let result = match bad { Some(e) => Err(e), None => result };
-        if at_root {
-            write_errcodes(array_of_errcodes, total, result.as_ref().map_or_else(|e| e.class, |_| MPI_SUCCESS));
+        match &result {
+            Err(e) if at_root => write_errcodes(array_of_errcodes, total, e.class),
+            Err(_) => {}
+            // Every parent learns how many children came: the remote group.
+            Ok(inter) => {
+                let n = rt.comm(*inter)?.remote().map_or(0, |r| r.len() as c_int);
+                write_errcodes(array_of_errcodes, n, MPI_SUCCESS);
+            }
         }
         *o = result?;
         Ok(())
