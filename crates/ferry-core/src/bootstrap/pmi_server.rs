@@ -522,6 +522,29 @@ mod tests {
     }
 
     #[test]
+    fn hands_spawn_and_name_requests_to_the_driver() {
+        use crate::bootstrap::{SpawnCommand, SpawnRequest};
+        let mut s = server(2);
+        init(&mut s, 0);
+        s.set_universe_size(8);
+        assert_eq!(ask(&mut s, 0, "cmd=get_universe_size"), ["cmd=universe_size size=8\n"]);
+        let request = SpawnRequest {
+            port: b"p".to_vec(),
+            commands: vec![SpawnCommand { program: b"a".to_vec(), args: vec![], nprocs: 2, wdir: b"/".to_vec(), path: vec![] }],
+        };
+        let line = format!("cmd=ferry_spawn request={}", request.encode());
+        assert_eq!(s.handle_line(0, line.as_bytes()), [Action::Spawn { rank: 0, request }]);
+        let refused = replies_to(&s.handle_line(0, b"cmd=ferry_spawn request=zz"), 0);
+        assert!(refused[0].starts_with("cmd=ferry_spawn_result rc=-1"), "{refused:?}");
+        assert_eq!(
+            s.handle_line(0, b"cmd=lookup_name service=svc"),
+            [Action::Name { rank: 0, request: NameRequest::Lookup { service: "svc".into() } }]
+        );
+        let answer = s.answer(0, Response::LookupResult { port: "x".into() });
+        assert_eq!(answer, Action::Reply { rank: 0, bytes: b"cmd=lookup_result rc=0 port=x\n".to_vec() });
+    }
+
+    #[test]
     fn enforces_the_protocol_order_and_limits() {
         let mut s = server(2);
         assert!(ask(&mut s, 0, "cmd=get_maxes")[0].starts_with("cmd=maxes rc=-1 msg=init_must_come_first"));
