@@ -133,6 +133,7 @@ test: deps-test build
 	bash tests/run-c-tests.sh
 	bash tests/dead-peer.sh
 	bash tests/dynamic.sh
+	bash tests/spawn.sh
 	bash tests/shm.sh
 	$(SUDO) bash tests/topology-check.sh
 	$(SUDO) bash tests/clusters.sh

@@ -438,6 +438,10 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_MAX_OBJECT_NAME             128
 /* The longest port name with its NUL (MPI_Open_port). */
 #define MPI_MAX_PORT_NAME               256
+/* MPI_Comm_spawn(_multiple): no arguments, and no per-process error codes wanted. */
+#define MPI_ARGV_NULL                   ((char **)0)
+#define MPI_ARGVS_NULL                  ((char ***)0)
+#define MPI_ERRCODES_IGNORE             ((int *)0)
 /* MPI-4 sessions: the null session, the longest process set name and string tag. */
 #define MPI_SESSION_NULL                ((MPI_Session)0x38000000)
 #define MPI_MAX_PSET_NAME_LEN           256

@@ -9,10 +9,12 @@
 # Two builds (-b): `ferry` builds mpi4py with bin/mpicc (mpi4py's configuration sees which
 # functions Ferry has); `mpich` builds it with Debian's mpicc.mpich and runs it on Ferry's
 # library (lib/ first on LD_LIBRARY_PATH: libmpich.so.12 is Ferry's), as a user's MPICH-built
-# mpi4py would run. Dynamic processes are in Ferry only in part (ports, accept, connect; no
-# spawn, name service or join): mpi4py's own switch
-# (MPI4PY_TEST_SPAWN=0) skips the spawn tests, and test_dynproc, which asks for a port as it
-# is imported, is left out of both builds. The MPICH build calls whatever MPICH has, so what
+# mpi4py would run. The Ferry build runs the spawn tests (MPI4PY_TEST_SPAWN=1) and
+# test_dynproc, in runs with room for the children (--universe-size 64). The MPICH build
+# does not: its spawned children are Python processes that load mpi4py with every symbol
+# bound at once, and it references MPI_Register_datarep, which Ferry lacks (see below), so
+# mpi4py's own switch (MPI4PY_TEST_SPAWN=0) skips its spawn tests and test_dynproc is left
+# out of it. The MPICH build calls whatever MPICH has, so what
 # would call user data representations (MPI_Register_datarep, which Ferry does not have) is
 # left out of it too: test_io's TestDatarep; the Ferry build's datarep test skips itself.
 #
@@ -44,11 +46,11 @@ done
 shift $((OPTIND - 1))
 only=${1:-}
 case $build in
-  ferry) cc=$repo/bin/mpicc skip_modules="test_dynproc"
+  ferry) cc=$repo/bin/mpicc skip_modules="" spawn=1
          # It asks the extension to reference every MPI-4.0 function: Ferry's lacks exactly
-         # MPI_Register_datarep and the dynamic processes (tests/abi/symbols.sh lists them).
+         # MPI_Register_datarep (tests/abi/symbols.sh lists it).
          excludes=(-x testSymbolCoverage) ;;
-  mpich) cc=mpicc.mpich skip_modules="test_dynproc"
+  mpich) cc=mpicc.mpich skip_modules="test_dynproc" spawn=0
          excludes=(-x TestDatarep) ;;
   *) usage ;;
 esac
@@ -91,9 +93,8 @@ fi
 # cases that would call those functions are left out above.
 main=(main.py)
 [ "$build" = mpich ] && main=(-c 'import os, runpy, sys; sys.setdlopenflags(os.RTLD_LAZY | os.RTLD_GLOBAL); sys.argv[0] = "main.py"; runpy.run_path("main.py", run_name="__main__")')
-# Ferry has no dynamic processes: mpi4py's own switch skips the tests that would spawn (at one
-# rank, mpi4py.futures spawns its workers).
-export MPI4PY_TEST_SPAWN=0
+# mpi4py's own switch for the tests that spawn (at one rank, mpi4py.futures spawns its workers).
+export MPI4PY_TEST_SPAWN=$spawn
 # The MPICH build must load Ferry's library, not MPICH's.
 export LD_LIBRARY_PATH="$repo/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
@@ -104,7 +105,7 @@ for n in $ranks; do
     [ -n "$only" ] && ! [[ $module =~ $only ]] && continue
     [[ " $skip_modules " == *" $module "* ]] && continue
     log=$work/$build/$module.$n.log
-    (cd "$src/test" && timeout $((limit + 30)) "$repo/target/release/ferry" run -n "$n" --timeout "$limit" \
+    (cd "$src/test" && timeout $((limit + 30)) "$repo/target/release/ferry" run --universe-size 64 -n "$n" --timeout "$limit" \
       "$venv/bin/python" "${main[@]}" --no-builddir "${excludes[@]}" -i "^$module\.py\$") >"$log" 2>&1
     rc=$?
     ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in.*/\1/p' "$log" | head -n 1)

@@ -111,6 +111,10 @@ struct RunArgs {
     /// started (jobs across hosts).
     #[arg(long)]
     show_paths: bool,
+    /// How many processes this run may hold at once, spawned children included
+    /// (`MPI_UNIVERSE_SIZE`; default: -n or the number of cores, whichever is larger).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    universe_size: Option<u32>,
     /// The site key file (mode 0600) of the relays the hostfile lists (`ferry proxy`).
     #[arg(long, value_name = "FILE")]
     proxy_key: Option<std::path::PathBuf>,
@@ -197,6 +201,9 @@ fn main() {
                 timeout: run.timeout.map(Duration::from_secs),
                 env,
                 recovery: run.enable_recovery,
+                universe_size: run.universe_size,
+                // A singleton that spawns starts this run with its port in the environment.
+                parent_port: ferry_core::config::PARENT_PORT.is_set().then(|| ferry_core::config::PARENT_PORT.value()),
                 program,
                 args: command.collect(),
             };

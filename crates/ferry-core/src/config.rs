@@ -181,9 +181,28 @@ pub fn shm_single_copy() -> Result<Option<usize>, BadValue> {
     Ok((max > 0).then(|| usize::try_from(max).unwrap_or(usize::MAX)))
 }
 
+pub const UNIVERSE_SIZE: Knob = Knob {
+    name: "FERRY_UNIVERSE_SIZE",
+    default: "",
+    meaning: "MPI_UNIVERSE_SIZE: how many processes a run may hold at once, spawned children included (empty: the number of cores, and at least the job's size; ferry run --universe-size overrides)",
+};
+pub const PARENT_PORT: Knob = Knob {
+    name: "FERRY_PARENT_PORT",
+    default: "",
+    meaning: "set by a singleton in the environment of the ferry run it starts for its spawned children: the port they connect to (not for users; an environment, unlike a command line, is private to its owner)",
+};
+pub const FERRY_BINARY: Knob = Knob {
+    name: "FERRY_BINARY",
+    default: "",
+    meaning: "the ferry program a singleton starts to run the children it spawns (empty: next to libmpi, then on PATH)",
+};
+
 /// Every knob, in the order `ferry info` prints them.
 pub const KNOBS: &[Knob] = &[
     EAGER_LIMIT,
+    UNIVERSE_SIZE,
+    FERRY_BINARY,
+    PARENT_PORT,
     TCP_SNDBUF,
     PORT_RANGE,
     IFACE,

@@ -17,3 +17,4 @@ pub use bootstrap::{Job, JobError, Locate, NodeMode};
 /// Dynamic processes: two jobs meet through a port and join a bridge (docs/dynamic.md).
 pub use bootstrap::meeting::{Meeting, MeetingError, Side};
 pub use bootstrap::port::{connect as connect_port, Port, PortError};
+pub use bootstrap::{SpawnCommand, SpawnRequest};

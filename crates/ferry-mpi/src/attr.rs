@@ -92,7 +92,7 @@ pub(crate) fn predefined(rt: &Runtime, key: i32) -> Option<&'static AtomicI32> {
         MPI_WTIME_IS_GLOBAL => &WTIME_IS_GLOBAL,
         MPI_APPNUM => &APPNUM,
         MPI_UNIVERSE_SIZE => {
-            UNIVERSE_SIZE.store(rt.comm(MPI_COMM_WORLD).map_or(1, |c| c.size()), Ordering::Relaxed);
+            UNIVERSE_SIZE.store(rt.universe, Ordering::Relaxed);
             &UNIVERSE_SIZE
         }
         MPI_LASTUSEDCODE => {

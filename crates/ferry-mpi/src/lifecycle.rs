@@ -99,7 +99,11 @@ fn bring_up(guard: &mut MutexGuard<'static, Option<Runtime>>, required: i32) -> 
         finish_partitioned: crate::p2p::partitioned::finish,
     };
     let wins: Box<dyn std::any::Any + Send> = Box::new(crate::win::Wins::default());
-    **guard = Some(Runtime::new(job, engine, provided, coll, hooks, wins));
+    let mut rt = Runtime::new(job, engine, provided, coll, hooks, wins);
+    rt.universe = rt.job().universe_size();
+    // A spawned job meets its parents before MPI_Init returns (MPI_Comm_get_parent).
+    crate::dynamic::join_parents(&mut rt)?;
+    **guard = Some(rt);
     set_thread_facts(Some((provided, std::thread::current().id())));
     crate::objects::threads::configure(guard.as_ref().expect("just set"), provided == MPI_THREAD_MULTIPLE);
     if async_progress {

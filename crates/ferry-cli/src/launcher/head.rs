@@ -14,7 +14,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::time::{Duration, Instant};
 
-use ferry_core::bootstrap::{generate_job_secret, Action, PmiServer, RankState, PMI_PROCESS_MAPPING_KEY};
+use ferry_core::bootstrap::{generate_job_secret, Action, PmiServer, RankState, Response, ResponseKind, PMI_PROCESS_MAPPING_KEY};
 use ferry_core::transport::business_card::BusinessCard;
 use ferry_core::transport::paths;
 use ferry_wire::launch::{Ended, FromAgent, SpawnFailure, StartSpec, Stream, ToAgent};
@@ -75,6 +75,8 @@ struct RankSlot {
 struct Head {
     signals: SignalPipe,
     server: PmiServer,
+    /// The name service (`MPI_Publish_name`) of the job.
+    names: BTreeMap<String, String>,
     agents: Vec<AgentLink>,
     ranks: Vec<RankSlot>,
     program: OsString,
@@ -119,6 +121,7 @@ impl Head {
         let kvsname = format!("kvs_{}_0", std::process::id());
         let mut server = PmiServer::new(opts.ranks, &kvsname, &secret).map_err(|e| e.to_string())?;
         server.set_recovery(opts.recovery);
+        server.set_universe_size(opts.universe_size.unwrap_or(opts.ranks).max(opts.ranks));
         let nodes: Vec<usize> = placement.iter().map(|&h| agent_of(h)).collect();
         server.seed(PMI_PROCESS_MAPPING_KEY, &hosts::process_mapping(&nodes)).map_err(|e| e.to_string())?;
         let relays = if hosts.list.proxies.is_empty() {
@@ -153,6 +156,7 @@ impl Head {
         let mut head = Head {
             signals,
             server,
+            names: BTreeMap::new(),
             agents: Vec::new(),
             ranks,
             program: opts.program.clone(),
@@ -413,6 +417,15 @@ impl Head {
                 Action::ReplyAll { bytes } => self.agents.iter_mut().for_each(|a| a.send(&ToAgent::PmiAll { bytes: bytes.clone() })),
                 Action::Abort { rank, code, message } => self.fail(Failure::Aborted { rank, code, message }),
                 Action::BarrierBroken { gone, waiting } => self.fail(Failure::BarrierBroken { gone, waiting }),
+                Action::Spawn { rank, .. } => {
+                    let why = "spawn is served by ferry run on one host only, not by a job across hosts";
+                    let reply = self.server.answer(rank, Response::refusal(ResponseKind::SpawnResult, why));
+                    self.apply(vec![reply]);
+                }
+                Action::Name { rank, request } => {
+                    let reply = super::spawn::serve_name(&mut self.names, &self.server, rank, request);
+                    self.apply(vec![reply]);
+                }
                 Action::Refused { .. } | Action::Finalized { .. } => {}
             }
         }

@@ -27,6 +27,7 @@ mod output;
 mod rank;
 mod relays;
 mod signals;
+mod spawn;
 
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
@@ -52,6 +53,11 @@ pub struct RunOptions {
     pub tag_output: bool,
     pub timeout: Option<Duration>,
     pub env: Vec<(String, String)>,
+    /// `--universe-size`: processes the run may hold at once, children included.
+    pub universe_size: Option<u32>,
+    /// The port of the singleton that spawned this run (`FERRY_PARENT_PORT`), seeded for
+    /// the job to connect to; the ranks do not inherit the variable.
+    pub parent_port: Option<String>,
     pub program: OsString,
     pub args: Vec<OsString>,
     /// `--enable-recovery`: a rank's death does not stop the job (fault-tolerant MPI); the
@@ -64,7 +70,9 @@ pub fn run(opts: RunOptions) -> i32 {
     match Job::start(&opts) {
         Ok(mut job) => {
             let code = job.run();
-            remove_segments(&job.kvsname);
+            for sub in &job.jobs {
+                remove_segments(sub.server.kvsname());
+            }
             code
         }
         Err(e) => {
@@ -83,10 +91,28 @@ enum Source {
     Stderr(usize),
 }
 
+/// One job of the run: the first, or one that ranks spawned. Its ranks are
+/// `ranks[first..first + size]` of the run.
+struct SubJob {
+    server: PmiServer,
+    first: usize,
+    /// A spawn that failed halfway: its started ranks are killed and their ends not judged.
+    cancelled: bool,
+}
+
 struct Job {
     signals: SignalPipe,
-    server: PmiServer,
+    /// The first job, then the spawned ones in the order they were asked for.
+    jobs: Vec<SubJob>,
+    /// The processes of every job; `job_of[i]` is the job of `ranks[i]`.
     ranks: Vec<Rank>,
+    job_of: Vec<usize>,
+    /// The name service (`MPI_Publish_name`): service -> port name, shared by every job.
+    names: std::collections::BTreeMap<String, String>,
+    /// How many processes may be live at once (`MPI_UNIVERSE_SIZE`).
+    universe: u32,
+    tag_output: bool,
+    env: Vec<(String, String)>,
     /// The first failure: it was reported and decides the exit status.
     failure: Option<Failure>,
     /// The job is being stopped: later deaths are consequences, not news.
@@ -94,8 +120,6 @@ struct Job {
     kill_at: Option<Instant>,
     timeout: Option<(Instant, u64)>,
     all_exited_at: Option<Instant>,
-    /// The job's name in PMI, which also names its shared-memory segments.
-    kvsname: String,
     /// Recovery enabled, and the ranks that died meanwhile (see [`RunOptions::recovery`]).
     recovery: bool,
     dead: Vec<u32>,
@@ -127,16 +151,28 @@ impl Job {
         let kvsname = format!("kvs_{}_0", std::process::id());
         let mut server = PmiServer::new(opts.ranks, &kvsname, &secret).map_err(|e| e.to_string())?;
         server.set_recovery(opts.recovery);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        let knob = ferry_core::config::UNIVERSE_SIZE;
+        let from_env = if knob.is_set() { Some(knob.u64().map_err(|e| e.to_string())?.clamp(1, u32::MAX.into()) as u32) } else { None };
+        let universe = opts.universe_size.or(from_env).unwrap_or(opts.ranks.max(cores)).max(opts.ranks);
+        server.set_universe_size(universe);
+        if let Some(port) = &opts.parent_port {
+            server.seed(ferry_core::bootstrap::PARENT_PORT_KEY, port).map_err(|e| format!("FERRY_PARENT_PORT: {e}"))?;
+        }
         let mut job = Job {
             signals,
-            server,
+            jobs: vec![SubJob { server, first: 0, cancelled: false }],
             ranks: Vec::with_capacity(opts.ranks as usize),
+            job_of: Vec::with_capacity(opts.ranks as usize),
+            names: Default::default(),
+            universe,
+            tag_output: opts.tag_output,
+            env: opts.env.clone(),
             failure: None,
             stopping: false,
             kill_at: None,
             timeout: opts.timeout.map(|t| (Instant::now() + t, t.as_secs())),
             all_exited_at: None,
-            kvsname: kvsname.clone(),
             recovery: opts.recovery,
             dead: Vec::new(),
         };
@@ -151,10 +187,13 @@ impl Job {
         };
         for index in 0..opts.ranks {
             match Rank::spawn(&spec, index, (index, opts.ranks)) {
-                Ok(rank) => job.ranks.push(rank),
+                Ok(rank) => {
+                    job.ranks.push(rank);
+                    job.job_of.push(0);
+                }
                 Err(error) => {
                     // The ranks already started are stopped and reaped by the loop.
-                    job.fail(Failure::LaunchFailed { rank: index, program: opts.program.clone(), error });
+                    job.fail(0, Failure::LaunchFailed { rank: index, program: opts.program.clone(), error });
                     break;
                 }
             }
@@ -233,8 +272,9 @@ impl Job {
                 }
                 if revents & !libc::POLLOUT != 0 {
                     if let Some(bytes) = self.ranks[i].read_pmi(false) {
-                        let actions = self.server.receive(i as u32, &bytes);
-                        self.apply(actions);
+                        let (j, rank) = (self.job_of[i], self.ranks[i].index);
+                        let actions = self.jobs[j].server.receive(rank, &bytes);
+                        self.apply(j, actions);
                     }
                 }
             }
@@ -255,13 +295,22 @@ impl Job {
         }
     }
 
-    fn apply(&mut self, actions: Vec<Action>) {
+    fn apply(&mut self, job: usize, actions: Vec<Action>) {
+        let (first, size) = (self.jobs[job].first, self.jobs[job].server.size() as usize);
         for action in actions {
             match action {
-                Action::Reply { rank, bytes } => self.ranks[rank as usize].send_pmi(&bytes),
-                Action::ReplyAll { bytes } => self.ranks.iter_mut().for_each(|r| r.send_pmi(&bytes)),
-                Action::Abort { rank, code, message } => self.fail(Failure::Aborted { rank, code, message }),
-                Action::BarrierBroken { gone, waiting } => self.fail(Failure::BarrierBroken { gone, waiting }),
+                Action::Reply { rank, bytes } => self.ranks[first + rank as usize].send_pmi(&bytes),
+                Action::ReplyAll { bytes } => self.ranks[first..first + size].iter_mut().for_each(|r| r.send_pmi(&bytes)),
+                Action::Abort { rank, code, message } => self.fail(job, Failure::Aborted { rank, code, message }),
+                Action::BarrierBroken { gone, waiting } => self.fail(job, Failure::BarrierBroken { gone, waiting }),
+                Action::Spawn { rank, request } => {
+                    let reply = self.spawn_children(job, rank, &request);
+                    self.apply(job, vec![reply]);
+                }
+                Action::Name { rank, request } => {
+                    let reply = spawn::serve_name(&mut self.names, &self.jobs[job].server, rank, request);
+                    self.apply(job, vec![reply]);
+                }
                 // The server has answered and logged the refusal; finalize needs no action.
                 Action::Refused { .. } | Action::Finalized { .. } => {}
             }
@@ -281,33 +330,39 @@ impl Job {
         for i in 0..self.ranks.len() {
             let Some(kind) = self.ranks[i].try_reap() else { continue };
             ferry_core::debug!("run", "rank {i} (pid {}) ended: {kind:?}", self.ranks[i].pid);
+            let (j, rank) = (self.job_of[i], self.ranks[i].index);
             // Its last words (an abort just before exiting) tell the server how it left.
             if let Some(bytes) = self.ranks[i].read_pmi(true) {
-                deferred.extend(self.server.receive(i as u32, &bytes));
+                deferred.push((j, self.jobs[j].server.receive(rank, &bytes)));
             }
-            ended.push((i as u32, kind));
+            ended.push((i, kind));
         }
-        ended.sort_by_key(|(rank, kind)| (death_rank(*kind), *rank));
-        for &(rank, kind) in &ended {
-            let pid = self.ranks[rank as usize].pid;
-            if self.stopping || self.server.state(rank) == Some(RankState::Aborted) {
+        ended.sort_by_key(|(i, kind)| (death_rank(*kind), self.job_of[*i], *i));
+        for &(i, kind) in &ended {
+            let (j, rank, pid) = (self.job_of[i], self.ranks[i].index, self.ranks[i].pid);
+            let state = self.jobs[j].server.state(rank);
+            if self.stopping || self.jobs[j].cancelled || state == Some(RankState::Aborted) {
                 continue; // a consequence of the stop, or reported by its Abort action
             }
-            if let Some(failure) = failure::judge_end(rank, pid, None, kind, self.server.state(rank)) {
-                match failure.survivable_rank().filter(|_| self.recovery) {
+            if let Some(failure) = failure::judge_end(rank, pid, None, kind, state) {
+                // Recovery keeps the first job's survivors; a spawned job's death stops the run.
+                match failure.survivable_rank().filter(|_| self.recovery && j == 0) {
                     Some(r) => {
                         eprintln!("ferry run: {}", failure.survived_message());
                         self.dead.push(r);
                         self.failure.get_or_insert(failure);
                     }
-                    None => self.fail(failure),
+                    None => self.fail(j, failure),
                 }
             }
         }
-        self.apply(deferred);
-        for (rank, _) in ended {
-            let actions = self.server.rank_gone(rank);
-            self.apply(actions);
+        for (j, actions) in deferred {
+            self.apply(j, actions);
+        }
+        for (i, _) in ended {
+            let (j, rank) = (self.job_of[i], self.ranks[i].index);
+            let actions = self.jobs[j].server.rank_gone(rank);
+            self.apply(j, actions);
         }
     }
 
@@ -315,14 +370,16 @@ impl Job {
         self.ranks.iter().filter(|r| r.is_live()).count()
     }
 
-    /// Report `failure` if it is the first, and stop the job.
-    fn fail(&mut self, failure: Failure) {
+    /// Report `failure` of job `job` (0: the first; a spawned one is named) if it is the
+    /// first, and stop every job of the run.
+    fn fail(&mut self, job: usize, failure: Failure) {
         if matches!(failure, Failure::Aborted { .. } | Failure::BarrierBroken { .. }) && !self.stopping {
             // Often the symptom of another rank's death: let that death speak first.
             self.reap();
         }
         if self.failure.is_none() && !self.stopping {
-            eprintln!("ferry run: {}", failure.message());
+            let whose = if job == 0 { String::new() } else { format!("spawned job {job}: ") };
+            eprintln!("ferry run: {whose}{}", failure.message());
             self.failure = Some(failure);
         }
         self.stop(libc::SIGTERM, STOP_GRACE);
@@ -372,7 +429,7 @@ impl Job {
                 self.timeout = None;
                 if !self.stopping {
                     let live = self.live();
-                    self.fail(Failure::TimedOut { seconds, live });
+                    self.fail(0, Failure::TimedOut { seconds, live });
                 }
             }
         }

@@ -12,8 +12,9 @@ use std::process::{Command, Stdio};
 use super::output::{OutputStream, Sink};
 
 /// Inherited variables that would send an MPICH-style PMI client somewhere other than the
-/// socket this launcher hands down.
-const FOREIGN_PMI_VARS: &[&str] = &["PMI_PORT", "PMI_ID", "PMI_SPAWNED", "PMI_HOSTNAME"];
+/// socket this launcher hands down, or a rank to the port of a singleton that started us
+/// (FERRY_PARENT_PORT, read once by the launcher).
+const FOREIGN_PMI_VARS: &[&str] = &["PMI_PORT", "PMI_ID", "PMI_SPAWNED", "PMI_HOSTNAME", "FERRY_PARENT_PORT"];
 
 /// Cap on replies queued for a rank that does not read them.
 const MAX_QUEUED_REPLIES: usize = 1 << 20;

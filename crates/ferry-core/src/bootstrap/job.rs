@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::dial_plan::{parse_job_id, parse_proxies, plan, PROXIES_KEY, RELAY_JOB_KEY};
 use super::node::{self, NodeState};
-use super::{PmiClient, PmiError};
+use super::{singleton_spawn, PmiClient, PmiError, SpawnRequest, PARENT_PORT_KEY};
 use crate::config::{self, BadValue};
 use crate::engine::{Engine, EngineConfig, ShmConfig};
 use crate::transport::business_card::{sanitize_name, BusinessCard, CardError, GlobalId};
@@ -67,6 +67,8 @@ pub struct Job {
     pub(super) hosts: Vec<u32>,
     /// The MCAPI node this process is, when it is one.
     pub(super) node: Option<NodeState>,
+    /// The `ferry run` of each job a singleton spawned, waited for at finalize.
+    pub(super) launched: Vec<std::process::Child>,
 }
 
 impl fmt::Debug for Job {
@@ -197,7 +199,7 @@ impl Job {
             node::check_claim(p, d, n, claimed)?;
         }
         let node = node.map(|(domain, node)| NodeState::launcher(domain, node));
-        Ok((Job { rank, size, pmi, hostname, oversubscribed, host_ranks: locals, hosts, node }, engine))
+        Ok((Job { rank, size, pmi, hostname, oversubscribed, host_ranks: locals, hosts, node, launched: Vec::new() }, engine))
     }
 
     pub fn rank(&self) -> u32 {
@@ -240,6 +242,79 @@ impl Job {
         self.pmi.is_some()
     }
 
+    /// The launcher that serves spawn and names, or why there is none.
+    fn ferry_launcher(&mut self) -> Result<&mut PmiClient, String> {
+        match self.pmi.as_mut() {
+            None => Err("this process was started without a launcher (a singleton); start it with ferry run".into()),
+            Some(p) if !p.is_ferry_launcher() => Err("the launcher of this job (Hydra, Slurm or another PMI-1 server) serves no spawn or name service for Ferry".into()),
+            Some(p) => Ok(p),
+        }
+    }
+
+    /// Whether the children of the last spawn may still come: false once the `ferry run` a
+    /// singleton started for them has ended (a launcher that serves spawn reports a child
+    /// that dies by stopping the run).
+    pub fn spawned_alive(&mut self) -> bool {
+        match self.launched.last_mut() {
+            Some(child) if self.pmi.is_none() => matches!(child.try_wait(), Ok(None)),
+            _ => true,
+        }
+    }
+
+    /// The port name the parents left for this job when they spawned it (`None`: a job
+    /// that was not spawned).
+    pub fn parent_port(&mut self) -> Result<Option<String>, JobError> {
+        match self.pmi.as_mut() {
+            Some(p) if p.is_ferry_launcher() => Ok(p.get(PARENT_PORT_KEY)?),
+            _ => Ok(None),
+        }
+    }
+
+    /// How many processes the launcher can usefully run (`MPI_UNIVERSE_SIZE`): its answer,
+    /// or this job's size where it sets no bound or there is no launcher.
+    pub fn universe_size(&mut self) -> i32 {
+        let size = i32::try_from(self.size).unwrap_or(i32::MAX);
+        match self.pmi.as_mut().map(|p| p.universe_size()) {
+            Some(Ok(n)) if n > 0 => n,
+            Some(_) => size,
+            // A singleton starts its children's launcher itself: FERRY_UNIVERSE_SIZE or the cores.
+            None => {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+                let n = config::UNIVERSE_SIZE.u64().ok().filter(|_| config::UNIVERSE_SIZE.is_set()).unwrap_or(cores);
+                i32::try_from(n.max(1)).unwrap_or(i32::MAX)
+            }
+        }
+    }
+
+    /// Ask the launcher to start the children of `request`: their job's name, or why not.
+    /// A singleton starts `ferry run` for them itself.
+    pub fn spawn(&mut self, request: &SpawnRequest) -> Result<String, String> {
+        if self.pmi.is_none() {
+            let universe = u32::try_from(self.universe_size()).unwrap_or(1);
+            let child = singleton_spawn::start(request, universe)?;
+            let name = format!("ferry run (pid {})", child.id());
+            self.launched.push(child);
+            return Ok(name);
+        }
+        self.ferry_launcher()?.spawn(request).map_err(|e| match e {
+            PmiError::Refused { msg, .. } => msg.replace('_', " "),
+            other => other.to_string(),
+        })
+    }
+
+    /// The launcher's name service: publish, look up, withdraw (`Err`: why not).
+    pub fn publish_name(&mut self, service: &str, port: &str) -> Result<(), String> {
+        self.ferry_launcher()?.publish_name(service, port).map_err(name_error)
+    }
+
+    pub fn lookup_name(&mut self, service: &str) -> Result<String, String> {
+        self.ferry_launcher()?.lookup_name(service).map_err(name_error)
+    }
+
+    pub fn unpublish_name(&mut self, service: &str) -> Result<(), String> {
+        self.ferry_launcher()?.unpublish_name(service).map_err(name_error)
+    }
+
     /// Wait until every rank of the job gets here (the launcher's barrier; at once for a
     /// singleton). Faces call it at the end, after their engine has flushed its queues.
     pub fn barrier(&mut self) -> Result<(), JobError> {
@@ -249,8 +324,12 @@ impl Job {
         }
     }
 
-    /// Leave the launcher in order: this rank ends normally.
+    /// Leave the launcher in order: this rank ends normally. A singleton first waits for
+    /// the `ferry run` of each job it spawned.
     pub fn finalize(&mut self) -> Result<(), JobError> {
+        for mut child in self.launched.drain(..) {
+            let _ = child.wait();
+        }
         match self.pmi.as_mut() {
             Some(p) => Ok(p.finalize()?),
             None => Ok(()),
@@ -264,6 +343,13 @@ impl Job {
             Some(p) => Ok(p.abort(code, msg)?),
             None => Ok(()),
         }
+    }
+}
+
+fn name_error(e: PmiError) -> String {
+    match e {
+        PmiError::Refused { msg, .. } => msg.replace('_', " "),
+        other => other.to_string(),
     }
 }
 

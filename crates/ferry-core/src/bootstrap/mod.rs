@@ -20,18 +20,22 @@ pub mod pmi_client;
 pub mod pmi_server;
 pub mod port;
 pub mod rendezvous;
+mod singleton_spawn;
 pub use ferry_wire::pmi as pmi_wire;
 
 pub use job::{Job, JobError};
 pub use node::{Locate, NodeMode};
 pub use pmi_client::PmiClient;
-pub use pmi_server::{Action, PmiServer, RankState};
-pub use pmi_wire::{Command, LineSplitter, PmiError, Response, ResponseKind};
+pub use pmi_server::{Action, NameRequest, PmiServer, RankState};
+pub use pmi_wire::{Command, LineSplitter, PmiError, Response, ResponseKind, SpawnCommand, SpawnRequest};
 
 /// KVS key under which `ferry run` hands every rank the per-job secret (64 lowercase hex
 /// digits: 32 random bytes). Only ever travels through PMI, never on a command line or in
 /// the environment.
 pub const JOB_SECRET_KEY: &str = "ferry-job-secret";
+/// The key under which `ferry run` leaves, in a spawned job's key-value space, the port
+/// name its parents accept on.
+pub const PARENT_PORT_KEY: &str = "ferry-parent-port";
 
 /// KVS key under which rank 0 publishes a secret it generated when the launcher did not seed
 /// [`JOB_SECRET_KEY`] (a foreign launcher such as Hydra). A different key from the launcher's,

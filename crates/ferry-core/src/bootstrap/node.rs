@@ -209,7 +209,7 @@ fn start_from_hosts_file(path: &str, domain: u32, node: u32) -> Result<(Job, Eng
     let peers = Peers { rank, size, secret: file.secret.into_bytes(), cards, lost_peer_fatal: false, retry_refused: true };
     let engine = build_engine(peers, listener.socket, &knobs, None)?;
     let node = NodeState { domain, node, finder: Finder::HostsFile(file.nodes.iter().map(|e| e.node).collect()) };
-    Ok((Job { rank, size, pmi: None, hostname: hostname(), oversubscribed: false, host_ranks: vec![rank], hosts: Vec::new(), node: Some(node) }, engine))
+    Ok((Job { rank, size, pmi: None, hostname: hostname(), oversubscribed: false, host_ranks: vec![rank], hosts: Vec::new(), launched: Vec::new(), node: Some(node) }, engine))
 }
 
 /// `host`'s first IPv4 address (the listening sockets are IPv4), else its first address.
@@ -252,7 +252,7 @@ fn start_by_rendezvous(domain: u32, node: u32) -> Result<(Job, Engine), JobError
     let peers = Peers { rank, size: max, secret: secret.into_bytes(), cards, lost_peer_fatal: false, retry_refused: false };
     let engine = build_engine(peers, listener.socket, &knobs, None)?;
     let node = NodeState { domain, node, finder: Finder::Rendezvous { slots, seen: HashMap::new() } };
-    Ok((Job { rank, size: max, pmi: None, hostname: hostname(), oversubscribed: false, host_ranks: vec![rank], hosts: Vec::new(), node: Some(node) }, engine))
+    Ok((Job { rank, size: max, pmi: None, hostname: hostname(), oversubscribed: false, host_ranks: vec![rank], hosts: Vec::new(), launched: Vec::new(), node: Some(node) }, engine))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::pmi_wire::{check_value, Command, LineSplitter, PmiError, Response, PMI_SUBVERSION, PMI_VERSION};
+use super::pmi_wire::{check_value, Command, LineSplitter, PmiError, Response, SpawnRequest, PMI_SUBVERSION, PMI_VERSION};
 use super::{generate_job_secret, is_job_secret, JOB_SECRET_FALLBACK_KEY, JOB_SECRET_KEY};
 
 /// Set once a `PmiClient` owns the descriptor in `PMI_FD`, so a second `from_env` in the same
@@ -18,6 +18,8 @@ static PMI_FD_CLAIMED: AtomicBool = AtomicBool::new(false);
 /// A rank's connection to its process manager. Calls block until the server answers; a
 /// launcher that dies closes the socket, which turns into [`PmiError::Closed`].
 pub struct PmiClient {
+    /// The job secret came seeded: `ferry run` serves this job.
+    ferry_launcher: bool,
     stream: UnixStream,
     splitter: LineSplitter,
     rank: u32,
@@ -115,6 +117,7 @@ impl PmiClient {
             vallen_max: 0,
             job_secret: None,
             finalized: false,
+            ferry_launcher: false,
         };
         match client.call(Command::Init { version: PMI_VERSION, subversion: PMI_SUBVERSION })? {
             Response::ResponseToInit { version: 1, .. } => {}
@@ -214,6 +217,45 @@ impl PmiClient {
         }
     }
 
+    /// Whether the launcher is `ferry run` (it seeded the job secret), which serves spawn
+    /// and names; known once [`job_secret`](Self::job_secret) has run.
+    pub fn is_ferry_launcher(&self) -> bool {
+        self.ferry_launcher
+    }
+
+    /// Ask the launcher to start the children `request` describes; their job's name, or
+    /// the launcher's reason why not.
+    pub fn spawn(&mut self, request: &SpawnRequest) -> Result<String, PmiError> {
+        match self.call(Command::Spawn { request: request.encode() })? {
+            Response::SpawnResult { kvsname } => Ok(kvsname),
+            other => Err(refusal("ferry_spawn", other)),
+        }
+    }
+
+    /// Publish `port` under `service` in the launcher's name service.
+    pub fn publish_name(&mut self, service: &str, port: &str) -> Result<(), PmiError> {
+        match self.call(Command::PublishName { service: service.to_owned(), port: port.to_owned() })? {
+            Response::PublishResult => Ok(()),
+            other => Err(refusal("publish_name", other)),
+        }
+    }
+
+    /// The port published under `service`.
+    pub fn lookup_name(&mut self, service: &str) -> Result<String, PmiError> {
+        match self.call(Command::LookupName { service: service.to_owned() })? {
+            Response::LookupResult { port } => Ok(port),
+            other => Err(refusal("lookup_name", other)),
+        }
+    }
+
+    /// Withdraw what `service` published.
+    pub fn unpublish_name(&mut self, service: &str) -> Result<(), PmiError> {
+        match self.call(Command::UnpublishName { service: service.to_owned() })? {
+            Response::UnpublishResult => Ok(()),
+            other => Err(refusal("unpublish_name", other)),
+        }
+    }
+
     /// Wait until every rank of the job has entered the barrier.
     pub fn barrier(&mut self) -> Result<(), PmiError> {
         match self.call(Command::BarrierIn)? {
@@ -270,7 +312,10 @@ impl PmiClient {
             return Ok(secret.clone());
         }
         let secret = match self.get(JOB_SECRET_KEY)? {
-            Some(secret) => secret,
+            Some(secret) => {
+                self.ferry_launcher = true;
+                secret
+            }
             None => {
                 if self.rank == 0 {
                     let secret = generate_job_secret()?;

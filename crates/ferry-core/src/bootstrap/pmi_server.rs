@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use super::pmi_wire::{check_value, command_name, response_kind_of, Command, LineSplitter, PmiError, Response, ResponseKind};
+use super::pmi_wire::{check_value, command_name, response_kind_of, Command, LineSplitter, PmiError, Response, ResponseKind, SpawnRequest};
 use super::{is_job_secret, JOB_SECRET_KEY, PMI_PROCESS_MAPPING_KEY};
 
 /// Limits the server advertises in `cmd=maxes`; the same as Hydra's, so a program sees the
@@ -53,6 +53,20 @@ pub enum Action {
     /// The barrier can no longer complete: rank `gone` finalized, aborted or left while the
     /// ranks in `waiting` wait in it. Reported once per job.
     BarrierBroken { gone: u32, waiting: Vec<u32> },
+    /// Rank `rank` asks for a job of children (`ferry_spawn`); the driver starts it or not
+    /// and answers with [`PmiServer::answer`].
+    Spawn { rank: u32, request: SpawnRequest },
+    /// Rank `rank` asks the name service, which the driver keeps across its jobs; it answers
+    /// with [`PmiServer::answer`].
+    Name { rank: u32, request: NameRequest },
+}
+
+/// A request to the name service (`MPI_Publish_name` and its kin).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameRequest {
+    Publish { service: String, port: String },
+    Lookup { service: String },
+    Unpublish { service: String },
 }
 
 #[derive(Debug)]
@@ -77,6 +91,8 @@ pub struct PmiServer {
     /// Fault-tolerant MPI ([`set_recovery`](Self::set_recovery)): a rank that died no longer
     /// counts in the barrier.
     recovery: bool,
+    /// What `get_universe_size` answers (the job's size unless the driver says more).
+    universe: i32,
 }
 
 impl PmiServer {
@@ -106,7 +122,7 @@ impl PmiServer {
             .map(|_| RankSlot { state: RankState::NotInitialized, in_barrier: false, gone: false, splitter: LineSplitter::new() })
             .collect();
         let seeded = vec![JOB_SECRET_KEY.to_owned(), PMI_PROCESS_MAPPING_KEY.to_owned()];
-        Ok(PmiServer { size, kvsname: kvsname.to_owned(), kvs, seeded, ranks, barrier_waiting: 0, barrier_broken: false, recovery: false })
+        Ok(PmiServer { size, kvsname: kvsname.to_owned(), kvs, seeded, ranks, barrier_waiting: 0, barrier_broken: false, recovery: false, universe: i32::try_from(size).unwrap_or(i32::MAX) })
     }
 
     /// Recovery enabled (`ferry run --enable-recovery`): the survivors of a rank's death go
@@ -133,6 +149,16 @@ impl PmiServer {
         }
         self.kvs.insert(key.to_owned(), value.to_owned());
         Ok(())
+    }
+
+    /// How many processes the launcher can usefully run (`MPI_UNIVERSE_SIZE`).
+    pub fn set_universe_size(&mut self, size: u32) {
+        self.universe = i32::try_from(size).unwrap_or(i32::MAX);
+    }
+
+    /// The reply to a request the driver served ([`Action::Spawn`], [`Action::Name`]).
+    pub fn answer(&self, rank: u32, response: Response) -> Action {
+        self.reply(rank, response)
     }
 
     /// The value of `key` in the key-value space, as a rank would get it.
@@ -223,12 +249,19 @@ impl PmiServer {
             (Command::GetAppnum, _) => vec![self.reply(rank, Response::Appnum { appnum: 0 })],
             (Command::GetMyKvsname, _) => vec![self.reply(rank, Response::MyKvsname { kvsname: self.kvsname.clone() })],
             (Command::GetUniverseSize, _) => {
-                vec![self.reply(rank, Response::UniverseSize { size: i32::try_from(self.size).unwrap_or(i32::MAX) })]
+                vec![self.reply(rank, Response::UniverseSize { size: self.universe })]
             }
             (Command::Put { kvsname, key, value }, _) => self.put(rank, kvsname, key, value),
             (Command::Get { kvsname, key }, _) => self.get(rank, kvsname, &key),
             (Command::BarrierIn, _) => self.barrier_in(rank),
             (Command::Finalize, _) => self.finalize(rank),
+            (Command::Spawn { request }, _) => match SpawnRequest::decode(&request) {
+                Ok(request) => vec![Action::Spawn { rank, request }],
+                Err(e) => self.refuse(rank, ResponseKind::SpawnResult, e, b"cmd=ferry_spawn"),
+            },
+            (Command::PublishName { service, port }, _) => vec![Action::Name { rank, request: NameRequest::Publish { service, port } }],
+            (Command::LookupName { service }, _) => vec![Action::Name { rank, request: NameRequest::Lookup { service } }],
+            (Command::UnpublishName { service }, _) => vec![Action::Name { rank, request: NameRequest::Unpublish { service } }],
         }
     }
 
@@ -486,7 +519,7 @@ mod tests {
         assert!(reply.starts_with("cmd=put_result rc=-1 msg="), "{reply}");
         assert!(matches!(Response::parse(reply.as_bytes()), Ok(Response::Failed { kind: ResponseKind::PutResult, .. })));
         // An unknown command.
-        let actions = s.handle_line(0, b"cmd=publish_name service=x port=y");
+        let actions = s.handle_line(0, b"cmd=frobnicate service=x port=y");
         assert!(replies_to(&actions, 0)[0].starts_with("cmd=error rc=-1 msg=unknown_PMI_command"));
         // Still serving.
         assert_eq!(ask(&mut s, 0, "cmd=get_appnum"), ["cmd=appnum appnum=0\n"]);
@@ -505,6 +538,29 @@ mod tests {
         assert!(replies_to(&actions, 0)[0].starts_with("cmd=error rc=-1 msg=PMI_line_longer_than_4096"));
         let actions = s.receive(0, b"xx\ncmd=get_appnum\n");
         assert_eq!(replies_to(&actions, 0), ["cmd=appnum appnum=0\n"]);
+    }
+
+    #[test]
+    fn hands_spawn_and_name_requests_to_the_driver() {
+        use crate::bootstrap::{SpawnCommand, SpawnRequest};
+        let mut s = server(2);
+        init(&mut s, 0);
+        s.set_universe_size(8);
+        assert_eq!(ask(&mut s, 0, "cmd=get_universe_size"), ["cmd=universe_size size=8\n"]);
+        let request = SpawnRequest {
+            port: b"p".to_vec(),
+            commands: vec![SpawnCommand { program: b"a".to_vec(), args: vec![], nprocs: 2, wdir: b"/".to_vec(), path: vec![] }],
+        };
+        let line = format!("cmd=ferry_spawn request={}", request.encode());
+        assert_eq!(s.handle_line(0, line.as_bytes()), [Action::Spawn { rank: 0, request }]);
+        let refused = replies_to(&s.handle_line(0, b"cmd=ferry_spawn request=zz"), 0);
+        assert!(refused[0].starts_with("cmd=ferry_spawn_result rc=-1"), "{refused:?}");
+        assert_eq!(
+            s.handle_line(0, b"cmd=lookup_name service=svc"),
+            [Action::Name { rank: 0, request: NameRequest::Lookup { service: "svc".into() } }]
+        );
+        let answer = s.answer(0, Response::LookupResult { port: "x".into() });
+        assert_eq!(answer, Action::Reply { rank: 0, bytes: b"cmd=lookup_result rc=0 port=x\n".to_vec() });
     }
 
     #[test]

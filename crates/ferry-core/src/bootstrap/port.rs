@@ -19,6 +19,8 @@ use crate::transport::tcp::handshake::{Acceptor, AcceptorStep, Decision, Initiat
 pub const PORT_HELLO: u32 = 0x504f_5254;
 /// Largest meeting message (the cards of a million members fit).
 const MAX_MESSAGE: usize = 256 << 20;
+/// How often a waiting accept asks whether the other side may still come.
+const ALIVE_CHECK: Duration = Duration::from_millis(100);
 /// Handshake frames are small.
 const HANDSHAKE: Limits = Limits { world_size: u32::MAX, max_payload: 4096 };
 
@@ -62,7 +64,31 @@ impl Port {
     /// Wait for a connecting root that holds the secret and meet it: offer a fresh bridge
     /// with `local`, learn its side. `timeout` bounds each read once a peer has connected.
     pub fn accept(&self, local: &Side, timeout: Duration) -> Result<Meeting, PortError> {
+        self.accept_while(local, timeout, None, &mut || true)
+    }
+
+    /// [`accept`](Self::accept), giving up when no connecting root has met this one within
+    /// `within` (`None`: no limit) or as soon as `alive` says the other side will not come
+    /// (asked a few times a second).
+    pub fn accept_while(&self, local: &Side, timeout: Duration, within: Option<Duration>, alive: &mut dyn FnMut() -> bool) -> Result<Meeting, PortError> {
+        let deadline = within.map(|w| std::time::Instant::now() + w);
         loop {
+            let gave_up = |why: String| PortError::Io { addr: self.name.addr, err: io::Error::new(io::ErrorKind::TimedOut, why) };
+            loop {
+                let slice = match deadline {
+                    Some(d) => d.saturating_duration_since(std::time::Instant::now()).min(ALIVE_CHECK),
+                    None => ALIVE_CHECK,
+                };
+                if readable_within(&self.listener, slice) {
+                    break;
+                }
+                if !alive() {
+                    return Err(gave_up("the other side ended before it connected".into()));
+                }
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return Err(gave_up(format!("nobody connected within {} s", within.unwrap_or_default().as_secs())));
+                }
+            }
             let (stream, from) = self.listener.accept().map_err(|err| PortError::Io { addr: self.name.addr, err })?;
             match self.meet(stream, from, local, timeout) {
                 Ok(m) => return Ok(m),
@@ -160,4 +186,24 @@ fn read_message(s: &mut TcpStream) -> io::Result<Vec<u8>> {
     let mut m = vec![0u8; n];
     s.read_exact(&mut m)?;
     Ok(m)
+}
+
+/// Whether `listener` has a connection waiting, waiting up to `within` (a blocked accept
+/// sleeps in poll(2); it never spins).
+fn readable_within(listener: &TcpListener, within: Duration) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut pfd = libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let ms = i32::try_from(left.as_millis().max(1)).unwrap_or(i32::MAX);
+        // SAFETY: poll(2) on one pollfd that lives on this stack frame.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r > 0 {
+            return true;
+        }
+        if (r == 0 && left.is_zero()) || std::time::Instant::now() >= deadline {
+            return false;
+        }
+    }
 }

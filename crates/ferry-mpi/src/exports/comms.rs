@@ -46,6 +46,9 @@ pub(crate) fn free_export(name: &'static str, comm: *mut MPI_Comm) -> c_int {
         let o = out(comm, "comm")?;
         freeable(rt, h)?;
         rt.comms.remove(&h);
+        if rt.parent == h {
+            rt.parent = MPI_COMM_NULL;
+        }
         *o = MPI_COMM_NULL;
         Ok(())
     })
@@ -104,10 +107,10 @@ crate::mpi_export! { MPI_Comm_compare, PMPI_Comm_compare, (a: MPI_Comm, b: MPI_C
 crate::mpi_export! { MPI_Comm_test_inter, PMPI_Comm_test_inter, (comm: MPI_Comm, flag: *mut c_int) {
     call("MPI_Comm_test_inter", comm, move |rt| { let o = out(flag, "flag")?; *o = rt.comm(comm)?.is_inter() as c_int; Ok(()) })
 }}
-// Ferry starts no processes at run time (no MPI_Comm_spawn), so no process has a parent:
-// the standard's answer for a process not spawned is MPI_COMM_NULL.
+// The intercommunicator to the parents of a spawned job, until it is freed or
+// disconnected; MPI_COMM_NULL in a job that was not spawned.
 crate::mpi_export! { MPI_Comm_get_parent, PMPI_Comm_get_parent, (parent: *mut MPI_Comm) {
-    call("MPI_Comm_get_parent", MPI_COMM_WORLD, |_| { *out(parent, "parent")? = MPI_COMM_NULL; Ok(()) })
+    call("MPI_Comm_get_parent", MPI_COMM_WORLD, |rt| { *out(parent, "parent")? = rt.parent; Ok(()) })
 }}
 crate::mpi_export! { MPI_Comm_create, PMPI_Comm_create, (comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm) {
     call("MPI_Comm_create", comm, move |rt| { let o = out(newcomm, "newcomm")?; *o = create(rt, comm, group)?; Ok(()) })

@@ -119,6 +119,11 @@ pub struct Runtime {
     pub engine: Engine,
     /// The ports this process opened (`MPI_Open_port`) and not yet closed.
     pub ports: Vec<ferry_core::Port>,
+    /// The intercommunicator to the parents of a spawned job (`MPI_Comm_get_parent`), or
+    /// `MPI_COMM_NULL`.
+    pub parent: i32,
+    /// `MPI_UNIVERSE_SIZE`, as the launcher said at start.
+    pub universe: i32,
     /// This rank's place in the job, and its line to the launcher.
     job: Job,
     pub world_rank: u32,
@@ -186,6 +191,8 @@ impl Runtime {
         Runtime {
             engine,
             ports: Vec::new(),
+            parent: MPI_COMM_NULL,
+            universe: i32::try_from(size).unwrap_or(i32::MAX),
             job,
             world_rank: rank,
             comms,

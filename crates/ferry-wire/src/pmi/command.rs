@@ -28,6 +28,16 @@ pub enum Command {
     /// `cmd=abort exitcode=N [message=free text to the end of the line]`; no reply is sent.
     /// `exitcode` defaults to 1 when absent (PMI 1.1). MPICH 4.0 sends no message.
     Abort { exitcode: i32, message: Option<String> },
+    /// `cmd=ferry_spawn request=HEX`: start a job of children (Ferry's own command; the
+    /// request is a [`SpawnRequest`](super::SpawnRequest) in hex, so that arguments with
+    /// spaces survive the line).
+    Spawn { request: String },
+    /// `cmd=publish_name service=S port=P`
+    PublishName { service: String, port: String },
+    /// `cmd=lookup_name service=S`
+    LookupName { service: String },
+    /// `cmd=unpublish_name service=S`
+    UnpublishName { service: String },
 }
 
 impl Command {
@@ -44,6 +54,10 @@ impl Command {
             Command::BarrierIn => "barrier_in",
             Command::Finalize => "finalize",
             Command::Abort { .. } => "abort",
+            Command::Spawn { .. } => "ferry_spawn",
+            Command::PublishName { .. } => "publish_name",
+            Command::LookupName { .. } => "lookup_name",
+            Command::UnpublishName { .. } => "unpublish_name",
         }
     }
 
@@ -77,6 +91,12 @@ impl Command {
                 },
                 message: raw.message.map(str::to_owned),
             },
+            "ferry_spawn" => Command::Spawn { request: raw.require("request")?.to_owned() },
+            "publish_name" => {
+                Command::PublishName { service: raw.require("service")?.to_owned(), port: raw.require("port")?.to_owned() }
+            }
+            "lookup_name" => Command::LookupName { service: raw.require("service")?.to_owned() },
+            "unpublish_name" => Command::UnpublishName { service: raw.require("service")?.to_owned() },
             other => return Err(PmiError::UnknownCommand(other.to_owned())),
         };
         Ok(command)
@@ -110,6 +130,12 @@ impl Command {
                     w.message(m)?;
                 }
             }
+            Command::Spawn { request } => w.value("request", request)?,
+            Command::PublishName { service, port } => {
+                w.value("service", service)?;
+                w.value("port", port)?;
+            }
+            Command::LookupName { service } | Command::UnpublishName { service } => w.value("service", service)?,
             Command::GetMaxes
             | Command::GetAppnum
             | Command::GetMyKvsname
@@ -134,6 +160,10 @@ pub fn response_kind_of(command_name: &str) -> Option<ResponseKind> {
         "get" => ResponseKind::GetResult,
         "barrier_in" => ResponseKind::BarrierOut,
         "finalize" => ResponseKind::FinalizeAck,
+        "ferry_spawn" => ResponseKind::SpawnResult,
+        "publish_name" => ResponseKind::PublishResult,
+        "lookup_name" => ResponseKind::LookupResult,
+        "unpublish_name" => ResponseKind::UnpublishResult,
         _ => return None,
     })
 }

@@ -28,11 +28,13 @@
 mod command;
 mod line;
 mod response;
+mod spawn;
 mod splitter;
 
 pub use command::{command_name, response_kind_of, Command};
 pub use line::{check_value, msg_token};
 pub use response::{Response, ResponseKind};
+pub use spawn::{SpawnCommand, SpawnRequest};
 pub use splitter::LineSplitter;
 
 use thiserror::Error;

@@ -19,12 +19,17 @@ pub enum ResponseKind {
     GetResult,
     BarrierOut,
     FinalizeAck,
+    /// Ferry's answer to `ferry_spawn`: the children's job name.
+    SpawnResult,
+    PublishResult,
+    LookupResult,
+    UnpublishResult,
     /// Not part of PMI-1: our server's answer to a line it cannot attribute to any command.
     Error,
 }
 
 impl ResponseKind {
-    pub const ALL: [ResponseKind; 10] = [
+    pub const ALL: [ResponseKind; 14] = [
         ResponseKind::ResponseToInit,
         ResponseKind::Maxes,
         ResponseKind::Appnum,
@@ -34,6 +39,10 @@ impl ResponseKind {
         ResponseKind::GetResult,
         ResponseKind::BarrierOut,
         ResponseKind::FinalizeAck,
+        ResponseKind::SpawnResult,
+        ResponseKind::PublishResult,
+        ResponseKind::LookupResult,
+        ResponseKind::UnpublishResult,
         ResponseKind::Error,
     ];
 
@@ -49,6 +58,10 @@ impl ResponseKind {
             ResponseKind::GetResult => "get_result",
             ResponseKind::BarrierOut => "barrier_out",
             ResponseKind::FinalizeAck => "finalize_ack",
+            ResponseKind::SpawnResult => "ferry_spawn_result",
+            ResponseKind::PublishResult => "publish_result",
+            ResponseKind::LookupResult => "lookup_result",
+            ResponseKind::UnpublishResult => "unpublish_result",
             ResponseKind::Error => "error",
         }
     }
@@ -85,6 +98,14 @@ pub enum Response {
     BarrierOut,
     /// `cmd=finalize_ack`
     FinalizeAck,
+    /// `cmd=ferry_spawn_result rc=0 kvsname=K`
+    SpawnResult { kvsname: String },
+    /// `cmd=publish_result rc=0`
+    PublishResult,
+    /// `cmd=lookup_result rc=0 port=P`
+    LookupResult { port: String },
+    /// `cmd=unpublish_result rc=0`
+    UnpublishResult,
     /// Any reply with a non-zero `rc`, e.g. `cmd=get_result rc=-1 msg=key_x_not_found`.
     Failed { kind: ResponseKind, rc: NonZeroI32, msg: String },
 }
@@ -101,6 +122,10 @@ impl Response {
             Response::GetResult { .. } => ResponseKind::GetResult,
             Response::BarrierOut => ResponseKind::BarrierOut,
             Response::FinalizeAck => ResponseKind::FinalizeAck,
+            Response::SpawnResult { .. } => ResponseKind::SpawnResult,
+            Response::PublishResult => ResponseKind::PublishResult,
+            Response::LookupResult { .. } => ResponseKind::LookupResult,
+            Response::UnpublishResult => ResponseKind::UnpublishResult,
             Response::Failed { kind, .. } => *kind,
         }
     }
@@ -138,6 +163,10 @@ impl Response {
             ResponseKind::GetResult => Response::GetResult { value: raw.require("value")?.to_owned() },
             ResponseKind::BarrierOut => Response::BarrierOut,
             ResponseKind::FinalizeAck => Response::FinalizeAck,
+            ResponseKind::SpawnResult => Response::SpawnResult { kvsname: raw.require("kvsname")?.to_owned() },
+            ResponseKind::PublishResult => Response::PublishResult,
+            ResponseKind::LookupResult => Response::LookupResult { port: raw.require("port")?.to_owned() },
+            ResponseKind::UnpublishResult => Response::UnpublishResult,
             ResponseKind::Error => {
                 return Err(PmiError::BadValue {
                     cmd: raw.cmd.to_owned(),
@@ -177,6 +206,15 @@ impl Response {
                 w.value("msg", "success")?;
                 w.value("value", value)?;
             }
+            Response::SpawnResult { kvsname } => {
+                w.int("rc", 0);
+                w.value("kvsname", kvsname)?;
+            }
+            Response::LookupResult { port } => {
+                w.int("rc", 0);
+                w.value("port", port)?;
+            }
+            Response::PublishResult | Response::UnpublishResult => w.int("rc", 0),
             Response::BarrierOut | Response::FinalizeAck => {}
             Response::Failed { rc, msg, .. } => {
                 w.int("rc", rc.get());

@@ -4,12 +4,23 @@
 //! the meeting over the communicator's internal context; every member adds the other
 //! job's processes to its engine (a bridge) and builds the intercommunicator, whose remote
 //! group is their peer numbers and whose context id is the higher of the two sides'.
+//! Spawn (`spawn`) is the same meeting on a port the parents' root opens and hands the
+//! children through the launcher; names (`names`) are the launcher's table of ports;
+//! `MPI_Comm_join` (`join`) trades port names over the caller's socket.
+
+mod join;
+mod names;
+mod spawn;
+
+pub(crate) use join::join;
+pub(crate) use names::{lookup_name, publish_name, unpublish_name};
+pub(crate) use spawn::{join_parents, spawn, SpawnArgs};
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use ferry_core::engine::matching::Pattern;
-use ferry_core::{connect_port, Meeting, Side};
+use ferry_core::{connect_port, Meeting, Side, SpawnRequest};
 
 use crate::consts::*;
 use crate::error::{err, MpiError, MpiResult};
@@ -46,10 +57,13 @@ pub(crate) fn close_port(rt: &mut Runtime, name: &str) -> MpiResult<()> {
     }
 }
 
-/// What a root does at the meeting: accept on one of its ports, or connect to a port name.
+/// What a root does at the meeting: accept on one of its ports, connect to a port name, or
+/// have the launcher start children and accept them on a fresh port (the request is read
+/// at the root only).
 pub(crate) enum Role<'a> {
     Accept(&'a str),
     Connect(&'a str),
+    Spawn(Option<&'a SpawnRequest>),
 }
 
 /// `MPI_Comm_accept` / `MPI_Comm_connect` over intracommunicator `comm`, with `role` read
@@ -66,6 +80,7 @@ pub(crate) fn meet(rt: &mut Runtime, comm: i32, root: i32, role: Role) -> MpiRes
     // The group's next free context id, the same at every member.
     let (local_ctx, _) = internal::agree_context_among(rt, lctx, &group, me, internal::TAG_ALLGATHER, &[])?;
     let root_w = group[root as usize];
+    let failed_class = if matches!(role, Role::Spawn(_)) { MPI_ERR_SPAWN } else { MPI_ERR_PORT };
     let meeting = if me == root as usize {
         let met = root_meets(rt, &group, local_ctx, role);
         // The group learns the meeting, or that there is none (an empty word).
@@ -85,7 +100,8 @@ pub(crate) fn meet(rt: &mut Runtime, comm: i32, root: i32, role: Role) -> MpiRes
         let r = unsafe { rt.engine.irecv(Pattern { ctx: lctx, src: Some(root_w), tag: Some(TAG_MEETING) }, buf.as_mut_ptr(), buf.len()) };
         let st = internal::wait_all(rt, &[r])?;
         if st[0].bytes == 0 {
-            return err(MPI_ERR_PORT, "the root could not meet the other job");
+            let what = if failed_class == MPI_ERR_SPAWN { "the root could not spawn the children" } else { "the root could not meet the other job" };
+            return err(failed_class, what);
         }
         Meeting::decode(&buf[..st[0].bytes]).map_err(|e| MpiError::new(MPI_ERR_INTERN, format!("the root's word: {e}")))?
     };
@@ -131,5 +147,15 @@ fn root_meets(rt: &mut Runtime, group: &[u32], ctx: u32, role: Role) -> MpiResul
             port.accept(&side, MEETING_TIMEOUT).map_err(|e| MpiError::new(MPI_ERR_PORT, e.to_string()))
         }
         Role::Connect(name) => connect_port(name, &side, MEETING_TIMEOUT).map_err(|e| MpiError::new(MPI_ERR_PORT, e.to_string())),
+        Role::Spawn(request) => {
+            let Some(request) = request else { return err(MPI_ERR_INTERN, "the root holds no spawn request") };
+            let port = ferry_core::Port::open(rt.engine.listen_addr().ip()).map_err(|e| MpiError::new(MPI_ERR_SPAWN, format!("cannot open a port for the children: {e}")))?;
+            let mut request = request.clone();
+            request.port = port.name().into_bytes();
+            rt.job().spawn(&request).map_err(|why| MpiError::new(MPI_ERR_SPAWN, format!("the launcher started no children: {why}")))?;
+            // The children are started; they come to the port from their MPI_Init.
+            port.accept_while(&side, MEETING_TIMEOUT, Some(MEETING_TIMEOUT), &mut || rt.job().spawned_alive())
+                .map_err(|e| MpiError::new(MPI_ERR_SPAWN, format!("the children did not connect: {e}")))
+        }
     }
 }
