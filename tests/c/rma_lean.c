@@ -14,6 +14,8 @@
  */
 #define TEST_NAME "rma_lean"
 #include "testutil.h"
+#include <stddef.h>
+#include <stdint.h>
 
 static int me, np;
 
@@ -109,6 +111,76 @@ static void round_on(MPI_Win win, int64_t *mem)
     CALL(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+#define K 50
+
+static void words(void)
+{
+    struct cells { int32_t i; uint32_t u; float f; double d; int64_t l; int16_t s; int16_t pad; int32_t pair[2]; int32_t cas; } *c;
+    MPI_Win win;
+    CALL(MPI_Win_allocate(sizeof *c, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c, &win));
+    memset(c, 0, sizeof *c);
+    if (me == 0)
+        c->u = 0xffffffffu - (uint32_t)(np * K) + 1;
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Win_lock_all(0, win));
+    int32_t one = 1, got;
+    uint32_t uone = 1, ugot;
+    float half = 0.5f, fgot;
+    double dhalf = 0.5;
+    int64_t lone = 1, lgot;
+    int16_t sone = 1, sgot;
+    int32_t two[2] = { 1, 2 };
+    for (int k = 0; k < K; k++) {
+        CALL(MPI_Fetch_and_op(&one, &got, MPI_INT, 0, offsetof(struct cells, i), MPI_SUM, win));
+        CALL(MPI_Fetch_and_op(&uone, &ugot, MPI_UNSIGNED, 0, offsetof(struct cells, u), MPI_SUM, win));
+        CALL(MPI_Fetch_and_op(&half, &fgot, MPI_FLOAT, 0, offsetof(struct cells, f), MPI_SUM, win));
+        CALL(MPI_Accumulate(&dhalf, 1, MPI_DOUBLE, 0, offsetof(struct cells, d), 1, MPI_DOUBLE, MPI_SUM, win));
+        CALL(MPI_Get_accumulate(&lone, 1, MPI_INT64_T, &lgot, 1, MPI_INT64_T, 0, offsetof(struct cells, l), 1, MPI_INT64_T, MPI_SUM, win));
+        CALL(MPI_Fetch_and_op(&sone, &sgot, MPI_SHORT, 0, offsetof(struct cells, s), MPI_SUM, win));
+        CALL(MPI_Accumulate(two, 2, MPI_INT32_T, 0, offsetof(struct cells, pair), 2, MPI_INT32_T, MPI_SUM, win));
+        /* A counter made of compare-and-swap: retry until this rank's increment lands. */
+        int32_t seen = 0, want;
+        do {
+            want = seen + 1;
+            CALL(MPI_Compare_and_swap(&want, &seen, &got, MPI_INT32_T, 0, offsetof(struct cells, cas), win));
+            CALL(MPI_Win_flush(0, win));
+            if (got == seen)
+                break;
+            seen = got;
+        } while (1);
+        CALL(MPI_Win_flush(0, win));
+    }
+    CALL(MPI_Win_unlock_all(win));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0) {
+        int n = np * K;
+        CHECK(c->i == n, "int sum %d, expected %d", c->i, n);
+        CHECK(c->u == 0, "unsigned sum wrapped to %u, expected 0", c->u);
+        CHECK(c->f == 0.5f * n, "float sum %g, expected %g", c->f, 0.5 * n);
+        CHECK(c->d == 0.5 * n, "double sum %g, expected %g", c->d, 0.5 * n);
+        CHECK(c->l == n, "int64 sum %lld, expected %d", (long long)c->l, n);
+        CHECK(c->s == n, "short sum %d, expected %d", c->s, n);
+        CHECK(c->pair[0] == n && c->pair[1] == 2 * n, "pair sums %d %d, expected %d %d", c->pair[0], c->pair[1], n, 2 * n);
+        CHECK(c->cas == n, "compare-and-swap counter %d, expected %d", c->cas, n);
+    }
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    /* MPI_REPLACE and MPI_NO_OP of one word: each rank swaps its number in, one at a time. */
+    for (int t = 0; t < np; t++) {
+        if (me == t) {
+            int32_t mine = 1000 + me, old = -1, now = -1;
+            CALL(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            CALL(MPI_Fetch_and_op(&mine, &old, MPI_INT32_T, 0, offsetof(struct cells, i), MPI_REPLACE, win));
+            CALL(MPI_Fetch_and_op(NULL, &now, MPI_INT32_T, 0, offsetof(struct cells, i), MPI_NO_OP, win));
+            CALL(MPI_Win_unlock(0, win));
+            int want = me == 0 ? np * K : 1000 + me - 1;
+            CHECK(old == want, "MPI_REPLACE gave back %d, expected %d", old, want);
+            CHECK(now == mine, "MPI_NO_OP read %d, expected %d", now, mine);
+        }
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    CALL(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
     TEST_INIT(&argc, &argv);
@@ -140,6 +212,7 @@ int main(int argc, char **argv)
         CALL(MPI_Win_unlock_all(win2));
         CALL(MPI_Win_free(&win2));
     }
+    words();
     CALL(MPI_Finalize());
     if (me == 0)
         printf("rma_lean: ok\n");

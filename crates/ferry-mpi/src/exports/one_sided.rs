@@ -247,7 +247,7 @@ crate::mpi_export! { MPI_Get, PMPI_Get, (obuf: *mut c_void, ocount: c_int, otype
     cold(move || win_call("MPI_Get", win, move |rt| get(rt, obuf, ocount, otype, rank, disp, tcount, ttype, win, false).map(|_| ())))
 }}
 crate::mpi_export! { MPI_Accumulate, PMPI_Accumulate, (obuf: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, win: MPI_Win) {
-    if ocount == 1 && tcount == 1 && otype == ttype && lean::with(win, |l| l.accumulate(obuf, None, ttype, rank, disp, op)) == Some(true) {
+    if ocount == tcount && otype == ttype && lean::with(win, |l| if ocount == 1 { l.accumulate(obuf, None, ttype, rank, disp, op) } else { l.accumulate_many(obuf, ocount, ttype, rank, disp, op) }) == Some(true) {
         return MPI_SUCCESS;
     }
     cold(move || win_call("MPI_Accumulate", win, move |rt| accumulate(rt, obuf, ocount, otype, rank, disp, tcount, ttype, op, win, false)))

@@ -59,46 +59,22 @@ fn action_part(action: Action<'_>, k: usize, n: usize) -> Action<'_> {
 }
 
 /// [`update`] of the one element of `p` at `at` (the lock already held by the caller):
-/// compare-and-swap and the common sums of 8-byte elements without the kernel's dispatch.
+/// compare-and-swap, replacement, `MPI_NO_OP` and the sums of 4- and 8-byte integers and
+/// floating-point numbers without the kernel's dispatch.
 ///
 /// # Safety
 /// As for [`update`], with the target's accumulate lock held.
 #[inline]
-pub unsafe fn element(at: *mut u8, p: Primitive, action: Action, src: &[u8], old: Option<&mut [u8]>) {
+pub unsafe fn element(at: *mut u8, p: Primitive, action: Action, src: &[u8], mut old: Option<&mut [u8]>) {
     let n = p.size();
-    if n == 8 {
-        if let Action::Cas(compare) = action {
-            // SAFETY: the caller vouches for the memory and holds the lock.
-            let cur = unsafe { std::ptr::read_unaligned(at as *const [u8; 8]) };
-            if let Some(o) = old {
-                o[..8].copy_from_slice(&cur);
-            }
-            if cur[..] == compare[..8] {
-                // SAFETY: as for the read.
-                unsafe { std::ptr::write_unaligned(at as *mut [u8; 8], <[u8; 8]>::try_from(&src[..8]).expect("8 bytes")) };
-            }
-            return;
-        }
-        if let Action::Op(PredefinedOp::Sum) = action {
-            let add = <[u8; 8]>::try_from(&src[..8]).expect("8 bytes");
-            // SAFETY: the caller vouches for the memory and holds the lock.
-            let cur = unsafe { std::ptr::read_unaligned(at as *const [u8; 8]) };
-            if let Some(o) = old {
-                o[..8].copy_from_slice(&cur);
-            }
-            let new = match p {
-                Primitive::Double => (f64::from_ne_bytes(cur) + f64::from_ne_bytes(add)).to_ne_bytes(),
-                _ if integer8(p) => u64::from_ne_bytes(cur).wrapping_add(u64::from_ne_bytes(add)).to_ne_bytes(),
-                _ => {
-                    let mut c = cur;
-                    reduce_op::apply(PredefinedOp::Sum, ElemType::Prim(p), &add, &mut c).expect("the operation was checked against the type");
-                    c
-                }
-            };
-            // SAFETY: as for the read.
-            unsafe { std::ptr::write_unaligned(at as *mut [u8; 8], new) };
-            return;
-        }
+    // SAFETY: forwarded; `word` reads and writes `n` bytes at `at`, as below.
+    let done = match n {
+        8 => unsafe { word::<8>(at, p, action, src, old.as_deref_mut()) },
+        4 => unsafe { word::<4>(at, p, action, src, old.as_deref_mut()) },
+        _ => false,
+    };
+    if done {
+        return;
     }
     let mut cur = [0u8; 32];
     let cur = &mut cur[..n];
@@ -110,10 +86,69 @@ pub unsafe fn element(at: *mut u8, p: Primitive, action: Action, src: &[u8], old
     }
 }
 
-/// 8-byte integers, whose sum is the same wrapping addition signed or not.
-fn integer8(p: Primitive) -> bool {
+/// [`element`] of an `N`-byte element as one word; whether this path took the action (else
+/// nothing was read or written).
+///
+/// # Safety
+/// As for [`element`], `N` the element's size.
+#[inline(always)]
+unsafe fn word<const N: usize>(at: *mut u8, p: Primitive, action: Action, src: &[u8], old: Option<&mut [u8]>) -> bool {
+    let bytes = |b: &[u8]| <[u8; N]>::try_from(&b[..N]).expect("an element of N bytes");
+    // SAFETY: the caller vouches for the memory and holds the lock.
+    let cur = unsafe { std::ptr::read_unaligned(at as *const [u8; N]) };
+    let new = match action {
+        Action::Cas(compare) => (cur[..] == compare[..N]).then(|| bytes(src)),
+        Action::Op(PredefinedOp::NoOp) => None,
+        Action::Op(PredefinedOp::Replace) => Some(bytes(src)),
+        Action::Op(PredefinedOp::Sum) => match sum(p, cur, bytes(src)) {
+            Some(v) => Some(v),
+            None => return false,
+        },
+        Action::Op(_) => return false,
+    };
+    if let Some(o) = old {
+        o[..N].copy_from_slice(&cur);
+    }
+    if let Some(v) = new {
+        // SAFETY: as for the read.
+        unsafe { std::ptr::write_unaligned(at as *mut [u8; N], v) };
+    }
+    true
+}
+
+/// `a + b` for the `N`-byte primitive `p`, when it is one of the common sums: integers
+/// (wrapping, the same signed or not), `float` and `double`.
+#[inline(always)]
+fn sum<const N: usize>(p: Primitive, a: [u8; N], b: [u8; N]) -> Option<[u8; N]> {
+    let mut out = [0u8; N];
+    match N {
+        8 => {
+            let (x, y) = (<[u8; 8]>::try_from(&a[..]).ok()?, <[u8; 8]>::try_from(&b[..]).ok()?);
+            let r = match p {
+                Primitive::Double => (f64::from_ne_bytes(x) + f64::from_ne_bytes(y)).to_ne_bytes(),
+                _ if integer(p) => u64::from_ne_bytes(x).wrapping_add(u64::from_ne_bytes(y)).to_ne_bytes(),
+                _ => return None,
+            };
+            out.copy_from_slice(&r);
+        }
+        4 => {
+            let (x, y) = (<[u8; 4]>::try_from(&a[..]).ok()?, <[u8; 4]>::try_from(&b[..]).ok()?);
+            let r = match p {
+                Primitive::Float => (f32::from_ne_bytes(x) + f32::from_ne_bytes(y)).to_ne_bytes(),
+                _ if integer(p) => u32::from_ne_bytes(x).wrapping_add(u32::from_ne_bytes(y)).to_ne_bytes(),
+                _ => return None,
+            };
+            out.copy_from_slice(&r);
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// Integers of 4 or 8 bytes, whose sum is the same wrapping addition signed or not.
+fn integer(p: Primitive) -> bool {
     use Primitive::*;
-    p.size() == 8 && matches!(p, Long | UnsignedLong | LongLong | UnsignedLongLong | Int64 | UInt64 | Aint | Offset | Count)
+    matches!(p, Int | Unsigned | Int32 | UInt32 | Long | UnsignedLong | LongLong | UnsignedLongLong | Int64 | UInt64 | Aint | Offset | Count)
 }
 
 /// Apply `action` to the target elements at `at` + `runs` (offset and length in bytes; each

@@ -175,6 +175,44 @@ impl Spot<'_> {
     }
 }
 
+impl Spot<'_> {
+    /// `pop` with the origin's `N`-byte element at `obuf`, the old element to `result`.
+    ///
+    /// # Safety
+    /// `obuf` and `result` hold one element of `N` bytes (MPI's contract).
+    #[inline(always)]
+    unsafe fn word<const N: usize>(&self, pop: PredefinedOp, obuf: *const c_void, result: Option<*mut c_void>) {
+        // SAFETY: the caller's contract.
+        let src = unsafe { std::ptr::read_unaligned(obuf as *const [u8; N]) };
+        match result {
+            None => self.update(Action::Op(pop), &src, None),
+            Some(r) => {
+                let mut old = [0u8; N];
+                self.update(Action::Op(pop), &src, Some(&mut old));
+                // SAFETY: the caller's contract.
+                unsafe { std::ptr::write_unaligned(r as *mut [u8; N], old) };
+            }
+        }
+    }
+}
+
+impl Spot<'_> {
+    /// Compare-and-swap of an `N`-byte element: `obuf` where the target equals `cbuf`, the
+    /// old element to `rbuf`.
+    ///
+    /// # Safety
+    /// The three buffers hold one element of `N` bytes (MPI's contract).
+    #[inline(always)]
+    unsafe fn swap<const N: usize>(&self, obuf: *const c_void, cbuf: *const c_void, rbuf: *mut c_void) {
+        // SAFETY: the caller's contract.
+        let (new, compare) = unsafe { (std::ptr::read_unaligned(obuf as *const [u8; N]), std::ptr::read_unaligned(cbuf as *const [u8; N])) };
+        let mut old = [0u8; N];
+        self.update(Action::Cas(&compare), &new, Some(&mut old));
+        // SAFETY: the caller's contract.
+        unsafe { std::ptr::write_unaligned(rbuf as *mut [u8; N], old) };
+    }
+}
+
 impl Lean {
     /// Where `count` elements of `dt` at displacement `disp` of `rank` lie, when the rank
     /// and displacement are valid, the epoch open and the elements inside the target's part.
@@ -247,17 +285,14 @@ impl Lean {
             self.mark_unfenced();
         }
         let n = s.prim.size();
-        if n == 8 && !no_op {
-            // The common size, without the general buffers.
+        if !no_op && (n == 8 || n == 4) {
+            // The common sizes, without the general buffers.
             // SAFETY: the origin and result buffers hold one element of `dt` (MPI's contract).
-            let src = unsafe { std::ptr::read_unaligned(obuf as *const [u8; 8]) };
-            match result {
-                None => s.update(Action::Op(pop), &src, None),
-                Some(r) => {
-                    let mut old = [0u8; 8];
-                    s.update(Action::Op(pop), &src, Some(&mut old));
-                    // SAFETY: as above.
-                    unsafe { std::ptr::write_unaligned(r as *mut [u8; 8], old) };
+            unsafe {
+                if n == 8 {
+                    s.word::<8>(pop, obuf, result);
+                } else {
+                    s.word::<4>(pop, obuf, result);
                 }
             }
             return true;
@@ -315,6 +350,17 @@ impl Lean {
             return false;
         }
         let n = s.prim.size();
+        if n == 8 || n == 4 {
+            // SAFETY: the three buffers hold one element of `dt` each (MPI's contract).
+            unsafe {
+                if n == 8 {
+                    s.swap::<8>(obuf, cbuf, rbuf);
+                } else {
+                    s.swap::<4>(obuf, cbuf, rbuf);
+                }
+            }
+            return true;
+        }
         // SAFETY: the three buffers hold one element of `dt` each (MPI's contract).
         let (new, compare) = unsafe { (element(obuf, n), element(cbuf, n)) };
         let mut old = [0u8; MAX_ELEMENT];
