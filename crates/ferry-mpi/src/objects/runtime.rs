@@ -6,8 +6,7 @@
 use ferry_core::fastmap::FastMap;
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::Instant;
+use std::sync::{Mutex, MutexGuard};
 
 use ferry_data::datatype::Datatype;
 use ferry_core::engine::Engine;
@@ -38,7 +37,9 @@ static RT: Mutex<Option<Runtime>> = Mutex::new(None);
 /// The thread level and the main thread of the runtime that is up, readable without it: any
 /// thread may ask (MPI_Query_thread, MPI_Is_thread_main) while another is inside MPI.
 static THREADS: Mutex<Option<(i32, std::thread::ThreadId)>> = Mutex::new(None);
-static EPOCH: OnceLock<Instant> = OnceLock::new();
+/// The monotonic clock's reading, in seconds, at the process's first use of `wtime` (the
+/// bits of an `f64`; 0 until then).
+static EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Take the runtime's mutex. While calls skip it (`elision`), that ends for good first, and
 /// a call that skipped it is waited for: so never from inside an MPI call on this thread.
@@ -95,9 +96,20 @@ pub fn why_down() -> &'static str {
     }
 }
 
-/// Seconds since the process's first use of the clock (MPI_Wtime is local, not global).
+/// Seconds since the process's first use of the clock (MPI_Wtime is local, not global): one
+/// read of the monotonic clock and a subtraction, since programs time short calls with it.
+#[inline]
 pub fn wtime() -> f64 {
-    EPOCH.get_or_init(Instant::now).elapsed().as_secs_f64()
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid clock and a timespec of ours; CLOCK_MONOTONIC cannot fail.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    let now = ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
+    let epoch = EPOCH.load(Ordering::Relaxed);
+    if epoch != 0 {
+        return now - f64::from_bits(epoch);
+    }
+    let _ = EPOCH.compare_exchange(0, now.to_bits(), Ordering::Relaxed, Ordering::Relaxed);
+    now - f64::from_bits(EPOCH.load(Ordering::Relaxed))
 }
 
 /// A user's attached buffer for buffered sends, and what occupies it.
