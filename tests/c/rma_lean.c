@@ -11,6 +11,9 @@
  * window's handle is refused even when a new window took its slot. Each on a window of
  * MPI_Win_allocate_shared and one of MPI_Win_allocate (shared when every member is on this
  * host and the engine reaches it through shared memory, not with FERRY_TRANSPORTS=tcp).
+ * Then the element sizes these calls update as one word (1, 2, 4 and 8 bytes: integers that
+ * wrap, float, double, compare-and-swap, MPI_REPLACE, MPI_NO_OP) and an accumulate of two
+ * elements, every rank at once on rank 0, with exact results.
  */
 #define TEST_NAME "rma_lean"
 #include "testutil.h"
@@ -115,7 +118,7 @@ static void round_on(MPI_Win win, int64_t *mem)
 
 static void words(void)
 {
-    struct cells { int32_t i; uint32_t u; float f; double d; int64_t l; int16_t s; int16_t pad; int32_t pair[2]; int32_t cas; } *c;
+    struct cells { int32_t i; uint32_t u; float f; double d; int64_t l; int16_t s; uint8_t b; signed char sc; int32_t pair[2]; int32_t cas; } *c;
     MPI_Win win;
     CALL(MPI_Win_allocate(sizeof *c, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c, &win));
     memset(c, 0, sizeof *c);
@@ -129,6 +132,8 @@ static void words(void)
     double dhalf = 0.5;
     int64_t lone = 1, lgot;
     int16_t sone = 1, sgot;
+    uint8_t bseven = 7;
+    signed char scone = -1, scgot;
     int32_t two[2] = { 1, 2 };
     for (int k = 0; k < K; k++) {
         CALL(MPI_Fetch_and_op(&one, &got, MPI_INT, 0, offsetof(struct cells, i), MPI_SUM, win));
@@ -137,6 +142,8 @@ static void words(void)
         CALL(MPI_Accumulate(&dhalf, 1, MPI_DOUBLE, 0, offsetof(struct cells, d), 1, MPI_DOUBLE, MPI_SUM, win));
         CALL(MPI_Get_accumulate(&lone, 1, MPI_INT64_T, &lgot, 1, MPI_INT64_T, 0, offsetof(struct cells, l), 1, MPI_INT64_T, MPI_SUM, win));
         CALL(MPI_Fetch_and_op(&sone, &sgot, MPI_SHORT, 0, offsetof(struct cells, s), MPI_SUM, win));
+        CALL(MPI_Accumulate(&bseven, 1, MPI_UINT8_T, 0, offsetof(struct cells, b), 1, MPI_UINT8_T, MPI_SUM, win));
+        CALL(MPI_Fetch_and_op(&scone, &scgot, MPI_SIGNED_CHAR, 0, offsetof(struct cells, sc), MPI_SUM, win));
         CALL(MPI_Accumulate(two, 2, MPI_INT32_T, 0, offsetof(struct cells, pair), 2, MPI_INT32_T, MPI_SUM, win));
         /* A counter made of compare-and-swap: retry until this rank's increment lands. */
         int32_t seen = 0, want;
@@ -160,6 +167,8 @@ static void words(void)
         CHECK(c->d == 0.5 * n, "double sum %g, expected %g", c->d, 0.5 * n);
         CHECK(c->l == n, "int64 sum %lld, expected %d", (long long)c->l, n);
         CHECK(c->s == n, "short sum %d, expected %d", c->s, n);
+        CHECK(c->b == (uint8_t)(7 * n), "uint8 sum %u, expected %u (wrapped)", c->b, (uint8_t)(7 * n));
+        CHECK(c->sc == (signed char)(-n), "signed char sum %d, expected %d (wrapped)", c->sc, (signed char)(-n));
         CHECK(c->pair[0] == n && c->pair[1] == 2 * n, "pair sums %d %d, expected %d %d", c->pair[0], c->pair[1], n, 2 * n);
         CHECK(c->cas == n, "compare-and-swap counter %d, expected %d", c->cas, n);
     }

@@ -59,8 +59,8 @@ fn action_part(action: Action<'_>, k: usize, n: usize) -> Action<'_> {
 }
 
 /// [`update`] of the one element of `p` at `at` (the lock already held by the caller):
-/// compare-and-swap, replacement, `MPI_NO_OP` and the sums of 4- and 8-byte integers and
-/// floating-point numbers without the kernel's dispatch.
+/// compare-and-swap, replacement, `MPI_NO_OP` and the sums of integers and of `float` and
+/// `double` without the kernel's dispatch.
 ///
 /// # Safety
 /// As for [`update`], with the target's accumulate lock held.
@@ -71,6 +71,8 @@ pub unsafe fn element(at: *mut u8, p: Primitive, action: Action, src: &[u8], mut
     let done = match n {
         8 => unsafe { word::<8>(at, p, action, src, old.as_deref_mut()) },
         4 => unsafe { word::<4>(at, p, action, src, old.as_deref_mut()) },
+        2 => unsafe { word::<2>(at, p, action, src, old.as_deref_mut()) },
+        1 => unsafe { word::<1>(at, p, action, src, old.as_deref_mut()) },
         _ => false,
     };
     if done {
@@ -117,7 +119,7 @@ unsafe fn word<const N: usize>(at: *mut u8, p: Primitive, action: Action, src: &
 }
 
 /// `a + b` for the `N`-byte primitive `p`, when it is one of the common sums: integers
-/// (wrapping, the same signed or not), `float` and `double`.
+/// (wrapping, the same signed or not), `float` and `double`; `None` for the others.
 #[inline(always)]
 fn sum<const N: usize>(p: Primitive, a: [u8; N], b: [u8; N]) -> Option<[u8; N]> {
     let mut out = [0u8; N];
@@ -140,15 +142,24 @@ fn sum<const N: usize>(p: Primitive, a: [u8; N], b: [u8; N]) -> Option<[u8; N]> 
             };
             out.copy_from_slice(&r);
         }
+        2 => {
+            let (x, y) = (<[u8; 2]>::try_from(&a[..]).ok()?, <[u8; 2]>::try_from(&b[..]).ok()?);
+            out.copy_from_slice(&integer(p).then(|| u16::from_ne_bytes(x).wrapping_add(u16::from_ne_bytes(y)).to_ne_bytes())?);
+        }
+        1 => out[0] = integer(p).then(|| a[0].wrapping_add(b[0]))?,
         _ => return None,
     }
     Some(out)
 }
 
-/// Integers of 4 or 8 bytes, whose sum is the same wrapping addition signed or not.
+/// Integers (and C's characters, which MPI sums as integers), whose sum is the same wrapping
+/// addition signed or not.
 fn integer(p: Primitive) -> bool {
     use Primitive::*;
-    matches!(p, Int | Unsigned | Int32 | UInt32 | Long | UnsignedLong | LongLong | UnsignedLongLong | Int64 | UInt64 | Aint | Offset | Count)
+    matches!(
+        p,
+        Char | SignedChar | UnsignedChar | Int8 | UInt8 | Short | UnsignedShort | Int16 | UInt16 | Int | Unsigned | Int32 | UInt32 | Long | UnsignedLong | LongLong | UnsignedLongLong | Int64 | UInt64 | Aint | Offset | Count
+    )
 }
 
 /// Apply `action` to the target elements at `at` + `runs` (offset and length in bytes; each

@@ -285,14 +285,15 @@ impl Lean {
             self.mark_unfenced();
         }
         let n = s.prim.size();
-        if !no_op && (n == 8 || n == 4) {
+        if !no_op && matches!(n, 1 | 2 | 4 | 8) {
             // The common sizes, without the general buffers.
             // SAFETY: the origin and result buffers hold one element of `dt` (MPI's contract).
             unsafe {
-                if n == 8 {
-                    s.word::<8>(pop, obuf, result);
-                } else {
-                    s.word::<4>(pop, obuf, result);
+                match n {
+                    8 => s.word::<8>(pop, obuf, result),
+                    4 => s.word::<4>(pop, obuf, result),
+                    2 => s.word::<2>(pop, obuf, result),
+                    _ => s.word::<1>(pop, obuf, result),
                 }
             }
             return true;
@@ -350,13 +351,14 @@ impl Lean {
             return false;
         }
         let n = s.prim.size();
-        if n == 8 || n == 4 {
+        if matches!(n, 1 | 2 | 4 | 8) {
             // SAFETY: the three buffers hold one element of `dt` each (MPI's contract).
             unsafe {
-                if n == 8 {
-                    s.swap::<8>(obuf, cbuf, rbuf);
-                } else {
-                    s.swap::<4>(obuf, cbuf, rbuf);
+                match n {
+                    8 => s.swap::<8>(obuf, cbuf, rbuf),
+                    4 => s.swap::<4>(obuf, cbuf, rbuf),
+                    2 => s.swap::<2>(obuf, cbuf, rbuf),
+                    _ => s.swap::<1>(obuf, cbuf, rbuf),
                 }
             }
             return true;
