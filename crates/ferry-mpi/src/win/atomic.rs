@@ -88,6 +88,39 @@ pub unsafe fn element(at: *mut u8, p: Primitive, action: Action, src: &[u8], mut
     }
 }
 
+/// `action` on each element of `p` in the `src.len()` bytes at `at`, element by element as
+/// single words (the lock already held by the caller); whether it could (the element's size
+/// and the action allow it), else nothing was read or written.
+///
+/// # Safety
+/// As for [`element`], for every element of the run.
+pub unsafe fn words(at: *mut u8, p: Primitive, action: Action, src: &[u8]) -> bool {
+    // SAFETY: forwarded, one element at a time.
+    unsafe fn each<const N: usize>(at: *mut u8, p: Primitive, action: Action, src: &[u8]) -> bool {
+        for (k, e) in src.chunks_exact(N).enumerate() {
+            // SAFETY: the caller's run covers element k.
+            if !unsafe { word::<N>(at.add(k * N), p, action, e, None) } {
+                // Only the first can refuse (every element is alike): nothing was written.
+                return false;
+            }
+        }
+        true
+    }
+    if matches!(action, Action::Cas(_)) {
+        return false;
+    }
+    // SAFETY: forwarded.
+    unsafe {
+        match p.size() {
+            8 => each::<8>(at, p, action, src),
+            4 => each::<4>(at, p, action, src),
+            2 => each::<2>(at, p, action, src),
+            1 => each::<1>(at, p, action, src),
+            _ => false,
+        }
+    }
+}
+
 /// [`element`] of an `N`-byte element as one word; whether this path took the action (else
 /// nothing was read or written).
 ///

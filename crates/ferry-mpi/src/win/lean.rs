@@ -29,6 +29,10 @@ use crate::consts::*;
 /// Bytes of the largest primitive (`MPI_C_LONG_DOUBLE_COMPLEX`).
 const MAX_ELEMENT: usize = 32;
 
+/// Accumulates of up to this many bytes go element by element as single words where they can
+/// (`atomic::words`), which costs less than the reduction kernel's dispatch.
+const SHORT_ACCUMULATE: usize = 256;
+
 /// A target's byte: an epoch allows operations on it.
 const OPEN: u8 = 1;
 /// A lock or `MPI_Win_lock_all` covers it: `MPI_Win_flush` may name it.
@@ -332,6 +336,13 @@ impl Lean {
         // SAFETY: the origin buffer holds `count` elements of `dt` (MPI's contract), apart
         // from the target bytes (checked above).
         let src = unsafe { std::slice::from_raw_parts(obuf as *const u8, len) };
+        if len <= SHORT_ACCUMULATE {
+            let _held = self.control.acc_lock(s.target);
+            // SAFETY: as below, with the target's accumulate lock held.
+            if unsafe { atomic::words(s.at, s.prim, Action::Op(pop), src) } {
+                return true;
+            }
+        }
         let run = [(0i64, len as u64)];
         // SAFETY: `spot` checked the target bytes against the target's part of the shared
         // memory, which this process maps while the window lives.
