@@ -57,10 +57,14 @@ impl SpawnRequest {
         if hex.len() % 2 != 0 {
             return Err(bad("odd length"));
         }
-        let bytes: Vec<u8> = (0..hex.len() / 2)
-            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16))
-            .collect::<Result<_, _>>()
-            .map_err(|_| bad("not hex"))?;
+        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+        // By bytes, not by string slices: a character of several bytes is no hex digit.
+        let bytes: Vec<u8> = hex
+            .as_bytes()
+            .chunks_exact(2)
+            .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad("not hex"))?;
         let mut r = Reader { bytes: &bytes, at: 0 };
         let port = r.string().ok_or_else(|| bad("truncated"))?;
         let n = r.count().ok_or_else(|| bad("bad command count"))?;
@@ -131,5 +135,8 @@ mod tests {
         assert!(SpawnRequest::decode(&format!("{hex}00")).is_err());
         assert!(SpawnRequest::decode("zz").is_err());
         assert!(SpawnRequest::decode("ffffffff").is_err());
+        // Characters of several bytes (found by fuzzing: a string slice across one panicked).
+        assert!(SpawnRequest::decode("\u{1a}\u{fffd}").is_err());
+        assert!(SpawnRequest::decode("é0").is_err());
     }
 }
