@@ -21,11 +21,8 @@ extern "C" {
 #define OMPI_HAVE_MPI_EXT_FTMPI 1
 #define MPIX_FT 1
 
-/* Error classes of process failure (MPICH's values). */
-#define MPIX_ERR_PROC_FAILED          101
-#define MPIX_ERR_PROC_FAILED_PENDING  102
-#define MPIX_ERR_REVOKED              103
-/* MPI-4.1 draft spellings of the same classes. */
+/* The error classes of process failure, MPIX_ERR_PROC_FAILED, MPIX_ERR_PROC_FAILED_PENDING
+ * and MPIX_ERR_REVOKED, are in mpi.h, as in MPICH's. MPI-4.1 draft spellings of them: */
 #define MPI_ERR_PROC_FAILED           MPIX_ERR_PROC_FAILED
 #define MPI_ERR_PROC_FAILED_PENDING   MPIX_ERR_PROC_FAILED_PENDING
 #define MPI_ERR_REVOKED               MPIX_ERR_REVOKED

@@ -401,6 +401,10 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
 #define MPI_ERR_PROC_ABORTED          76
 #define MPI_ERR_VALUE_TOO_LARGE       77
 #define MPI_T_ERR_NOT_SUPPORTED       78
+/* Process failure (fault-tolerant MPI, see mpi-ext.h for the calls), at MPICH's values. */
+#define MPIX_ERR_PROC_FAILED          101
+#define MPIX_ERR_PROC_FAILED_PENDING  102
+#define MPIX_ERR_REVOKED              103
 #define MPI_ERR_LASTCODE              0x3fffffff
 
 /* ---- Datatype introspection and distributed arrays ---------------------------------------- */

@@ -333,7 +333,8 @@ constants! {
         MPI_ERR_PROC_ABORTED: c_int = 76;
         MPI_ERR_VALUE_TOO_LARGE: c_int = 77;
         MPI_T_ERR_NOT_SUPPORTED: c_int = 78;
-        // Fault-tolerant MPI (mpi-ext.h), at MPICH's values.
+        // Process failure (fault-tolerant MPI, mpi-ext.h), at MPICH's values, in mpi.h as in
+        // MPICH's.
         MPIX_ERR_PROC_FAILED: c_int = 101;
         MPIX_ERR_PROC_FAILED_PENDING: c_int = 102;
         MPIX_ERR_REVOKED: c_int = 103;
@@ -484,6 +485,9 @@ pub const HEADER_POINTERS: &[(&str, i64)] = &[
     ("MPI_IN_PLACE", -1),
     ("MPI_STATUS_IGNORE", 1),
     ("MPI_STATUSES_IGNORE", 1),
+    ("MPI_ARGV_NULL", 0),
+    ("MPI_ARGVS_NULL", 0),
+    ("MPI_ERRCODES_IGNORE", 0),
     ("MPI_COMM_NULL_COPY_FN", 0),
     ("MPI_COMM_NULL_DELETE_FN", 0),
     ("MPI_TYPE_NULL_COPY_FN", 0),

@@ -164,6 +164,11 @@ fn evaluate(defs: &HashMap<String, String>, name: &str, depth: usize) -> Option<
         s.replace_range(open..=close, "");
     }
     let s: String = s.chars().filter(|&c| c != '(' && c != ')').collect();
+    // A sum of two terms (MPICH: `MPICH_ERR_FIRST_MPIX+1`).
+    if let Some((a, b)) = s.split_once('+') {
+        let term = |t: &str| t.parse::<i64>().ok().or_else(|| evaluate(defs, t, depth + 1));
+        return Some(term(a)? + term(b)?);
+    }
     let (negative, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, s.as_str()),
