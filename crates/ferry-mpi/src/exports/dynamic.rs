@@ -81,28 +81,36 @@ fn write_errcodes(errcodes: *mut c_int, n: c_int, code: c_int) {
     }
 }
 
+/// The common part of `MPI_Comm_spawn` and `MPI_Comm_spawn_multiple`: spawn the root's
+/// `commands` (an error found in them fails the call at every parent, after the others learn
+/// of it), and fill `array_of_errcodes`: the root's `asked` codes with the error class, or
+/// every parent's with `MPI_SUCCESS` for each child that came.
+fn spawn_and_report(rt: &mut crate::objects::Runtime, comm: MPI_Comm, root: c_int, at_root: bool, commands: Option<MpiResult<Vec<SpawnArgs>>>, array_of_errcodes: *mut c_int, asked: c_int) -> MpiResult<MPI_Comm> {
+    let (commands, bad) = match commands {
+        Some(Err(e)) => (Some(Vec::new()), Some(e)),
+        Some(Ok(c)) => (Some(c), None),
+        None => (None, None),
+    };
+    let result = spawn(rt, comm, root, commands);
+    let result = match bad { Some(e) => Err(e), None => result };
+    match &result {
+        Err(e) if at_root => write_errcodes(array_of_errcodes, asked, e.class),
+        Err(_) => {}
+        // Every parent learns how many children came: the remote group.
+        Ok(inter) => {
+            let n = rt.comm(*inter)?.remote().map_or(0, |r| r.len() as c_int);
+            write_errcodes(array_of_errcodes, n, MPI_SUCCESS);
+        }
+    }
+    result
+}
+
 crate::mpi_export! { MPI_Comm_spawn, PMPI_Comm_spawn, (command: *const c_char, argv: *const *const c_char, maxprocs: c_int, info: MPI_Info, root: c_int, comm: MPI_Comm, intercomm: *mut MPI_Comm, array_of_errcodes: *mut c_int) {
     call("MPI_Comm_spawn", comm, move |rt| {
         let o = out(intercomm, "intercomm")?;
         let at_root = rt.comm(comm)?.rank == root;
         let commands = at_root.then(|| spawn_args(command, argv, maxprocs, info).map(|a| vec![a]));
-        let (commands, bad) = match commands {
-            Some(Err(e)) => (Some(Vec::new()), Some(e)),
-            Some(Ok(c)) => (Some(c), None),
-            None => (None, None),
-        };
-        let result = spawn(rt, comm, root, commands);
-        let result = match bad { Some(e) => Err(e), None => result };
-        match &result {
-            Err(e) if at_root => write_errcodes(array_of_errcodes, maxprocs, e.class),
-            Err(_) => {}
-            // Every parent learns how many children came: the remote group.
-            Ok(inter) => {
-                let n = rt.comm(*inter)?.remote().map_or(0, |r| r.len() as c_int);
-                write_errcodes(array_of_errcodes, n, MPI_SUCCESS);
-            }
-        }
-        *o = result?;
+        *o = spawn_and_report(rt, comm, root, at_root, commands, array_of_errcodes, maxprocs)?;
         Ok(())
     })
 }}
@@ -128,23 +136,7 @@ crate::mpi_export! { MPI_Comm_spawn_multiple, PMPI_Comm_spawn_multiple, (count: 
                 })
                 .collect()
         });
-        let (commands, bad) = match commands {
-            Some(Err(e)) => (Some(Vec::new()), Some(e)),
-            Some(Ok(c)) => (Some(c), None),
-            None => (None, None),
-        };
-        let result = spawn(rt, comm, root, commands);
-        let result = match bad { Some(e) => Err(e), None => result };
-        match &result {
-            Err(e) if at_root => write_errcodes(array_of_errcodes, total, e.class),
-            Err(_) => {}
-            // Every parent learns how many children came: the remote group.
-            Ok(inter) => {
-                let n = rt.comm(*inter)?.remote().map_or(0, |r| r.len() as c_int);
-                write_errcodes(array_of_errcodes, n, MPI_SUCCESS);
-            }
-        }
-        *o = result?;
+        *o = spawn_and_report(rt, comm, root, at_root, commands, array_of_errcodes, total)?;
         Ok(())
     })
 }}
