@@ -248,6 +248,26 @@ cg_build() {
     fi
 }
 
+# cg_usage WHAT: the usage text of the counting benchmarks that take -I, -o, -r and -n
+# (WHAT: what -n counts).
+cg_usage() {
+    local upper
+    upper=$(echo "$tool" | tr '[:lower:]' '[:upper:]')
+    cat <<EOF
+usage: bench/$tool.sh [-I IMPLS] [-o DIR] [-r RUNS] [-n CALLS]
+
+  -I IMPLS      implementations, comma-separated, from ferry,mpich,openmpi,mpich5,ompi5
+                (default: all of them)
+  -o DIR        output directory (default: build/$tool)
+  -r RUNS       runs per implementation; each figure is the minimum over them (default: 2)
+  -n CALLS      $1 (default: 10000)
+  -h            this text
+
+environment: FERRY (default target/release/ferry), MPICC (default bin/mpicc),
+             ${upper}_TIMEOUT (seconds per launch, default 600)
+EOF
+}
+
 # cg_options ARGS...: the options of the counting benchmarks that take -I, -o, -r and -n
 # (their `usage` function prints the text): sets impls, out (default build/$tool), runs and
 # calls, or ends the script with status 2.

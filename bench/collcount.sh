@@ -31,19 +31,7 @@
 set -u
 
 usage() {
-    cat <<'EOF'
-usage: bench/collcount.sh [-I IMPLS] [-o DIR] [-r RUNS] [-n CALLS]
-
-  -I IMPLS      implementations, comma-separated, from ferry,mpich,openmpi,mpich5,ompi5
-                (default: all of them)
-  -o DIR        output directory (default: build/collcount)
-  -r RUNS       runs per implementation; each figure is the minimum over them (default: 2)
-  -n CALLS      calls of each collective (default: 10000)
-  -h            this text
-
-environment: FERRY (default target/release/ferry), MPICC (default bin/mpicc),
-             COLLCOUNT_TIMEOUT (seconds per launch, default 600)
-EOF
+    cg_usage "calls of each collective"
 }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)

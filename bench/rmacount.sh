@@ -13,24 +13,12 @@
 # MPI_Fetch_and_op with osc/rdma over UCX here). A row of the table is the mean of the two
 # ranks' figures (both are origins of the same calls). Take figures from an idle machine.
 #
-# Output in DIR (default build/rmacount): as bench/rmacount.sh's.
+# Output in DIR (default build/rmacount): as bench/collcount.sh's.
 
 set -u
 
 usage() {
-    cat <<'EOF'
-usage: bench/rmacount.sh [-I IMPLS] [-o DIR] [-r RUNS] [-n CALLS]
-
-  -I IMPLS      implementations, comma-separated, from ferry,mpich,openmpi,mpich5,ompi5
-                (default: all of them)
-  -o DIR        output directory (default: build/rmacount)
-  -r RUNS       runs per implementation; each figure is the minimum over them (default: 2)
-  -n CALLS      calls of each operation (default: 10000)
-  -h            this text
-
-environment: FERRY (default target/release/ferry), MPICC (default bin/mpicc),
-             RMACOUNT_TIMEOUT (seconds per launch, default 600)
-EOF
+    cg_usage "calls of each operation"
 }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
