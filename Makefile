@@ -134,7 +134,6 @@ test: deps-test build
 	bash tests/dead-peer.sh
 	bash tests/dynamic.sh
 	bash tests/spawn.sh
-	bash tests/ulfm.sh
 	bash tests/shm.sh
 	$(SUDO) bash tests/topology-check.sh
 	$(SUDO) bash tests/clusters.sh
